@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { startRelay } from '../server/run.ts';
+import { action, loadOrCreateConfig, loggerFor, settingsOf } from './context.ts';
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .alias('serve')
+    .description('start the relay (writes a starter config first when there is none)')
+    .action(
+      action(async (_opts: unknown, cmd: Command) => {
+        const settings = settingsOf(cmd);
+        const log = loggerFor(settings);
+        const { config } = loadOrCreateConfig(settings, log);
+        const relay = await startRelay({ config, log, queuefile: settings.queuefile });
+        let stopping = false;
+        const stop = async (signal: string) => {
+          if (stopping) return;
+          stopping = true;
+          log.info({ signal }, 'stopping: queued scans stay in the queue file and resume on the next start');
+          await relay.close();
+          process.exit(0);
+        };
+        process.on('SIGINT', () => void stop('SIGINT'));
+        process.on('SIGTERM', () => void stop('SIGTERM'));
+      }),
+    );
+}

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+
+/*
+ * The config file is a plex_autoscan config.json. Every key plex_autoscan's `base_config` knows is
+ * here with plex_autoscan's default, so a key missing from a user's file means what it meant there.
+ * Keys scanrelay adds are marked "scanrelay:". Types are inferred from this schema, never written twice.
+ */
+
+const str = (def: string) => z.string().default(def);
+const bool = (def: boolean) => z.boolean().default(def);
+const stringList = () => z.array(z.string()).default([]);
+const pathMappings = () => z.record(z.string(), z.array(z.string())).default({});
+const seconds = (def: number) => z.number().min(0).default(def);
+
+export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
+export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Application\\ Support';
+export const PLEX_DATABASE_PATH_DEFAULT =
+  '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
+
+export const rcloneSchema = z
+  .object({
+    RC_CACHE_REFRESH: z
+      .object({
+        ENABLED: bool(false),
+        FILE_EXISTS_TO_REMOTE_MAPPINGS: pathMappings(),
+        RC_URL: str('http://localhost:5572'),
+      })
+      .prefault({}),
+    BINARY: str('/usr/bin/rclone'),
+    CRYPT_MAPPINGS: z.record(z.string(), z.unknown()).default({}),
+    CONFIG: str(''),
+  })
+  .prefault({});
+
+export const driveSchema = z
+  .object({
+    ENABLED: bool(false),
+    CLIENT_ID: str(''),
+    CLIENT_SECRET: str(''),
+    ALLOWED: z
+      .object({
+        FILE_PATHS: stringList(),
+        FILE_EXTENSIONS: bool(false),
+        FILE_EXTENSIONS_LIST: stringList(),
+        MIME_TYPES: bool(false),
+        MIME_TYPES_LIST: stringList(),
+      })
+      .prefault({}),
+    POLL_INTERVAL: z.number().positive().default(120),
+    DISABLE_DISK_FILE_SIZE_CHECK: bool(false),
+    TEAMDRIVE: bool(false),
+    TEAMDRIVES: z.array(z.string()).default([]),
+    SHOW_CACHE_LOGS: bool(true),
+    // scanrelay: other ways to authenticate, removed-file scans, and endpoints tests can point at fakes.
+    SERVICE_ACCOUNT_FILE: str(''),
+    RCLONE_REMOTE: str(''),
+    SCAN_REMOVED: bool(false),
+    OAUTH_AUTH_URL: str('https://accounts.google.com/o/oauth2/auth'),
+    OAUTH_TOKEN_URL: str('https://oauth2.googleapis.com/token'),
+    DRIVE_API_URL: str('https://www.googleapis.com/drive/v3/'),
+  })
+  .prefault({});
+
+const mediaServerSchema = z
+  .object({ ENABLED: bool(false), URL: str(''), API_KEY: str('') })
+  .prefault({});
+
+export const configSchema = z.object({
+  PLEX_USER: str('plex'),
+  PLEX_SCANNER: str(PLEX_SCANNER_DEFAULT),
+  PLEX_SUPPORT_DIR: str(PLEX_SUPPORT_DIR_DEFAULT),
+  PLEX_LD_LIBRARY_PATH: str('/usr/lib/plexmediaserver/lib'),
+  PLEX_DATABASE_PATH: str(PLEX_DATABASE_PATH_DEFAULT),
+  PLEX_LOCAL_URL: str('http://localhost:32400'),
+  PLEX_EMPTY_TRASH: bool(false),
+  PLEX_EMPTY_TRASH_MAX_FILES: z.number().int().min(0).default(100),
+  PLEX_EMPTY_TRASH_CONTROL_FILES: stringList(),
+  PLEX_EMPTY_TRASH_ZERO_DELETED: bool(false),
+  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: bool(true),
+  PLEX_ANALYZE_TYPE: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(['off', 'basic', 'deep']))
+    .default('basic'),
+  PLEX_ANALYZE_DIRECTORY: bool(true),
+  PLEX_FIX_MISMATCHED: bool(false),
+  PLEX_FIX_MISMATCHED_LANG: str('en'),
+  PLEX_TOKEN: str(''),
+  PLEX_CHECK_BEFORE_SCAN: bool(false),
+  SERVER_IP: str('0.0.0.0'),
+  SERVER_PORT: z.number().int().min(0).max(65535).default(3467),
+  // plex_autoscan generates a random one when missing; a file without it gets one at load time.
+  SERVER_PASS: z
+    .string()
+    .min(1, 'must not be empty')
+    .regex(/^[^/?#\s]+$/, 'must be one URL path segment (no "/", "?", "#" or spaces)')
+    .optional(),
+  SERVER_PATH_MAPPINGS: pathMappings(),
+  SERVER_SCAN_DELAY: seconds(180),
+  SERVER_MAX_FILE_CHECKS: z.number().int().min(0).default(10),
+  SERVER_FILE_CHECK_DELAY: seconds(60),
+  SERVER_FILE_EXIST_PATH_MAPPINGS: pathMappings(),
+  SERVER_ALLOW_MANUAL_SCAN: bool(false),
+  SERVER_IGNORE_LIST: stringList(),
+  SERVER_USE_SQLITE: bool(false),
+  SERVER_SCAN_PRIORITIES: z
+    .record(z.string().regex(/^-?\d+$/, 'priority keys must be whole numbers such as "0" or "2"'), z.array(z.string()))
+    .default({}),
+  SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: bool(false),
+  RCLONE: rcloneSchema,
+  DOCKER_NAME: str('plex'),
+  RUN_COMMAND_BEFORE_SCAN: str(''),
+  RUN_COMMAND_AFTER_SCAN: str(''),
+  USE_DOCKER: bool(false),
+  USE_SUDO: bool(true),
+  GOOGLE: driveSchema,
+
+  // scanrelay: new keys (README "config reference").
+  PLEX_ENABLED: bool(true),
+  PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
+  /** Longest wait after the first request for a folder; null = 3x SERVER_SCAN_DELAY, 0 = no cap. */
+  SERVER_SCAN_DELAY_MAX: z.number().min(0).nullable().default(null),
+  SERVER_AUTH_USER: str(''),
+  SERVER_AUTH_PASS: str(''),
+  SERVER_RATE_LIMIT: z.number().int().min(0).default(0),
+  SERVER_METRICS: bool(true),
+  SERVER_SKIP_FILES_IN_PLEX: bool(false),
+  JELLYFIN: mediaServerSchema,
+  EMBY: mediaServerSchema,
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+export type Config = Omit<RawConfig, 'SERVER_PASS'> & { SERVER_PASS: string };
+export type DriveConfig = z.infer<typeof driveSchema>;
+export type RcloneConfig = z.infer<typeof rcloneSchema>;
+export type PathMappings = Config['SERVER_PATH_MAPPINGS'];
+
+/** Keys of plex_autoscan's base_config: the ones `update_config` adds and environment variables override. */
+export const PLEX_AUTOSCAN_KEYS = [
+  'PLEX_USER', 'PLEX_SCANNER', 'PLEX_SUPPORT_DIR', 'PLEX_LD_LIBRARY_PATH', 'PLEX_DATABASE_PATH', 'PLEX_LOCAL_URL',
+  'PLEX_EMPTY_TRASH', 'PLEX_EMPTY_TRASH_MAX_FILES', 'PLEX_EMPTY_TRASH_CONTROL_FILES', 'PLEX_EMPTY_TRASH_ZERO_DELETED',
+  'PLEX_WAIT_FOR_EXTERNAL_SCANNERS', 'PLEX_ANALYZE_TYPE', 'PLEX_ANALYZE_DIRECTORY', 'PLEX_FIX_MISMATCHED',
+  'PLEX_FIX_MISMATCHED_LANG', 'PLEX_TOKEN', 'PLEX_CHECK_BEFORE_SCAN', 'SERVER_IP', 'SERVER_PORT', 'SERVER_PASS',
+  'SERVER_PATH_MAPPINGS', 'SERVER_SCAN_DELAY', 'SERVER_MAX_FILE_CHECKS', 'SERVER_FILE_CHECK_DELAY',
+  'SERVER_FILE_EXIST_PATH_MAPPINGS', 'SERVER_ALLOW_MANUAL_SCAN', 'SERVER_IGNORE_LIST', 'SERVER_USE_SQLITE',
+  'SERVER_SCAN_PRIORITIES', 'SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION', 'RCLONE', 'DOCKER_NAME',
+  'RUN_COMMAND_BEFORE_SCAN', 'RUN_COMMAND_AFTER_SCAN', 'USE_DOCKER', 'USE_SUDO', 'GOOGLE',
+] as const;
+
+/** Keys old plex_autoscan files may still carry; accepted and ignored with one warning. */
+export const RETIRED_KEYS: Record<string, string> = {
+  PLEX_SECTION_PATH_MAPPINGS:
+    'PLEX_SECTION_PATH_MAPPINGS is ignored (plex_autoscan removed it in 2019): sections always come from Plex',
+};
+
+export const KNOWN_KEYS: ReadonlySet<string> = new Set([...Object.keys(configSchema.shape), 'CLOUD']);
+
+/** The effective SERVER_SCAN_DELAY_MAX in seconds (0 = no cap). */
+export function scanDelayMax(config: Pick<Config, 'SERVER_SCAN_DELAY' | 'SERVER_SCAN_DELAY_MAX'>): number {
+  return config.SERVER_SCAN_DELAY_MAX ?? config.SERVER_SCAN_DELAY * 3;
+}
+
+/** `auto` = the HTTP API when a token is set, else the scanner binary, as an old token-less config did. */
+export function resolveScanMethod(config: Pick<Config, 'PLEX_SCAN_METHOD' | 'PLEX_TOKEN'>): 'api' | 'scanner' {
+  if (config.PLEX_SCAN_METHOD !== 'auto') return config.PLEX_SCAN_METHOD;
+  return config.PLEX_TOKEN ? 'api' : 'scanner';
+}

@@ -1,0 +1,65 @@
+import { dirname, join, resolve } from 'node:path';
+import { UserError } from './errors.ts';
+
+/** Process-level settings, named as plex_autoscan names them. */
+export interface Settings {
+  config: string;
+  logfile: string | undefined;
+  loglevel: LogLevel;
+  queuefile: string;
+  cachefile: string;
+  tokenfile: string;
+}
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+export type SettingName = keyof Settings;
+
+const ENV_SUFFIX: Record<SettingName, string> = {
+  config: 'CONFIG',
+  logfile: 'LOGFILE',
+  loglevel: 'LOGLEVEL',
+  queuefile: 'QUEUEFILE',
+  cachefile: 'CACHEFILE',
+  tokenfile: 'TOKENFILE',
+};
+
+export const DEFAULT_CONFIG_PATH = './config/config.json';
+
+/** Precedence: command line, then SCANRELAY_*, then PLEX_AUTOSCAN_*, then the default. */
+export function pick(name: SettingName, cli: Partial<Record<SettingName, string>>, env: NodeJS.ProcessEnv): string | undefined {
+  return cli[name] ?? env[`SCANRELAY_${ENV_SUFFIX[name]}`] ?? env[`PLEX_AUTOSCAN_${ENV_SUFFIX[name]}`];
+}
+
+export function resolveSettings(
+  cli: Partial<Record<SettingName, string>>,
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
+  const config = resolve(pick('config', cli, env) ?? DEFAULT_CONFIG_PATH);
+  const beside = (file: string) => join(dirname(config), file);
+  const logfile = pick('logfile', cli, env);
+  return {
+    config,
+    logfile: logfile ? resolve(logfile) : undefined,
+    loglevel: parseLogLevel(pick('loglevel', cli, env) ?? 'INFO'),
+    queuefile: resolve(pick('queuefile', cli, env) ?? beside('queue.db')),
+    cachefile: resolve(pick('cachefile', cli, env) ?? beside('cache.db')),
+    tokenfile: resolve(pick('tokenfile', cli, env) ?? beside('token.json')),
+  };
+}
+
+const LEVELS: Record<string, LogLevel> = {
+  error: 'error',
+  critical: 'error',
+  warn: 'warn',
+  warning: 'warn',
+  info: 'info',
+  debug: 'debug',
+  trace: 'trace',
+};
+
+export function parseLogLevel(value: string): LogLevel {
+  const level = LEVELS[value.trim().toLowerCase()];
+  if (!level) throw new UserError(`--loglevel: expected one of WARN, INFO, DEBUG, ERROR, TRACE (any case), got "${value}"`);
+  return level;
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** Where a scan request came from, in the user's words. */
+export const sourceSchema = z.enum(['Manual', 'Sonarr', 'Radarr', 'Lidarr', 'Readarr', 'Drive', 'API']);
+export type Source = z.infer<typeof sourceSchema>;
+
+/** What Jellyfin/Emby are told about the path (plex ignores it). */
+export const updateTypeSchema = z.enum(['Created', 'Modified', 'Deleted']);
+export type UpdateType = z.infer<typeof updateTypeSchema>;
+
+/**
+ * What a trigger hands to the queue: a folder as the media server sees it (already mapped), and the
+ * file(s) that caused it, when known. Triggers produce these; nothing else crosses into the queue.
+ */
+export const scanRequestSchema = z.object({
+  folder: z.string().min(1),
+  files: z.array(z.string()).default([]),
+  source: sourceSchema,
+  event: z.string().default('Manual'),
+  title: z.string().optional(),
+  ids: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  updateType: updateTypeSchema.default('Modified'),
+  priority: z.number().int().default(0),
+});
+export type ScanRequest = z.input<typeof scanRequestSchema>;
+export type NormalizedScanRequest = z.output<typeof scanRequestSchema>;
+
+/** A queued scan as the queue hands it to a target. */
+export interface ScanItem {
+  id: number;
+  folder: string;
+  files: string[];
+  source: Source;
+  event: string;
+  title: string | null;
+  ids: Record<string, string | number>;
+  updateType: UpdateType;
+  priority: number;
+  requests: number;
+  firstAt: number;
+  /** This target's attempts so far, including the current one. */
+  attempt: number;
+}
+
+/** How one delivery to one target ended. The scheduler reacts to the kind, never to the message. */
+export type DeliveryResult =
+  | { outcome: 'done'; detail?: string }
+  /** Try again later: target unavailable. `retryAfterMs` overrides the backoff (e.g. a file check delay). */
+  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean }
+  /** Will never succeed as it stands (no section for the path, bad request): recorded, not retried. */
+  | { outcome: 'failed'; error: string };
+
+export interface Target {
+  /** Stable name stored with each delivery: plex, jellyfin, emby. */
+  readonly name: string;
+  deliver(item: ScanItem): Promise<DeliveryResult>;
+  /** Cheap reachability check for status displays. */
+  available(): Promise<{ ok: boolean; error?: string }>;
+}

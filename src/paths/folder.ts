@@ -1,0 +1,48 @@
+import { statSync } from 'node:fs';
+import { mapPath, normalizeFolder, parentFolder } from './mapping.ts';
+import type { PathMappings } from '../config/schema.ts';
+
+/** Extensions of files media managers and drives deliver; a last segment ending in one names a file. */
+const FILE_EXTENSIONS = new Set(
+  (
+    'mkv mp4 m4v avi mov wmv mpg mpeg m2ts ts webm flv vob ogv ogg iso img divx xvid 3gp 3g2 mxf m2v mpe mpv rm rmvb asf ' +
+    'mp3 flac m4a m4b aac wav wma alac aiff ape opus dsf dff mka ' +
+    'srt sub idx ass ssa vtt sup smi ' +
+    'nfo jpg jpeg png gif tbn txt xml json ' +
+    'epub mobi azw azw3 pdf cbz cbr djvu ' +
+    'part partial !qb tmp strm'
+  ).split(' '),
+);
+
+export function looksLikeFile(path: string): boolean {
+  if (/[\\/]$/.test(path)) return false;
+  const last = path.split(/[\\/]/).pop() ?? '';
+  const dot = last.lastIndexOf('.');
+  if (dot <= 0) return false;
+  return FILE_EXTENSIONS.has(last.slice(dot + 1).toLowerCase());
+}
+
+export type FolderProbe = (visiblePath: string) => 'file' | 'folder' | 'missing';
+
+export const statProbe: FolderProbe = (visiblePath) => {
+  try {
+    return statSync(visiblePath).isDirectory() ? 'folder' : 'file';
+  } catch {
+    return 'missing';
+  }
+};
+
+/**
+ * The folder to scan for a mapped path: a file's parent folder, a folder itself. When scanrelay can
+ * see the path (through SERVER_FILE_EXIST_PATH_MAPPINGS) the file system decides; otherwise the name does.
+ */
+export function scanFolderFor(
+  mappedPath: string,
+  fileExistMappings: PathMappings,
+  probe: FolderProbe = statProbe,
+): string {
+  const visible = mapPath(fileExistMappings, mappedPath).path;
+  const kind = probe(visible);
+  const isFile = kind === 'missing' ? looksLikeFile(mappedPath) : kind === 'file';
+  return isFile ? parentFolder(mappedPath) : normalizeFolder(mappedPath);
+}

@@ -1,0 +1,56 @@
+import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
+import type { EnqueueResult, QueueStore, Timing } from './store.ts';
+
+interface Waiting {
+  requests: NormalizedScanRequest[];
+  resolve: (r: EnqueueResult[]) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * The one door into the queue for every trigger. Requests that arrive in the same turn of the event
+ * loop are committed together (group commit): each caller still gets its answer only after its
+ * request is on disk, but many requests share one fsync.
+ */
+export class QueueIntake {
+  private batch: Waiting[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly store: QueueStore,
+    private readonly timing: () => Timing,
+    private readonly onCommitted: (results: EnqueueResult[]) => void = () => {},
+  ) {}
+
+  enqueue(requests: readonly ScanRequest[]): Promise<EnqueueResult[]> {
+    const normalized = requests.map((r) => scanRequestSchema.parse(r));
+    if (normalized.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.batch.push({ requests: normalized, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.batch;
+    this.batch = [];
+    const all = batch.flatMap((w) => w.requests);
+    let results: EnqueueResult[];
+    try {
+      results = this.store.enqueueMany(all, this.timing());
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    let offset = 0;
+    for (const w of batch) {
+      w.resolve(results.slice(offset, offset + w.requests.length));
+      offset += w.requests.length;
+    }
+    this.onCommitted(results);
+  }
+}

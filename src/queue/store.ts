@@ -1,0 +1,478 @@
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
+import { ancestors } from '../paths/mapping.ts';
+import { descendantRange, dueAt, mergeUpdateType } from './coalesce.ts';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export type EnqueueStatus = 'queued' | 'merged';
+
+export interface EnqueueResult {
+  id: number;
+  status: EnqueueStatus;
+  folder: string;
+  dueAt: number;
+}
+
+export interface Timing {
+  delayMs: number;
+  maxMs: number;
+}
+
+interface ScanRow {
+  id: number;
+  folder: string;
+  status: string;
+  priority: number;
+  source: string;
+  event: string;
+  title: string | null;
+  ids: string | null;
+  update_type: string;
+  requests: number;
+  first_at: number;
+  last_at: number;
+  due_at: number;
+  finished_at: number | null;
+}
+
+export interface DeliveryRow {
+  scan_id: number;
+  target: string;
+  status: 'waiting' | 'sending' | 'done' | 'failed';
+  attempts: number;
+  next_at: number;
+  last_error: string | null;
+  detail: string | null;
+  finished_at: number | null;
+}
+
+export interface QueueEntry {
+  id: number;
+  folder: string;
+  status: string;
+  priority: number;
+  source: string;
+  event: string;
+  title: string | null;
+  ids: Record<string, string | number>;
+  updateType: string;
+  requests: number;
+  firstAt: number;
+  lastAt: number;
+  dueAt: number;
+  finishedAt: number | null;
+  files: string[];
+  deliveries: DeliveryRow[];
+}
+
+export interface HistoryFilter {
+  limit?: number;
+  status?: 'done' | 'failed';
+  source?: string;
+  text?: string;
+}
+
+/** Prepared statements for `IN (?, ?, ...)` lists, one per list length, compiled once. */
+function memoByCount<T>(make: (n: number) => T): (n: number) => T {
+  const cache = new Map<number, T>();
+  return (n) => {
+    let hit = cache.get(n);
+    if (!hit) cache.set(n, (hit = make(n)));
+    return hit;
+  };
+}
+
+/** Durable queue state in one SQLite file (WAL). All methods are synchronous and atomic. */
+export class QueueStore {
+  readonly db: Database.Database;
+  private readonly stmt;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // FULL: a commit survives power loss, not only a crash; requests are grouped so the cost is shared.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    const db = this.db;
+    this.stmt = {
+      pendingIn: memoByCount((n) =>
+        db.prepare<string[], ScanRow>(
+          `SELECT * FROM scans WHERE status = 'pending' AND folder IN (${Array(n).fill('?').join(',')})`,
+        ),
+      ),
+      pendingBelow: db.prepare<[string, string], ScanRow>(
+        `SELECT * FROM scans WHERE status = 'pending' AND folder >= ? AND folder < ?`,
+      ),
+      insert: db.prepare(
+        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, first_at, last_at, due_at)
+         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @firstAt, @lastAt, @dueAt)`,
+      ),
+      merge: db.prepare(
+        `UPDATE scans SET requests = @requests, priority = @priority, last_at = @lastAt, first_at = @firstAt, due_at = @dueAt,
+           update_type = @updateType, title = coalesce(@title, title), ids = coalesce(@ids, ids), event = @event, source = @source
+         WHERE id = @id`,
+      ),
+      addFile: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) VALUES (?, ?)`),
+      moveFiles: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) SELECT ?, path FROM scan_files WHERE scan_id = ?`),
+      deleteScan: db.prepare(`DELETE FROM scans WHERE id = ?`),
+      deleteFiles: db.prepare(`DELETE FROM scan_files WHERE scan_id = ?`),
+      deleteDeliveries: db.prepare(`DELETE FROM deliveries WHERE scan_id = ?`),
+      duePending: db.prepare<[number], { id: number }>(
+        `SELECT id FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY priority DESC, due_at, id`,
+      ),
+      activate: db.prepare(`UPDATE scans SET status = 'active' WHERE id = ?`),
+      addDelivery: db.prepare(
+        `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at) VALUES (?, ?, 'waiting', 0, ?)`,
+      ),
+      dueDeliveries: db.prepare<[number, number], DeliveryRow & { priority: number }>(
+        `SELECT d.*, s.priority FROM deliveries d JOIN scans s ON s.id = d.scan_id
+         WHERE d.status = 'waiting' AND d.next_at <= ? ORDER BY s.priority DESC, d.next_at, d.scan_id LIMIT ?`,
+      ),
+      markSending: db.prepare(`UPDATE deliveries SET status = 'sending', attempts = attempts + 1 WHERE scan_id = ? AND target = ?`),
+      finishDelivery: db.prepare(
+        `UPDATE deliveries SET status = @status, last_error = @error, detail = @detail, finished_at = @now WHERE scan_id = @scanId AND target = @target`,
+      ),
+      retryDelivery: db.prepare(
+        `UPDATE deliveries SET status = 'waiting', last_error = @error, next_at = @nextAt, attempts = attempts - @refund WHERE scan_id = @scanId AND target = @target`,
+      ),
+      openDeliveries: db.prepare<[number], { open: number; failed: number }>(
+        `SELECT sum(status IN ('waiting', 'sending')) AS open, sum(status = 'failed') AS failed FROM deliveries WHERE scan_id = ?`,
+      ),
+      finishScan: db.prepare(`UPDATE scans SET status = ?, finished_at = ? WHERE id = ?`),
+      resetSending: db.prepare(`UPDATE deliveries SET status = 'waiting' WHERE status = 'sending'`),
+      nextWake: db.prepare<[], { at: number | null }>(
+        `SELECT min(at) AS at FROM (
+           SELECT min(due_at) AS at FROM scans WHERE status = 'pending'
+           UNION ALL SELECT min(next_at) FROM deliveries WHERE status = 'waiting')`,
+      ),
+      scan: db.prepare<[number], ScanRow>(`SELECT * FROM scans WHERE id = ?`),
+      files: db.prepare<[number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path`),
+      deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
+      countOpen: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM scans WHERE status IN ('pending', 'active')`),
+      countByStatus: db.prepare<[], { status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`),
+      open: db.prepare<[number], ScanRow>(
+        `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority DESC, due_at, id LIMIT ?`,
+      ),
+      pruneHistory: db.prepare<[number], { id: number }>(
+        `SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC LIMIT -1 OFFSET ?`,
+      ),
+      getMeta: db.prepare<[string], { value: string | null }>(`SELECT value FROM meta WHERE key = ?`),
+      setMeta: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+    };
+  }
+
+  private migrate(): void {
+    this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`);
+    const applied = new Set(
+      this.db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version),
+    );
+    const files = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => /^\d+_.*\.sql$/.test(f))
+      .sort();
+    for (const file of files) {
+      const version = Number.parseInt(file, 10);
+      if (applied.has(version)) continue;
+      const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+      this.db.transaction(() => {
+        this.db.exec(sql);
+        this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      })();
+    }
+  }
+
+  /**
+   * Adds requests in one transaction (one commit for a whole batch: group commit). A request for a
+   * folder that is pending, or below a pending folder, merges into it; a new folder absorbs pending
+   * folders below it. The check and the insert are in the same transaction, so a burst cannot race.
+   */
+  enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now()): EnqueueResult[] {
+    return this.db.transaction(() => requests.map((r) => this.enqueueOne(r, timing, now)))();
+  }
+
+  private enqueueOne(req: NormalizedScanRequest, timing: Timing, now: number): EnqueueResult {
+    const candidates = [req.folder, ...ancestors(req.folder)];
+    const holder = this.stmt.pendingIn(candidates.length).all(...candidates)[0];
+    const ids = req.ids && Object.keys(req.ids).length ? JSON.stringify(req.ids) : null;
+    if (holder) {
+      const due = dueAt(holder.first_at, now, timing.delayMs, timing.maxMs);
+      this.stmt.merge.run({
+        id: holder.id,
+        requests: holder.requests + 1,
+        priority: Math.max(holder.priority, req.priority),
+        lastAt: now,
+        firstAt: holder.first_at,
+        dueAt: due,
+        updateType: mergeUpdateType(holder.update_type as UpdateType, req.updateType),
+        title: req.title ?? null,
+        ids,
+        event: req.event,
+        source: req.source,
+      });
+      for (const f of req.files) this.stmt.addFile.run(holder.id, f);
+      return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: due };
+    }
+
+    // A new folder takes over pending folders below it: one scan of the parent covers them.
+    const [low, high] = descendantRange(req.folder);
+    const below = this.stmt.pendingBelow.all(low, high);
+    let firstAt = now;
+    let requests = 1;
+    let priority = req.priority;
+    let updateType: UpdateType = req.updateType;
+    for (const d of below) {
+      firstAt = Math.min(firstAt, d.first_at);
+      requests += d.requests;
+      priority = Math.max(priority, d.priority);
+      updateType = mergeUpdateType(updateType, d.update_type as UpdateType);
+    }
+    const due = dueAt(firstAt, now, timing.delayMs, timing.maxMs);
+    const info = this.stmt.insert.run({
+      folder: req.folder,
+      priority,
+      source: req.source,
+      event: req.event,
+      title: req.title ?? null,
+      ids,
+      updateType,
+      requests,
+      firstAt,
+      lastAt: now,
+      dueAt: due,
+    });
+    const id = Number(info.lastInsertRowid);
+    for (const f of req.files) this.stmt.addFile.run(id, f);
+    for (const d of below) {
+      this.stmt.moveFiles.run(id, d.id);
+      this.stmt.deleteFiles.run(d.id);
+      this.stmt.deleteScan.run(d.id);
+    }
+    return { id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
+  }
+
+  /** Moves due pending scans to 'active' and creates one waiting delivery per target. */
+  activateDue(targets: readonly string[], now = Date.now()): number {
+    return this.db.transaction(() => {
+      const due = this.stmt.duePending.all(now);
+      for (const { id } of due) {
+        this.stmt.activate.run(id);
+        for (const t of targets) this.stmt.addDelivery.run(id, t, now);
+      }
+      return due.length;
+    })();
+  }
+
+  /** Claims up to `limit` due deliveries (marks them sending, counts the attempt). */
+  claimDeliveries(limit: number, now = Date.now()): Array<{ item: ScanItem; target: string }> {
+    if (limit <= 0) return [];
+    return this.db.transaction(() => {
+      const rows = this.stmt.dueDeliveries.all(now, limit);
+      return rows.map((d) => {
+        this.stmt.markSending.run(d.scan_id, d.target);
+        return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1), target: d.target };
+      });
+    })();
+  }
+
+  completeDelivery(
+    scanId: number,
+    target: string,
+    result: { status: 'done' | 'failed'; error?: string; detail?: string },
+    now = Date.now(),
+  ): { scanFinished: 'done' | 'failed' | undefined } {
+    return this.db.transaction(() => {
+      this.stmt.finishDelivery.run({
+        scanId,
+        target,
+        status: result.status,
+        error: result.error ?? null,
+        detail: result.detail ?? null,
+        now,
+      });
+      const { open, failed } = this.stmt.openDeliveries.get(scanId)!;
+      if (open) return { scanFinished: undefined };
+      const status: 'done' | 'failed' = failed ? 'failed' : 'done';
+      this.stmt.finishScan.run(status, now, scanId);
+      return { scanFinished: status };
+    })();
+  }
+
+  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true): void {
+    this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1 });
+  }
+
+  /** After a crash, deliveries that were in flight are sent again (a repeated scan is harmless; a lost one is not). */
+  recoverInFlight(): number {
+    return this.stmt.resetSending.run().changes;
+  }
+
+  /** Deliveries for targets no longer configured can never finish: fail them so their scans complete. */
+  failUnknownTargets(targets: readonly string[], now = Date.now()): number {
+    const list = targets.map(() => '?').join(',') || "''";
+    const rows = this.db
+      .prepare<string[], { scan_id: number; target: string }>(
+        `SELECT scan_id, target FROM deliveries WHERE status IN ('waiting', 'sending') AND target NOT IN (${list})`,
+      )
+      .all(...targets);
+    for (const r of rows) {
+      this.completeDelivery(r.scan_id, r.target, { status: 'failed', error: `target ${r.target} is no longer configured` }, now);
+    }
+    // Active scans with no deliveries at all (every target removed) get the current targets.
+    this.db.transaction(() => {
+      const orphans = this.db
+        .prepare<[], { id: number }>(
+          `SELECT id FROM scans s WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id)`,
+        )
+        .all();
+      for (const { id } of orphans) for (const t of targets) this.stmt.addDelivery.run(id, t, now);
+    })();
+    return rows.length;
+  }
+
+  /** When the scheduler next has something to do, or undefined when nothing is queued. */
+  nextWakeAt(): number | undefined {
+    return this.stmt.nextWake.get()?.at ?? undefined;
+  }
+
+  countOpen(): number {
+    return this.stmt.countOpen.get()!.n;
+  }
+
+  counts(): Record<string, number> {
+    const out: Record<string, number> = { pending: 0, active: 0, done: 0, failed: 0 };
+    for (const r of this.stmt.countByStatus.all()) out[r.status] = r.n;
+    return out;
+  }
+
+  get(id: number): QueueEntry | undefined {
+    const row = this.stmt.scan.get(id);
+    return row ? this.toEntry(row) : undefined;
+  }
+
+  listOpen(limit = 500): QueueEntry[] {
+    return this.stmt.open.all(limit).map((r) => this.toEntry(r));
+  }
+
+  listHistory(filter: HistoryFilter = {}): QueueEntry[] {
+    const where = [`status IN ('done', 'failed')`];
+    const params: Array<string | number> = [];
+    if (filter.status) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.source) {
+      where.push('source = ?');
+      params.push(filter.source);
+    }
+    if (filter.text) {
+      where.push(`instr(lower(folder), lower(?)) > 0`);
+      params.push(filter.text);
+    }
+    params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));
+    return this.db
+      .prepare<Array<string | number>, ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ?`)
+      .all(...params)
+      .map((r) => this.toEntry(r));
+  }
+
+  /** Keeps the newest `keep` finished scans. */
+  pruneHistory(keep: number): number {
+    return this.db.transaction(() => {
+      const old = this.stmt.pruneHistory.all(keep);
+      for (const { id } of old) {
+        this.stmt.deleteFiles.run(id);
+        this.stmt.deleteDeliveries.run(id);
+        this.stmt.deleteScan.run(id);
+      }
+      return old.length;
+    })();
+  }
+
+  /** Removes an open scan (the dashboard's delete). Returns false when it is not open. */
+  cancel(id: number): boolean {
+    return this.db.transaction(() => {
+      const row = this.stmt.scan.get(id);
+      if (!row || (row.status !== 'pending' && row.status !== 'active')) return false;
+      if (this.stmt.deliveriesOf.all(id).some((d) => d.status === 'sending')) return false;
+      this.stmt.deleteFiles.run(id);
+      this.stmt.deleteDeliveries.run(id);
+      this.stmt.deleteScan.run(id);
+      return true;
+    })();
+  }
+
+  /** Makes an open scan due now, or puts a failed one back to be delivered again. */
+  retryNow(id: number, now = Date.now()): boolean {
+    return this.db.transaction(() => {
+      const row = this.stmt.scan.get(id);
+      if (!row) return false;
+      if (row.status === 'pending') {
+        this.db.prepare(`UPDATE scans SET due_at = ? WHERE id = ?`).run(now, id);
+        return true;
+      }
+      if (row.status === 'active' || row.status === 'failed') {
+        this.db.prepare(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = ?`).run(id);
+        this.db
+          .prepare(`UPDATE deliveries SET status = 'waiting', next_at = ?, finished_at = NULL WHERE scan_id = ? AND status IN ('waiting', 'failed')`)
+          .run(now, id);
+        return true;
+      }
+      return false;
+    })();
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.stmt.getMeta.get(key)?.value ?? undefined;
+  }
+
+  setMeta(key: string, value: string | null): void {
+    this.stmt.setMeta.run(key, value);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private toItem(row: ScanRow, attempt: number): ScanItem {
+    return {
+      id: row.id,
+      folder: row.folder,
+      files: this.stmt.files.all(row.id).map((f) => f.path),
+      source: row.source as Source,
+      event: row.event,
+      title: row.title,
+      ids: row.ids ? JSON.parse(row.ids) : {},
+      updateType: row.update_type as UpdateType,
+      priority: row.priority,
+      requests: row.requests,
+      firstAt: row.first_at,
+      attempt,
+    };
+  }
+
+  private toEntry(row: ScanRow): QueueEntry {
+    return {
+      id: row.id,
+      folder: row.folder,
+      status: row.status,
+      priority: row.priority,
+      source: row.source,
+      event: row.event,
+      title: row.title,
+      ids: row.ids ? JSON.parse(row.ids) : {},
+      updateType: row.update_type,
+      requests: row.requests,
+      firstAt: row.first_at,
+      lastAt: row.last_at,
+      dueAt: row.due_at,
+      finishedAt: row.finished_at,
+      files: this.stmt.files.all(row.id).map((f) => f.path),
+      deliveries: this.stmt.deliveriesOf.all(row.id),
+    };
+  }
+}

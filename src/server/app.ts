@@ -1,0 +1,109 @@
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Config } from '../config/schema.ts';
+import type { Logger } from '../log.ts';
+import type { FolderProbe } from '../paths/folder.ts';
+import type { QueueIntake } from '../queue/intake.ts';
+import type { QueueStore } from '../queue/store.ts';
+import type { Recognizer } from '../triggers/intent.ts';
+import { errorPage, manualScanPage } from '../triggers/manual/page.ts';
+import { cmdApi, type DriveControl } from './cmd-api.ts';
+import { handleScanPost } from './scan-post.ts';
+import { basicAuthMatches, makeSecretCheck } from './secret.ts';
+
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  intake: QueueIntake;
+  store: QueueStore;
+  /** Payload recognizers tried in order on POST /<secret>. */
+  recognizers: Recognizer[];
+  drive?: DriveControl;
+  probe?: FolderProbe;
+  /** Called after a scan request was committed (wakes the scheduler). */
+  onQueued?: () => void;
+  /** Extra plugins (dashboard, metrics) registered with the same deps. */
+  plugins?: Array<(app: FastifyInstance, deps: AppDeps) => Promise<void>>;
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export function wantsHtml(req: FastifyRequest): boolean {
+  return (req.headers.accept ?? '').includes('text/html');
+}
+
+export function sendError(req: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
+  reply.code(status);
+  if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(errorPage(status, message));
+  return reply.send({ error: message });
+}
+
+/** The relay's HTTP surface: health, the secret-URL intake, and plex_autoscan's cmd API. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    // One log line per scan request is written by the handlers; fastify's two per request would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: false,
+  });
+  const isSecret = makeSecretCheck(config.SERVER_PASS);
+
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  if (config.SERVER_RATE_LIMIT > 0) {
+    await app.register(rateLimit, {
+      max: config.SERVER_RATE_LIMIT,
+      timeWindow: '1 minute',
+      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: `rate limit: at most ${ctx.max} requests per minute per client` }),
+    });
+  }
+
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) {
+      req.log.error({ err, url: req.url }, 'internal error while handling a request');
+      return sendError(req, reply, 500, 'internal error; see the relay log');
+    }
+    const message =
+      status === 413
+        ? `request body is larger than ${BODY_LIMIT} bytes`
+        : status === 415
+          ? `unsupported content type "${req.headers['content-type'] ?? ''}": send application/x-www-form-urlencoded or application/json`
+          : err.message;
+    return sendError(req, reply, status, message);
+  });
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, 'not found'));
+
+  app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+
+  /** Wrong secret (or Basic auth when configured): 404/401 and nothing else happens. */
+  const guard = async (req: FastifyRequest<{ Params: { secret: string } }>, reply: FastifyReply) => {
+    if (!isSecret(req.params.secret)) return sendError(req, reply, 404, 'not found');
+    if (config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS) {
+      if (!basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
+        reply.header('WWW-Authenticate', 'Basic realm="scanrelay", charset="UTF-8"');
+        return sendError(req, reply, 401, 'authentication required');
+      }
+    }
+    return undefined;
+  };
+
+  app.get<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, async (req, reply) => {
+    if (!config.SERVER_ALLOW_MANUAL_SCAN) return sendError(req, reply, 401, 'manual scans are off (SERVER_ALLOW_MANUAL_SCAN is false)');
+    return reply.type('text/html; charset=utf-8').send(manualScanPage());
+  });
+
+  app.post<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, (req, reply) => handleScanPost(req, reply, deps));
+
+  app.route<{ Params: { secret: string } }>({
+    method: ['GET', 'POST'],
+    url: '/api/:secret',
+    preHandler: guard,
+    handler: (req, reply) => cmdApi(req, reply, deps),
+  });
+
+  for (const plugin of deps.plugins ?? []) await plugin(app, deps);
+  return app;
+}

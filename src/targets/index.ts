@@ -1,0 +1,34 @@
+import { resolveScanMethod, type Config } from '../config/schema.ts';
+import type { Target } from '../core/scan.ts';
+import type { Logger } from '../log.ts';
+import { PlexApi } from './plex/api.ts';
+import { PlexApiTarget } from './plex/target.ts';
+
+/** The enabled targets for a config. Each gets its own delivery state per queued scan. */
+export function buildTargets(config: Config, log: Logger): Target[] {
+  const targets: Target[] = [];
+  if (config.PLEX_ENABLED) {
+    const method = resolveScanMethod(config);
+    log.info(
+      { method, configured: config.PLEX_SCAN_METHOD, url: config.PLEX_LOCAL_URL },
+      method === 'api'
+        ? 'Plex scans use the HTTP API (partial scan of each folder)'
+        : 'Plex scans use the Plex Media Scanner binary (no PLEX_TOKEN set, or PLEX_SCAN_METHOD "scanner")',
+    );
+    if (method === 'api') {
+      targets.push(new PlexApiTarget(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN), log.child({ target: 'plex' })));
+    } else {
+      targets.push(scannerTargetUnavailable());
+    }
+  }
+  return targets;
+}
+
+function scannerTargetUnavailable(): Target {
+  const error = 'the scanner method is not built yet: set PLEX_TOKEN (or PLEX_SCAN_METHOD "api") to scan through the Plex HTTP API';
+  return {
+    name: 'plex',
+    deliver: async () => ({ outcome: 'failed', error }),
+    available: async () => ({ ok: false, error }),
+  };
+}
