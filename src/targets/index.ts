@@ -2,7 +2,8 @@ import { resolveScanMethod, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { PlexApi } from './plex/api.ts';
-import { PlexApiTarget } from './plex/target.ts';
+import { PlexApiBackend } from './plex/api-backend.ts';
+import { PlexTarget } from './plex/target.ts';
 
 /** The enabled targets for a config. Each gets its own delivery state per queued scan. */
 export function buildTargets(config: Config, log: Logger): Target[] {
@@ -16,7 +17,7 @@ export function buildTargets(config: Config, log: Logger): Target[] {
         : 'Plex scans use the Plex Media Scanner binary (no PLEX_TOKEN set, or PLEX_SCAN_METHOD "scanner")',
     );
     if (method === 'api') {
-      targets.push(new PlexApiTarget(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN), log.child({ target: 'plex' })));
+      targets.push(new PlexTarget(new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN)), log.child({ target: 'plex' })));
     } else {
       targets.push(scannerTargetUnavailable());
     }

@@ -1,0 +1,209 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A fake Plex Media Server on 127.0.0.1 following the real API's paths, headers, status codes and
+ * JSON/XML shapes (see shared/research/protocols.md section 1). Every call is recorded.
+ */
+export interface FakeSection {
+  id: string;
+  title: string;
+  type: 'movie' | 'show' | 'artist';
+  locations: string[];
+}
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingMessage['headers'];
+  token: string | undefined;
+  status: number;
+  at: number;
+}
+
+export interface FakeActivity {
+  uuid?: string;
+  type: string;
+  title?: string;
+  progress?: number;
+  sectionId?: string | number;
+}
+
+export type PlexMode = 'up' | 'error503' | 'down';
+
+const DEFAULT_SECTIONS: FakeSection[] = [
+  { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
+  { id: '2', title: 'TV', type: 'show', locations: ['/data/TV', '/data/TV2'] },
+];
+
+export class FakePlex {
+  readonly calls: RecordedCall[] = [];
+  sections: FakeSection[];
+  activities: FakeActivity[] = [];
+  /** Added to every answer, to simulate a slow server. */
+  latencyMs = 0;
+  readonly token: string;
+  private server: Server | undefined;
+  private sockets = new Set<Socket>();
+  private port = 0;
+  private mode: PlexMode = 'up';
+
+  constructor(opts: { token?: string; sections?: FakeSection[] } = {}) {
+    this.token = opts.token ?? 'plex-token-123';
+    this.sections = opts.sections ?? DEFAULT_SECTIONS;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(port = 0): Promise<this> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port || this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    this.mode = 'up';
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** 'down' closes the port (connection refused), 'error503' answers 503, 'up' serves again on the same port. */
+  async setMode(mode: PlexMode): Promise<void> {
+    if (mode === 'down') {
+      await this.stop();
+    } else if (!this.server) {
+      await this.start(this.port);
+    }
+    this.mode = mode;
+  }
+
+  /** The partial scans Plex received: section id and decoded folder, in order. */
+  refreshes(): Array<{ section: string; path: string; token: string | undefined }> {
+    return this.calls
+      .filter((c) => c.status === 200 && /^\/library\/sections\/[^/]+\/refresh$/.test(c.path) && c.query.path !== undefined)
+      .map((c) => ({ section: c.path.split('/')[3]!, path: c.query.path!, token: c.token }));
+  }
+
+  callsTo(method: string, pattern: RegExp): RecordedCall[] {
+    return this.calls.filter((c) => c.method === method && pattern.test(c.path));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const query = Object.fromEntries(url.searchParams);
+    const token = (req.headers['x-plex-token'] as string | undefined) ?? url.searchParams.get('X-Plex-Token') ?? undefined;
+    const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, token, status: 0, at: Date.now() };
+    this.calls.push(call);
+    req.resume();
+    if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const json = (req.headers.accept ?? '').includes('application/json');
+    const send = (status: number, body = '', type = json ? 'application/json' : 'text/xml;charset=utf-8') => {
+      call.status = status;
+      res.writeHead(status, { 'content-type': type, 'x-plex-protocol': '1.0' }).end(body);
+    };
+    if (this.mode === 'error503') return send(503, '<html><body>503 Service Unavailable</body></html>', 'text/html');
+
+    const path = url.pathname;
+    // /identity needs no token (plex-api-spec: security: - {}).
+    if (path === '/identity' && req.method === 'GET') {
+      return send(200, json
+        ? JSON.stringify({ MediaContainer: { size: 0, claimed: true, machineIdentifier: 'fake-machine-id', version: '1.40.1.8227-c0dd5a73e' } })
+        : '<?xml version="1.0" encoding="UTF-8"?>\n<MediaContainer size="0" claimed="1" machineIdentifier="fake-machine-id" version="1.40.1.8227-c0dd5a73e"/>');
+    }
+    if (token !== this.token) return send(401, '<html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1></body></html>', 'text/html');
+
+    if (path === '/' && req.method === 'GET') {
+      return send(200, JSON.stringify({ MediaContainer: { size: 0, version: '1.40.1.8227-c0dd5a73e', machineIdentifier: 'fake-machine-id' } }));
+    }
+    if ((path === '/library/sections' || path === '/library/sections/all') && req.method === 'GET') {
+      return send(200, json ? this.sectionsJson() : this.sectionsXml());
+    }
+    const refresh = /^\/library\/sections\/([^/]+)\/refresh$/.exec(path);
+    if (refresh) {
+      // Plex 1.32.7+ answers PUT (and POST from some clients) on refresh with 404; GET works.
+      if (req.method !== 'GET') return send(404, '');
+      if (!this.sections.some((s) => s.id === refresh[1])) return send(404, '');
+      return send(200, '');
+    }
+    const trash = /^\/library\/sections\/([^/]+)\/emptyTrash$/.exec(path);
+    if (trash) {
+      if (req.method !== 'PUT') return send(404, '');
+      return send(this.sections.some((s) => s.id === trash[1]) ? 200 : 404, '');
+    }
+    if (/^\/library\/metadata\/[\d,]+\/analyze$/.test(path)) return send(req.method === 'PUT' ? 200 : 404, '');
+    if (path === '/activities' && req.method === 'GET') {
+      return send(200, JSON.stringify({
+        MediaContainer: {
+          size: this.activities.length,
+          Activity: this.activities.map((a, i) => ({
+            uuid: a.uuid ?? `activity-${i}`,
+            type: a.type,
+            cancellable: false,
+            userID: 1,
+            title: a.title ?? 'Scanning',
+            subtitle: '',
+            progress: a.progress ?? 0,
+            ...(a.sectionId !== undefined ? { Context: { librarySectionID: a.sectionId } } : {}),
+          })),
+        },
+      }));
+    }
+    if (path === '/myplex/account' && req.method === 'GET') {
+      return send(200, JSON.stringify({ MyPlex: { authToken: this.token, username: 'fakeuser', signInState: 'ok' } }));
+    }
+    return send(404, '');
+  }
+
+  private sectionsJson(): string {
+    return JSON.stringify({
+      MediaContainer: {
+        size: this.sections.length,
+        allowSync: false,
+        title1: 'Plex Library',
+        Directory: this.sections.map((s) => ({
+          allowSync: true,
+          key: s.id,
+          type: s.type,
+          title: s.title,
+          agent: s.type === 'movie' ? 'tv.plex.agents.movie' : 'tv.plex.agents.series',
+          scanner: s.type === 'movie' ? 'Plex Movie' : 'Plex TV Series',
+          language: 'en-US',
+          uuid: `uuid-${s.id}`,
+          refreshing: false,
+          updatedAt: 1700000000,
+          createdAt: 1600000000,
+          scannedAt: 1700000000,
+          Location: s.locations.map((p, i) => ({ id: Number(s.id) * 100 + i, path: p })),
+        })),
+      },
+    });
+  }
+
+  private sectionsXml(): string {
+    const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+    const dirs = this.sections
+      .map(
+        (s) =>
+          `  <Directory allowSync="1" key="${esc(s.id)}" type="${s.type}" title="${esc(s.title)}" language="en-US" refreshing="0" updatedAt="1700000000" scannedAt="1700000000">\n` +
+          s.locations.map((p, i) => `    <Location id="${Number(s.id) * 100 + i}" path="${esc(p)}"/>\n`).join('') +
+          `  </Directory>\n`,
+      )
+      .join('');
+    return `<?xml version="1.0" encoding="UTF-8"?>\n<MediaContainer size="${this.sections.length}" allowSync="0" title1="Plex Library">\n${dirs}</MediaContainer>\n`;
+  }
+}

@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = join(ROOT, 'bin', 'scanrelay.js');
+
+export function tempDir(prefix = 'scanrelay-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface RelayProcess {
+  proc: ChildProcess;
+  url: string;
+  base: string;
+  secret: string;
+  port: number;
+  dir: string;
+  configPath: string;
+  queuefile: string;
+  logs: string[];
+  /** Parsed JSON log lines. */
+  events(): Array<Record<string, any>>;
+  waitForLog(predicate: (e: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  dir?: string;
+  /** Written as config.json (SERVER_PORT 0 and a fixed SERVER_PASS are filled in when absent). */
+  config?: Record<string, unknown>;
+  /** Use an existing config file instead. */
+  configPath?: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Starts the real `scanrelay server` process and waits until it logs its scan URL. */
+export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess> {
+  const dir = opts.dir ?? tempDir();
+  const configPath = opts.configPath ?? join(dir, 'config.json');
+  if (opts.config) {
+    writeFileSync(configPath, JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', ...opts.config }, null, 2));
+  }
+  const queuefile = join(dir, 'queue.db');
+  const proc = spawn(process.execPath, [CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {
+    cwd: dir,
+    env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const listeners = new Set<() => void>();
+  let buffer = '';
+  const onData = (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      logs.push(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+    }
+    for (const l of listeners) l();
+  };
+  proc.stdout!.on('data', onData);
+  proc.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+
+  const events = () =>
+    logs.flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+  const waitForLog = (predicate: (e: Record<string, any>) => boolean, timeoutMs = 15_000) =>
+    new Promise<Record<string, any>>((resolveWait, reject) => {
+      const check = () => {
+        const hit = events().find(predicate);
+        if (hit) {
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolveWait(hit);
+        }
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error(`timed out waiting for a log line; last lines:\n${logs.slice(-15).join('\n')}`));
+      }, timeoutMs);
+      listeners.add(check);
+      void exited.then(() => {
+        if (listeners.has(check)) {
+          listeners.delete(check);
+          clearTimeout(timer);
+          reject(new Error(`relay exited; last lines:\n${logs.slice(-15).join('\n')}`));
+        }
+      });
+      check();
+    });
+
+  const started = await waitForLog((e) => typeof e.msg === 'string' && e.msg.startsWith('scan URL'), 30_000);
+  const url: string = started.url.replace('localhost', '127.0.0.1');
+  const base = url.slice(0, url.lastIndexOf('/'));
+  return {
+    proc,
+    url,
+    base,
+    secret: url.slice(url.lastIndexOf('/') + 1),
+    port: started.port,
+    dir,
+    configPath,
+    queuefile,
+    logs,
+    events,
+    waitForLog,
+    kill: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+    proc.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Polls until `check` returns a truthy value or the time runs out (bounded). */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, body, text };
+}
+
+export async function postJson(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, body, text };
+}
