@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { FakePlex } from '../fakes/plex.ts';
+import { postForm, postJson, spawnRelay, tempDir, waitFor } from '../helpers/relay.ts';
+
+const MAPPINGS = { '/data/Movies/': ['/movies/'], '/data/TV/': ['/tv/'] };
+
+function config(plex: FakePlex, extra: Record<string, unknown> = {}) {
+  return { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_PATH_MAPPINGS: MAPPINGS, ...extra };
+}
+
+describe('queue behaviour through the real server process', () => {
+  test('200 POSTs over 5 folders within a second give exactly 5 refresh calls', async () => {
+    const plex = await new FakePlex().start();
+    const relay = await spawnRelay({ config: config(plex, { SERVER_SCAN_DELAY: 2 }) });
+    try {
+      const folders = ['/movies/A (2001)', '/movies/B (2002)', '/tv/Show C/Season 01', '/tv/Show D/Season 02', '/tv/Show E'];
+      const posts = Array.from({ length: 200 }, (_, i) =>
+        postForm(relay.url, { eventType: 'Manual', filepath: `${folders[i % 5]}/file ${i}.mkv` }),
+      );
+      const answers = await Promise.all(posts);
+      assert.ok(answers.every((a) => a.status === 200));
+      assert.equal(answers.filter((a) => a.body.status === 'queued').length, 5);
+      assert.equal(answers.filter((a) => a.body.status === 'merged').length, 195);
+      await waitFor(() => plex.refreshes().length >= 5, 20_000, '5 refreshes');
+      await new Promise((r) => setTimeout(r, 1500));
+      const paths = plex.refreshes().map((r) => r.path).sort();
+      assert.deepEqual(paths, folders.map((f) => f.replace('/movies', '/data/Movies').replace('/tv', '/data/TV')).sort());
+    } finally {
+      await relay.kill();
+      await plex.stop();
+    }
+  });
+
+  test('while Plex is down scans stay queued and are all delivered once it is back', async () => {
+    const plex = await new FakePlex().start();
+    await plex.setMode('down');
+    const relay = await spawnRelay({ config: config(plex, { SERVER_SCAN_DELAY: 0 }) });
+    try {
+      for (const f of ['/movies/A (2001)/a.mkv', '/movies/B (2002)/b.mkv', '/tv/C/Season 01/c.mkv']) {
+        assert.equal((await postForm(relay.url, { eventType: 'Manual', filepath: f })).status, 200);
+      }
+      await relay.waitForLog((e) => e.msg === 'scan not delivered yet; will retry' && /unreachable/.test(e.error));
+      await plex.setMode('error503');
+      await relay.waitForLog((e) => e.msg === 'scan not delivered yet; will retry' && /503/.test(e.error));
+      assert.equal(plex.refreshes().length, 0);
+      await plex.setMode('up');
+      await waitFor(() => plex.refreshes().length >= 3, 30_000, 'deliveries after Plex returned');
+      assert.deepEqual(plex.refreshes().map((r) => r.path).sort(), ['/data/Movies/A (2001)', '/data/Movies/B (2002)', '/data/TV/C/Season 01']);
+      await waitFor(async () => (await postJson(`${relay.base}/api/${relay.secret}`, { cmd: 'queue_count' })).body.queue_count === 0, 5000, 'empty queue');
+    } finally {
+      await relay.kill();
+      await plex.stop();
+    }
+  });
+
+  test('a path in no Plex section fails with a clear log line and is not retried', async () => {
+    const plex = await new FakePlex().start();
+    const relay = await spawnRelay({ config: config(plex, { SERVER_SCAN_DELAY: 0, SERVER_PATH_MAPPINGS: { '/elsewhere/': ['/x/'] } }) });
+    try {
+      await postForm(relay.url, { eventType: 'Manual', filepath: '/x/Film/film.mkv' });
+      const line = await relay.waitForLog((e) => e.msg === 'scan failed and will not be retried');
+      assert.match(line.error, /in no Plex section/);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(plex.refreshes().length, 0);
+      assert.equal(plex.callsTo('GET', /^\/library\/sections$/).length <= 2, true);
+    } finally {
+      await relay.kill();
+      await plex.stop();
+    }
+  });
+
+  test('kill -9 with 1,000 folders queued: all 1,000 are delivered after restart', async () => {
+    const plex = await new FakePlex().start();
+    const dir = tempDir();
+    const cfg = config(plex, { SERVER_SCAN_DELAY: 3, SERVER_SCAN_DELAY_MAX: 3 });
+    let relay = await spawnRelay({ dir, config: cfg });
+    const folders = Array.from({ length: 1000 }, (_, i) => `/movies/Film ${String(i).padStart(4, '0')} (2000)`);
+    try {
+      for (let i = 0; i < folders.length; i += 50) {
+        const batch = folders.slice(i, i + 50).map((f) => postForm(relay.url, { eventType: 'Manual', filepath: `${f}/film.mkv` }));
+        for (const a of await Promise.all(batch)) assert.equal(a.status, 200);
+      }
+      await relay.kill('SIGKILL');
+      assert.equal(plex.refreshes().length, 0, 'nothing was due before the crash');
+      relay = await spawnRelay({ dir, configPath: join(dir, 'config.json') });
+      await relay.waitForLog((e) => e.msg === 'resuming queued scans' && e.scans === 1000);
+      await waitFor(() => plex.refreshes().length >= 1000, 60_000, '1000 deliveries');
+      const delivered = new Set(plex.refreshes().map((r) => r.path));
+      assert.equal(delivered.size, 1000);
+      for (const f of folders) assert.ok(delivered.has(f.replace('/movies', '/data/Movies')), f);
+    } finally {
+      await relay.kill();
+      await plex.stop();
+    }
+  });
+});
+
+describe('first start and pages', () => {
+  test('with no config file the relay writes one, keeps running and logs the scan URL', async () => {
+    const dir = tempDir();
+    const configPath = join(dir, 'conf', 'config.json');
+    const relay = await spawnRelay({ dir, configPath, env: { SERVER_PORT: '0', SERVER_IP: '"127.0.0.1"' } });
+    try {
+      assert.ok(existsSync(configPath));
+      const written = JSON.parse(readFileSync(configPath, 'utf8'));
+      assert.match(written.SERVER_PASS, /^[0-9a-f]{32}$/);
+      assert.equal(written.SERVER_PORT, 3468);
+      assert.equal(written.SERVER_IP, '0.0.0.0');
+      assert.equal(written.SERVER_ALLOW_MANUAL_SCAN, true);
+      assert.ok(Object.keys(written.SERVER_PATH_MAPPINGS).length > 0);
+      assert.equal(relay.secret, written.SERVER_PASS);
+      assert.ok(relay.events().some((e) => /wrote a new one/.test(e.msg ?? '')));
+      const page = await fetch(relay.url, { headers: { accept: 'text/html' } });
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      assert.match(html, /<form method="post"/);
+      assert.match(html, /name="filepath"/);
+      assert.match(html, /name="eventType" value="Manual"/);
+      assert.doesNotMatch(html, /https?:\/\//, 'no CDN links: the page renders offline');
+      const health = await fetch(`${relay.base}/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: 'ok' });
+    } finally {
+      await relay.kill();
+    }
+  });
+
+  test('with SERVER_ALLOW_MANUAL_SCAN false the page answers 401; a browser POST gets an HTML answer', async () => {
+    const plex = await new FakePlex().start();
+    const relay = await spawnRelay({ config: config(plex, { SERVER_ALLOW_MANUAL_SCAN: false, SERVER_SCAN_DELAY: 60 }) });
+    try {
+      assert.equal((await fetch(relay.url)).status, 401);
+      const res = await fetch(relay.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: 'eventType=Manual&filepath=%2Fmovies%2FA%20(2001)%2Fa.mkv',
+      });
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), /<code>\/data\/Movies\/A \(2001\)\/a\.mkv<\/code> was added to the scan queue/);
+      const again = await fetch(relay.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: 'eventType=Manual&filepath=%2Fmovies%2FA%20(2001)%2Fb.mkv',
+      });
+      assert.match(await again.text(), /merged with a pending scan/);
+      const line = await relay.waitForLog((e) => e.msg === 'scan request');
+      assert.equal(line.received[0], '/movies/A (2001)/a.mkv');
+      assert.equal(line.mapped[0], '/data/Movies/A (2001)/a.mkv');
+      assert.ok(line.client);
+    } finally {
+      await relay.kill();
+      await plex.stop();
+    }
+  });
+});
