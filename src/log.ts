@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import type { LogLevel } from './config/settings.ts';
 
 export type { Logger };
@@ -20,13 +20,19 @@ export function createLogger(opts: LogOptions): Logger {
   const wantPretty = opts.pretty ?? process.stdout.isTTY === true;
   streams.push({
     level: opts.level,
-    stream: wantPretty ? pretty({ colorize: true, sync: true, translateTime: 'SYS:standard', ignore: 'pid,hostname' }) : process.stdout,
+    stream: wantPretty ? prettyStream() : process.stdout,
   });
   if (opts.file) {
     mkdirSync(dirname(opts.file), { recursive: true });
     streams.push({ level: opts.level, stream: createWriteStream(opts.file, { flags: 'a' }) });
   }
   return pino({ level: opts.level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.multistream(streams));
+}
+
+/** pino-pretty is loaded only for a terminal: a service writing JSON lines never pays for it. */
+function prettyStream(): NodeJS.WritableStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (opts: object) => NodeJS.WritableStream;
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:standard', ignore: 'pid,hostname' });
 }
 
 /** A logger that drops everything, for unit tests and pure callers. */

@@ -46,7 +46,7 @@ export class Scheduler {
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
     this.opts = {
-      concurrency: opts.concurrency ?? 4,
+      concurrency: opts.concurrency ?? 8,
       retryBaseMs: opts.retryBaseMs ?? 1000,
       retryMaxMs: opts.retryMaxMs ?? 5 * 60_000,
       historyLimit: opts.historyLimit ?? 10_000,

@@ -35,6 +35,8 @@ export interface SpawnOptions {
   configPath?: string;
   args?: string[];
   env?: NodeJS.ProcessEnv;
+  /** Stop keeping log lines once started (benchmarks: the output is drained, not stored). */
+  discardLogsAfterStart?: boolean;
 }
 
 /** Starts the real `scanrelay server` process and waits until it logs its scan URL. */
@@ -100,6 +102,10 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
     });
 
   const started = await waitForLog((e) => typeof e.msg === 'string' && e.msg.startsWith('scan URL'), 30_000);
+  if (opts.discardLogsAfterStart) {
+    proc.stdout!.off('data', onData);
+    proc.stdout!.resume();
+  }
   const url: string = started.url.replace('localhost', '127.0.0.1');
   const base = url.slice(0, url.lastIndexOf('/'));
   return {

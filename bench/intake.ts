@@ -1,0 +1,69 @@
+/**
+ * Intake throughput: the real `scanrelay server` process (fake Plex on loopback, SQLite queue on disk)
+ * against a bare node:http server that reads the body and answers 200, same load, same run.
+ * Every accepted request is committed to the queue file before its answer.
+ */
+import { readFileSync } from 'node:fs';
+import { FakePlex } from '../test/fakes/plex.ts';
+import { spawnRelay } from '../test/helpers/relay.ts';
+import { bareServer, load, report, type LoadResult } from './lib.ts';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,50,200').split(',').map(Number);
+
+const sonarr = readSonarrPayload();
+
+function readSonarrPayload(): string {
+  try {
+    return readFileSync(new URL('../test/fixtures/arr/sonarr/download.json', import.meta.url), 'utf8');
+  } catch {
+    return JSON.stringify({
+      eventType: 'Download',
+      series: { id: 12, title: 'Westworld', path: '/tv/Westworld', tvdbId: 296762 },
+      episodeFile: { id: 901, relativePath: 'Season 01/Westworld - S01E01.mkv', path: '/tv/Westworld/Season 01/Westworld - S01E01.mkv' },
+      isUpgrade: false,
+    });
+  }
+}
+
+export async function benchIntake(): Promise<Record<string, unknown>> {
+  const plex = await new FakePlex().start();
+  const relay = await spawnRelay({
+    config: {
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      SERVER_SCAN_DELAY: 3600,
+      SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] },
+    },
+    env: { SCANRELAY_LOGLEVEL: 'info' },
+    discardLogsAfterStart: true,
+  });
+  const bare = await bareServer();
+  const loads = [
+    { name: 'manual form', body: 'eventType=Manual&filepath=%2Fmovies%2FHeat%20(1995)%2FHeat.mkv', type: 'application/x-www-form-urlencoded' },
+    { name: 'sonarr webhook', body: sonarr, type: 'application/json' },
+  ];
+  const rows: Array<Record<string, unknown>> = [];
+  const ratios: Record<string, number> = {};
+  try {
+    for (const l of loads) {
+      for (const c of CONCURRENCY) {
+        const ours: LoadResult = await load({ label: `scanrelay ${l.name}`, url: relay.url, connections: c, durationSec: DURATION, body: l.body, contentType: l.type });
+        const base: LoadResult = await load({ label: `bare node:http ${l.name}`, url: bare.url, connections: c, durationSec: DURATION, body: l.body, contentType: l.type });
+        const ratio = Math.round((ours.requestsPerSec / base.requestsPerSec) * 100) / 100;
+        ratios[`${l.name} c${c}`] = ratio;
+        for (const r of [ours, base]) rows.push({ load: r.label, c: r.connections, 'req/s': r.requestsPerSec, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors, non2xx: r.non2xx });
+        rows.push({ load: `ratio scanrelay/bare`, c, 'req/s': ratio, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
+      }
+    }
+  } finally {
+    await bare.close();
+    await relay.kill();
+    await plex.stop();
+  }
+  const summary = { durationSec: DURATION, ratios };
+  report('intake', rows, summary);
+  return summary;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchIntake();
