@@ -1,0 +1,17 @@
+/**
+ * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive.
+ */
+import { benchCoalesce } from './coalesce.ts';
+import { benchIntake } from './intake.ts';
+import { benchMemoryDrain } from './memory-drain.ts';
+
+const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+const want = (name: string) => only.length === 0 || only.includes(name);
+
+const started = Date.now();
+const summary: Record<string, unknown> = {};
+if (want('intake')) summary.intake = await benchIntake();
+if (want('coalesce')) summary.coalesce = await benchCoalesce();
+if (want('memory')) summary.memory = await benchMemoryDrain();
+process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);
