@@ -155,34 +155,29 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000
   }
 }
 
-export async function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
-    body: new URLSearchParams(fields).toString(),
-  });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text };
+export interface HttpAnswer {
+  status: number;
+  body: any;
+  text: string;
 }
 
-export async function postJson(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
-  });
+/** POSTs a body asking for JSON; `body` is the parsed answer when it is JSON. */
+export async function post(url: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json', ...headers }, body });
   const text = await res.text();
-  let body: any;
+  let parsed: any;
   try {
-    body = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
-    body = undefined;
+    parsed = undefined;
   }
-  return { status: res.status, body, text };
+  return { status: res.status, body: parsed, text };
+}
+
+export function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return post(url, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', headers);
+}
+
+export function postJson(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return post(url, typeof payload === 'string' ? payload : JSON.stringify(payload), 'application/json', headers);
 }
