@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
@@ -53,6 +52,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   if (config.SERVER_RATE_LIMIT > 0) {
+    // Loaded only when configured: most installs never rate-limit and should not pay its memory.
+    const { default: rateLimit } = await import('@fastify/rate-limit');
     await app.register(rateLimit, {
       max: config.SERVER_RATE_LIMIT,
       timeWindow: '1 minute',
