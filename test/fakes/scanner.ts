@@ -77,6 +77,7 @@ export class FakeScanner {
   readonly binDir: string;
   /** The scanner's real path: a folder name with a space, as Plex's own ("Plex Media Scanner"). */
   readonly scannerPath: string;
+  private readonly basePath = process.env.PATH ?? '';
 
   constructor(readonly root: string = tempDir('scanrelay-scanner-')) {
     this.binDir = join(root, 'bin');
@@ -99,9 +100,9 @@ export class FakeScanner {
     return this.scannerPath.replace(/ /g, '\\ ');
   }
 
-  /** An environment with the fake docker and sudo first on PATH. */
+  /** An environment with the fake docker and sudo first on PATH (before the PATH this fake was made under). */
   env(): NodeJS.ProcessEnv {
-    return { PATH: `${this.binDir}${delimiter}${process.env.PATH ?? ''}` };
+    return { PATH: `${this.binDir}${delimiter}${this.basePath}` };
   }
 
   setContainer(name: string): void {
