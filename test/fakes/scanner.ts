@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tempDir } from '../helpers/relay.ts';
 
@@ -54,7 +54,11 @@ n=$(find "$ROOT/calls" -name "scanner-*" | wc -l)
 for v in LD_LIBRARY_PATH PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR FAKE_USER FAKE_CONTAINER; do
   if [ -n "\${!v+set}" ]; then printf '%s=%s\\0' "$v" "\${!v}"; fi
 done > "$ROOT/calls/env-$(printf %04d "$((n - 1))")"
+if [ -f "$ROOT/running" ]; then : > "$ROOT/overlap"; fi
+: > "$ROOT/running"
+trap 'rm -f "$ROOT/running"' EXIT
 if [ -f "$ROOT/hang" ]; then sleep 60; fi
+if [ -f "$ROOT/slow" ]; then sleep 0.3; fi
 left=$(cat "$ROOT/fail-count" 2>/dev/null || echo 0)
 if [ "$left" -gt 0 ]; then
   echo "$((left - 1))" > "$ROOT/fail-count"
@@ -123,6 +127,18 @@ export class FakeScanner {
     const path = join(this.root, 'hang');
     if (on) writeFileSync(path, '');
     else rmSync(path, { force: true });
+  }
+
+  /** Each run takes a moment, so runs that overlap would be seen. */
+  setSlow(on: boolean): void {
+    const path = join(this.root, 'slow');
+    if (on) writeFileSync(path, '');
+    else rmSync(path, { force: true });
+  }
+
+  /** Whether a scanner run ever started while another was running. */
+  sawOverlap(): boolean {
+    return existsSync(join(this.root, 'overlap'));
   }
 
   private records(kind: string): string[][] {

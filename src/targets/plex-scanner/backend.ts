@@ -28,6 +28,8 @@ interface Location {
 export class PlexScannerBackend implements PlexScanBackend {
   readonly method = 'scanner' as const;
   private readonly apiSections: SectionCache | undefined;
+  /** The tail of the run chain: one scanner process at a time, as plex_autoscan's scan lock did. */
+  private lastRun: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly settings: ScannerSettings,
@@ -91,9 +93,14 @@ export class PlexScannerBackend implements PlexScanBackend {
     return displayCommand(this.scanCommand(sectionId, folder));
   }
 
-  /** Runs a command and gives back what happened, whatever its status (the CLI uses this). */
+  /**
+   * Runs a command and gives back what happened, whatever its status (the CLI uses this). Runs wait
+   * for each other: concurrent scanners fight over Plex's database.
+   */
   run(cmd: ScannerCommand): Promise<RunResult> {
-    return runCommand(cmd, { timeoutMs: this.opts.timeoutMs });
+    const next = this.lastRun.then(() => runCommand(cmd, { timeoutMs: this.opts.timeoutMs }));
+    this.lastRun = next.catch(() => undefined);
+    return next;
   }
 
   /** Runs a command; anything but status 0 is a failed delivery the queue retries. */

@@ -162,6 +162,14 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     });
   });
 
+  test('scanner runs never overlap, even when deliveries come at once', async () => {
+    fake.setSlow(true);
+    const b = backend({ USE_DOCKER: true });
+    await Promise.all([b.scan('1', '/data/Movies/A'), b.scan('1', '/data/Movies/B'), b.analyze([5], false)]);
+    assert.equal(fake.scannerCalls().length, 3);
+    assert.equal(fake.sawOverlap(), false);
+  });
+
   test('analyze runs --analyze or --analyze-deeply with the item ids', async () => {
     const b = backend({ USE_DOCKER: true });
     await b.analyze([101, 102], false);
