@@ -56,13 +56,17 @@ describe('relay with PLEX_SCAN_METHOD "scanner", end to end through fake docker 
       db.close();
     }
   };
+  const done = (folder: string): DeliveryRow | undefined => {
+    const row = delivery(folder);
+    return row?.status === 'done' ? row : undefined;
+  };
   const scansOf = (folder: string) => fake.scannerCalls().filter((c) => c.argv.at(-1) === folder);
 
   test('a queued manual scan runs the scanner in the container with the section from Plex database; history keeps its output', async () => {
     const res = await postForm(relay.url, { eventType: 'Manual', filepath: "/movies/Ocean's Eleven (2001)/Ocean's Eleven.mkv" });
     assert.equal(res.status, 200, res.text);
     const folder = "/data/Movies/Ocean's Eleven (2001)";
-    const row = await waitFor(() => delivery(folder)?.status === 'done' && delivery(folder), 20_000, 'delivery done');
+    const row = (await waitFor(() => done(folder), 20_000, 'delivery done'))!;
     assert.match(row.detail!, /section 1 \(Movies\) via scanner; scanner exited with status 0; output: The '--scan' operation is deprecated/);
     const calls = scansOf(folder);
     assert.equal(calls.length, 1);
@@ -77,7 +81,7 @@ describe('relay with PLEX_SCAN_METHOD "scanner", end to end through fake docker 
     const res = await postForm(relay.url, { eventType: 'Manual', filepath: '/tv/Dark/Season 01/Dark - S01E01.mkv' });
     assert.equal(res.status, 200, res.text);
     const folder = '/data/TV/Dark/Season 01';
-    const row = await waitFor(() => delivery(folder)?.status === 'done' && delivery(folder), 30_000, 'delivery done after a retry');
+    const row = (await waitFor(() => done(folder), 30_000, 'delivery done after a retry'))!;
     assert.equal(row.attempts, 2);
     assert.equal(scansOf(folder).length, 2);
     const warned = relay.events().find((e) => e.msg === 'scan not delivered yet; will retry' && String(e.error).includes('exited with status 3'));
