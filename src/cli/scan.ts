@@ -47,7 +47,7 @@ export function registerScan(program: Command): void {
         if (opts.dryRun) return report({});
 
         if (backend instanceof PlexScannerBackend) {
-          const result = await backend.run(backend.scanCommand(section, folder));
+          const result = await backend.run(backend.scanCommand(section, folder), { forwardSignals: true });
           const status = exitStatusOf(result);
           if (opts.json) {
             report({ status, stdout: result.stdout, stderr: result.stderr, error: status === 0 ? null : describeRun('Plex Media Scanner', result) });

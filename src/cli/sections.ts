@@ -23,7 +23,7 @@ export function registerSections(program: Command): void {
         const { config } = loadExistingConfig(settingsOf(cmd));
         const backend = PlexScannerBackend.fromConfig(config);
         const list = backend.listCommand();
-        const result = await backend.run(list);
+        const result = await backend.run(list, { forwardSignals: true });
         const status = exitStatusOf(result);
         const error = status === 0 ? null : describeRun('Plex Media Scanner --list', result);
         if (opts.json) {

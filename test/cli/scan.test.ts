@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createPlexDb } from '../fakes/plex-db.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { FakeScanner } from '../fakes/scanner.ts';
-import { runCli, tempDir } from '../helpers/relay.ts';
+import { CLI, runCli, tempDir, waitFor } from '../helpers/relay.ts';
 
 describe('scanrelay scan', () => {
   let fake: FakeScanner;
@@ -92,6 +92,26 @@ describe('scanrelay scan', () => {
     const both = await cli(config('both', {}), ['/movies/X', '--directory', '/data/Movies/X']);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /either a path or --directory/);
+  });
+
+  test('Ctrl-C stops the scanner it started, and scan exits 130', async () => {
+    const cfg = config('interrupt', {});
+    const before = fake.scannerCalls().length;
+    fake.setHang(true);
+    try {
+      const proc = spawn(process.execPath, [CLI, '--config', cfg, 'scan', '--section', '1', '--directory', '/data/Movies/Long'], {
+        env: { ...process.env, ...fake.env() },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+      await waitFor(() => fake.scannerCalls().length > before, 30_000, 'the scanner to start');
+      proc.kill('SIGINT');
+      assert.equal(await exited, 130);
+      const left = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes(fake.root));
+      assert.deepEqual(left, []);
+    } finally {
+      fake.setHang(false);
+    }
   });
 
   test('--method api prints the request and makes it; a failing Plex exits 1', async () => {

@@ -97,8 +97,8 @@ export class PlexScannerBackend implements PlexScanBackend {
    * Runs a command and gives back what happened, whatever its status (the CLI uses this). Runs wait
    * for each other: concurrent scanners fight over Plex's database.
    */
-  run(cmd: ScannerCommand): Promise<RunResult> {
-    const next = this.lastRun.then(() => runCommand(cmd, { timeoutMs: this.opts.timeoutMs }));
+  run(cmd: ScannerCommand, opts: { forwardSignals?: boolean } = {}): Promise<RunResult> {
+    const next = this.lastRun.then(() => runCommand(cmd, { timeoutMs: this.opts.timeoutMs, forwardSignals: opts.forwardSignals }));
     this.lastRun = next.catch(() => undefined);
     return next;
   }

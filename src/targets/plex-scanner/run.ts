@@ -15,11 +15,18 @@ export interface RunResult {
 /** Keeps only the end of a long output: scanners can be chatty and history needs the tail. */
 const MAX_CAPTURE = 64 * 1024;
 
+export interface RunOptions {
+  timeoutMs: number;
+  killGraceMs?: number;
+  /** Pass Ctrl-C (SIGINT), SIGTERM and SIGHUP on to the scanner while it runs (the CLI). */
+  forwardSignals?: boolean;
+}
+
 /**
  * Runs a command from an argument array and captures its exit status and output. The child leads its
  * own process group so a hung scanner is killed with everything it started (bash, sudo, docker client).
  */
-export function runCommand(cmd: ScannerCommand, opts: { timeoutMs: number; killGraceMs?: number }): Promise<RunResult> {
+export function runCommand(cmd: ScannerCommand, opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -47,11 +54,15 @@ export function runCommand(cmd: ScannerCommand, opts: { timeoutMs: number; killG
           }, opts.timeoutMs)
         : undefined;
 
+    const forwarded: NodeJS.Signals[] = opts.forwardSignals ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : [];
+    for (const signal of forwarded) process.on(signal, killGroup);
+
     const finish = (result: Omit<RunResult, 'stdout' | 'stderr' | 'timedOut'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
+      for (const signal of forwarded) process.off(signal, killGroup);
       resolve({ ...result, stdout, stderr, timedOut });
     };
     child.on('error', (err: NodeJS.ErrnoException) => {
