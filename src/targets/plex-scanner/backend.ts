@@ -5,7 +5,7 @@ import { PlexApi } from '../plex/api.ts';
 import type { PlexScanBackend, PlexSectionRef } from '../plex/backend.ts';
 import { PlexDatabase } from '../plex/database.ts';
 import { SectionCache } from '../plex/sections.ts';
-import { analyzeArgs, displayCommand, LIST_ARGS, scanArgs, scannerCommand, shellQuote, wrap, type ScannerCommand, type ScannerSettings } from './command.ts';
+import { analyzeArgs, displayCommand, LIST_ARGS, scanArgs, scannerCommand, wrap, type ScannerCommand, type ScannerSettings } from './command.ts';
 import { describeRun, runCommand, tail, type RunResult } from './run.ts';
 
 export interface ScannerBackendOptions {
@@ -122,19 +122,14 @@ export class PlexScannerBackend implements PlexScanBackend {
     await this.runOrThrow(`Plex Media Scanner ${deep ? '--analyze-deeply' : '--analyze'}`, this.analyzeCommand(metadataIds, deep));
   }
 
-  /** The wrapper is on PATH and, outside docker, the scanner exists (checked by bash, so escaped forms work). */
+  /** The scanner exists, checked through the same wrapper (docker, sudo) by bash, so escaped forms work. */
   async available(): Promise<{ ok: boolean; error?: string }> {
-    const probe = this.settings.USE_DOCKER
-      ? wrap(this.settings, 'true')
-      : { file: 'bash', args: ['-c', `[ -e ${this.settings.PLEX_SCANNER} ]`] };
-    const result = await runCommand(probe, { timeoutMs: 15_000 });
+    const result = await runCommand(wrap(this.settings, `[ -e ${this.settings.PLEX_SCANNER} ]`), { timeoutMs: 15_000 });
     if (result.status === 0) return { ok: true };
-    if (result.spawnError) return { ok: false, error: result.spawnError };
-    return {
-      ok: false,
-      error: this.settings.USE_DOCKER
-        ? describeRun(`docker exec into ${shellQuote(this.settings.DOCKER_NAME)}`, result)
-        : `the Plex Media Scanner ${this.settings.PLEX_SCANNER} does not exist (check PLEX_SCANNER)`,
-    };
+    // `[ -e ]` fails silently; anything on stderr came from docker, sudo or bash.
+    if (result.status === 1 && !result.stderr.trim()) {
+      return { ok: false, error: `the Plex Media Scanner ${this.settings.PLEX_SCANNER} does not exist (check PLEX_SCANNER)` };
+    }
+    return { ok: false, error: describeRun('the Plex Media Scanner check', result) };
   }
 }

@@ -151,6 +151,10 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
       error: 'the Plex Media Scanner /nowhere/Plex\\ Media\\ Scanner does not exist (check PLEX_SCANNER)',
     });
     assert.deepEqual(await backend().available(), { ok: true });
+    assert.deepEqual(await backend({ USE_SUDO: true }).available(), { ok: true });
+    assert.match((await backend({ USE_DOCKER: true, DOCKER_NAME: 'gone' }).available()).error!, /No such container: gone/);
+    process.env.PATH = tempDir();
+    assert.deepEqual(await backend({ USE_SUDO: true }).available(), { ok: false, error: 'the Plex Media Scanner check cannot run sudo: not found on PATH' });
   });
 
   test('a hung scanner is killed after the timeout and the failure is retryable', async () => {
