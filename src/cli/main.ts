@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { registerMap } from './map.ts';
+import { registerScan } from './scan.ts';
+import { registerSections } from './sections.ts';
 import { registerServer } from './server.ts';
 import { registerUpdateConfig } from './update-config.ts';
 
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
   registerServer(program);
   registerMap(program);
   registerUpdateConfig(program);
+  registerScan(program);
+  registerSections(program);
   return program;
 }
 

@@ -118,6 +118,8 @@ export const configSchema = z.object({
   // scanrelay: new keys (README "config reference").
   PLEX_ENABLED: bool(true),
   PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
+  /** Seconds before a hung Plex Media Scanner run (scanner method) is killed and retried; 0 = never. */
+  PLEX_SCANNER_TIMEOUT: seconds(3600),
   /** Longest wait after the first request for a folder; null = 3x SERVER_SCAN_DELAY, 0 = no cap. */
   SERVER_SCAN_DELAY_MAX: z.number().min(0).nullable().default(null),
   SERVER_AUTH_USER: str(''),

@@ -4,6 +4,7 @@ import type { Logger } from '../log.ts';
 import { PlexApi } from './plex/api.ts';
 import { PlexApiBackend } from './plex/api-backend.ts';
 import { PlexTarget } from './plex/target.ts';
+import { PlexScannerBackend } from './plex-scanner/backend.ts';
 
 /** The enabled targets for a config. Each gets its own delivery state per queued scan. */
 export function buildTargets(config: Config, log: Logger): Target[] {
@@ -19,17 +20,9 @@ export function buildTargets(config: Config, log: Logger): Target[] {
     if (method === 'api') {
       targets.push(new PlexTarget(new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN)), log.child({ target: 'plex' })));
     } else {
-      targets.push(scannerTargetUnavailable());
+      targets.push(new PlexTarget(PlexScannerBackend.fromConfig(config), log.child({ target: 'plex' })));
     }
   }
   return targets;
 }
 
-function scannerTargetUnavailable(): Target {
-  const error = 'the scanner method is not built yet: set PLEX_TOKEN (or PLEX_SCAN_METHOD "api") to scan through the Plex HTTP API';
-  return {
-    name: 'plex',
-    deliver: async () => ({ outcome: 'failed', error }),
-    available: async () => ({ ok: false, error }),
-  };
-}

@@ -38,8 +38,9 @@ export class PlexApi {
     return `GET ${this.url(refreshPath(sectionId, folder))} (header X-Plex-Token)`;
   }
 
-  async sections(): Promise<PlexSection[]> {
-    const text = await this.call('GET', '/library/sections', 'section list');
+  /** `/library/sections/all` is the same list; plex_autoscan's sections+ asks for that one. */
+  async sections(path: '/library/sections' | '/library/sections/all' = '/library/sections'): Promise<PlexSection[]> {
+    const text = await this.call('GET', path, 'section list');
     return parseSections(text);
   }
 

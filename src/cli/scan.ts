@@ -1,0 +1,101 @@
+import { Option, type Command } from 'commander';
+import { UserError } from '../config/errors.ts';
+import { resolveScanMethod, type Config } from '../config/schema.ts';
+import { scanFolderFor } from '../paths/folder.ts';
+import { mapPath } from '../paths/mapping.ts';
+import { PlexApi } from '../targets/plex/api.ts';
+import { PlexApiBackend } from '../targets/plex/api-backend.ts';
+import type { PlexScanBackend } from '../targets/plex/backend.ts';
+import { PlexScannerBackend } from '../targets/plex-scanner/backend.ts';
+import { describeRun, exitStatusOf } from '../targets/plex-scanner/run.ts';
+import { action, loadExistingConfig, settingsOf } from './context.ts';
+
+interface ScanOptions {
+  section?: string;
+  directory?: string;
+  method?: 'api' | 'scanner';
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `scanrelay scan`: one Plex scan now, bypassing the queue (spec E5). Prints the exact command line or
+ * request, and exits with the scanner's status.
+ */
+export function registerScan(program: Command): void {
+  program
+    .command('scan')
+    .description('scan one folder in Plex now, bypassing the queue; prints the command line (scanner) or request (api)')
+    .argument('[path]', 'a path in any form: mapped through SERVER_PATH_MAPPINGS, a file becomes its folder')
+    .option('--section <id>', 'Plex library section id (default: the section whose location holds the folder)')
+    .option('--directory <path>', 'the folder to scan, exactly as Plex sees it (not mapped)')
+    .addOption(new Option('--method <method>', 'override PLEX_SCAN_METHOD').choices(['api', 'scanner']))
+    .option('--dry-run', 'print what would run, run nothing')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (path: string | undefined, opts: ScanOptions, cmd: Command) => {
+        const { config } = loadExistingConfig(settingsOf(cmd));
+        const folder = folderOf(config, path, opts.directory);
+        const method = opts.method ?? resolveScanMethod(config);
+        const backend = backendFor(config, method);
+        const section = opts.section ?? (await sectionOf(backend, folder));
+        const command = backend.describeScan(section, folder);
+        const report = (extra: Record<string, unknown>) => {
+          if (opts.json) process.stdout.write(`${JSON.stringify({ method, section, directory: folder, command, dryRun: !!opts.dryRun, ...extra })}\n`);
+        };
+        if (!opts.json) process.stdout.write(`${command}\n`);
+        if (opts.dryRun) return report({});
+
+        if (backend instanceof PlexScannerBackend) {
+          const result = await backend.run(backend.scanCommand(section, folder), { forwardSignals: true });
+          const status = exitStatusOf(result);
+          if (opts.json) {
+            report({ status, stdout: result.stdout, stderr: result.stderr, error: status === 0 ? null : describeRun('Plex Media Scanner', result) });
+          } else {
+            process.stdout.write(result.stdout);
+            process.stderr.write(result.stderr);
+            if (status !== 0) process.stderr.write(`scanrelay: ${describeRun('Plex Media Scanner', result)}\n`);
+          }
+          process.exitCode = status;
+          return;
+        }
+        try {
+          await backend.scan(section, folder);
+          report({ status: 0 });
+        } catch (err) {
+          report({ status: 1, error: (err as Error).message });
+          if (!opts.json) process.stderr.write(`scanrelay: ${(err as Error).message}\n`);
+          process.exitCode = 1;
+        }
+      }),
+    );
+}
+
+/** --directory as given, else the path mapped like a request and reduced to its folder. */
+function folderOf(config: Config, path: string | undefined, directory: string | undefined): string {
+  if (path !== undefined && directory !== undefined) throw new UserError('give either a path or --directory, not both');
+  if (directory !== undefined) {
+    if (!directory) throw new UserError('--directory must not be empty');
+    return directory;
+  }
+  if (!path) throw new UserError('give a path to scan, or --section <id> --directory <path>');
+  return scanFolderFor(mapPath(config.SERVER_PATH_MAPPINGS, path).path, config.SERVER_FILE_EXIST_PATH_MAPPINGS);
+}
+
+function backendFor(config: Config, method: 'api' | 'scanner'): PlexScanBackend {
+  if (method === 'scanner') return PlexScannerBackend.fromConfig(config);
+  if (!config.PLEX_TOKEN) throw new UserError('the api method needs PLEX_TOKEN in the config (or use --method scanner)');
+  return new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
+}
+
+async function sectionOf(backend: PlexScanBackend, folder: string): Promise<string> {
+  try {
+    const hit = await backend.resolveSection(folder);
+    if (hit) return hit.id;
+    const known = (await backend.knownLocations()).join(', ') || 'none';
+    throw new UserError(`"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS or pass --section`);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`cannot find the Plex section for "${folder}": ${(err as Error).message}`, 1);
+  }
+}

@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { UserError } from '../config/errors.ts';
+import { separatorOf } from '../paths/mapping.ts';
+import { PlexApi } from '../targets/plex/api.ts';
+import { displayCommand } from '../targets/plex-scanner/command.ts';
+import { PlexScannerBackend } from '../targets/plex-scanner/backend.ts';
+import { describeRun, exitStatusOf } from '../targets/plex-scanner/run.ts';
+import { action, loadExistingConfig, settingsOf } from './context.ts';
+
+const HEADER = 'Plex Sections:\n==============\n';
+
+/**
+ * plex_autoscan's two section listings: `sections` asks the scanner binary (`--list`, through the same
+ * docker/sudo wrapper as scans, no token needed); `sections+` asks the HTTP API and shows each location.
+ */
+export function registerSections(program: Command): void {
+  program
+    .command('sections')
+    .description('list Plex library sections with the Plex Media Scanner (--list; no token needed)')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { json?: boolean }, cmd: Command) => {
+        const { config } = loadExistingConfig(settingsOf(cmd));
+        const backend = PlexScannerBackend.fromConfig(config);
+        const list = backend.listCommand();
+        const result = await backend.run(list, { forwardSignals: true });
+        const status = exitStatusOf(result);
+        const error = status === 0 ? null : describeRun('Plex Media Scanner --list', result);
+        if (opts.json) {
+          const sections = result.stdout.split('\n').flatMap((line) => {
+            const m = /^\s*(\d+):\s*(.*?)\s*$/.exec(line);
+            return m ? [{ id: m[1], title: m[2] }] : [];
+          });
+          process.stdout.write(`${JSON.stringify({ command: displayCommand(list), status, sections, stderr: result.stderr, error })}\n`);
+        } else {
+          process.stdout.write(HEADER + result.stdout);
+          process.stderr.write(result.stderr);
+          if (error) process.stderr.write(`scanrelay: ${error}\n`);
+        }
+        process.exitCode = status;
+      }),
+    );
+
+  program
+    .command('sections+')
+    .description('list Plex library sections and their locations through the Plex API (needs PLEX_TOKEN)')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { json?: boolean }, cmd: Command) => {
+        const { config } = loadExistingConfig(settingsOf(cmd));
+        if (!config.PLEX_TOKEN) throw new UserError('sections+ needs PLEX_TOKEN in the config (or use "scanrelay sections", which asks the scanner)');
+        let sections;
+        try {
+          sections = await new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN).sections('/library/sections/all');
+        } catch (err) {
+          throw new UserError(`cannot list Plex sections: ${(err as Error).message}`, 1);
+        }
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify({ sections })}\n`);
+          return;
+        }
+        const blocks = sections.map((s) => {
+          const heading = `${s.id}) ${s.title}`;
+          // A trailing separator, as plex_autoscan's os.path.join(path, '').
+          const paths = s.locations.map((p) => (/[\\/]$/.test(p) ? p : p + separatorOf(p)));
+          return `\n${heading}\n${'-'.repeat([...heading].length)}\n${paths.map((p) => `${p}\n`).join('')}`;
+        });
+        process.stdout.write(HEADER + blocks.join(''));
+      }),
+    );
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { createLogger } from '../../../src/log.ts';
+import { TargetError } from '../../../src/targets/http.ts';
+import { PlexApi } from '../../../src/targets/plex/api.ts';
+import { PlexDatabase } from '../../../src/targets/plex/database.ts';
+import { PlexTarget } from '../../../src/targets/plex/target.ts';
+import { PlexScannerBackend } from '../../../src/targets/plex-scanner/backend.ts';
+import type { ScannerSettings } from '../../../src/targets/plex-scanner/command.ts';
+import { createPlexDb } from '../../fakes/plex-db.ts';
+import { FakePlex } from '../../fakes/plex.ts';
+import { CONTAINER_SUPPORT_DIR, FakeScanner } from '../../fakes/scanner.ts';
+import { tempDir } from '../../helpers/relay.ts';
+
+const LD = '/usr/lib/plexmediaserver/lib';
+
+function settings(fake: FakeScanner, over: Partial<ScannerSettings> = {}): ScannerSettings {
+  return {
+    PLEX_SCANNER: fake.escapedScanner,
+    PLEX_LD_LIBRARY_PATH: LD,
+    PLEX_SUPPORT_DIR: '/var/lib/plexmediaserver/Library/Application\\ Support',
+    PLEX_USER: 'plex',
+    USE_SUDO: false,
+    USE_DOCKER: false,
+    DOCKER_NAME: 'plex',
+    ...over,
+  };
+}
+
+describe('Plex scanner backend through fake docker, sudo and scanner', () => {
+  let fake: FakeScanner;
+  let dbPath: string;
+  const savedPath = process.env.PATH;
+
+  before(() => {
+    dbPath = join(tempDir(), 'com.plexapp.plugins.library.db');
+    createPlexDb(dbPath, [
+      { id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] },
+      { id: 2, name: 'TV Shows', type: 2, roots: ['/data/TV', '/data/TV/Kids'] },
+      { id: 3, name: 'Kids TV', type: 2, roots: ['/data/TV/Kids Extra'] },
+    ]).close();
+  });
+  beforeEach(() => {
+    fake = new FakeScanner();
+    process.env.PATH = fake.env().PATH;
+  });
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+
+  const backend = (over: Partial<ScannerSettings> = {}, opts: { timeoutMs?: number; api?: PlexApi; db?: string } = {}) =>
+    new PlexScannerBackend(settings(fake, over), { database: new PlexDatabase(opts.db ?? dbPath), api: opts.api, timeoutMs: opts.timeoutMs ?? 30_000 });
+
+  const hostile = (root: string) => [
+    '/data/Movies/Heat (1995)',
+    "/data/Movies/It's Complicated (2009)",
+    '/data/Movies/The "Quoted" Movie',
+    '/data/Movies/$HOME and ${PATH}',
+    '/data/Movies/`id` and $(id)',
+    '/data/Movies/x;rm -rf ~;echo',
+    `/data/Movies/'; touch ${root}/pwned; '`,
+    `/data/Movies/"; touch ${root}/pwned2; "`,
+    '/data/Movies/Amélie (2001) 千と千尋 🎬',
+    '/data/Movies/new\nline',
+    '/data/Movies/ leading and trailing ',
+    '/data/Movies/back\\slash \\ ',
+  ];
+
+  for (const mode of ['docker', 'sudo', 'plain'] as const) {
+    test(`${mode}: hostile folder names reach the scanner as exactly one argument`, async () => {
+      const b = backend({ USE_DOCKER: mode === 'docker', USE_SUDO: mode === 'sudo', PLEX_USER: 'abc', DOCKER_NAME: 'plex' });
+      const folders = hostile(fake.root);
+      for (const folder of folders) await b.scan('1', folder);
+      const calls = fake.scannerCalls();
+      assert.deepEqual(
+        calls.map((c) => c.argv),
+        folders.map((folder) => ['--scan', '--refresh', '--section', '1', '--directory', folder]),
+      );
+      assert.equal(existsSync(join(fake.root, 'pwned')), false, 'a folder name ran a command');
+      assert.equal(existsSync(join(fake.root, 'pwned2')), false, 'a folder name ran a command');
+      for (const c of calls) assert.equal(c.env.LD_LIBRARY_PATH, LD);
+    });
+  }
+
+  test('docker: right user and container; the container keeps its own support folder (not exported)', async () => {
+    await backend({ USE_DOCKER: true, USE_SUDO: true, PLEX_USER: 'abc', DOCKER_NAME: 'plex' }).scan('2', '/data/TV/Dark');
+    const [wrapper] = fake.wrapperCalls();
+    assert.deepEqual(wrapper!.slice(0, 8), ['docker', 'exec', '-u', 'abc', '-i', 'plex', 'bash', '-c']);
+    assert.equal(wrapper!.length, 9);
+    assert.doesNotMatch(wrapper![8]!, /PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR/);
+    const [call] = fake.scannerCalls();
+    assert.equal(call!.env.FAKE_USER, 'abc');
+    assert.equal(call!.env.FAKE_CONTAINER, 'plex');
+    assert.equal(call!.env.PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR, CONTAINER_SUPPORT_DIR);
+    assert.equal(call!.env.LD_LIBRARY_PATH, LD);
+  });
+
+  test('sudo: runs as PLEX_USER with the support folder exported; escaped-space keys work', async () => {
+    await backend({ USE_SUDO: true, PLEX_USER: 'plex', PLEX_SUPPORT_DIR: '/config/Library/Application\\ Support' }).scan('1', '/data/Movies/Up');
+    const [wrapper] = fake.wrapperCalls();
+    assert.deepEqual(wrapper!.slice(0, 5), ['sudo', '-u', 'plex', 'bash', '-c']);
+    const [call] = fake.scannerCalls();
+    assert.equal(call!.env.FAKE_USER, 'plex');
+    assert.equal(call!.env.PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR, '/config/Library/Application Support');
+    assert.equal(call!.env.LD_LIBRARY_PATH, LD);
+  });
+
+  test('neither: plain bash as the current user, no wrapper; a quoted scanner path works too', async () => {
+    await backend({ PLEX_SCANNER: `'${fake.scannerPath}'` }).scan('1', '/data/Movies/Up');
+    assert.equal(fake.wrapperCalls().length, 0);
+    const [call] = fake.scannerCalls();
+    assert.equal(call!.env.FAKE_USER, undefined);
+    assert.equal(call!.env.PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR, '/var/lib/plexmediaserver/Library/Application Support');
+  });
+
+  test('the scan detail keeps the exit status and what the scanner said', async () => {
+    const { detail } = await backend().scan('1', '/data/Movies/Up');
+    assert.match(detail!, /status 0/);
+    assert.match(detail!, /'--scan' operation is deprecated/);
+  });
+
+  test('a non-zero exit is a retryable failure with the status and stderr; the target turns it into a retry', async () => {
+    fake.failNext(1, 3);
+    await assert.rejects(backend().scan('1', '/data/Movies/Up'), (err: unknown) => {
+      assert.ok(err instanceof TargetError);
+      assert.equal(err.kind, 'unavailable');
+      assert.match(err.message, /exited with status 3/);
+      assert.match(err.message, /database is locked/);
+      return true;
+    });
+    fake.failNext(1, 3);
+    const target = new PlexTarget(backend(), createLogger({ level: 'error', pretty: false }));
+    const item = { id: 1, folder: '/data/Movies/Up', files: [], source: 'Manual' as const, event: 'Manual', title: null, ids: {}, updateType: 'Modified' as const, priority: 0, requests: 1, firstAt: 0, attempt: 1 };
+    const failed = await target.deliver(item);
+    assert.equal(failed.outcome, 'retry');
+    const done = await target.deliver({ ...item, attempt: 2 });
+    assert.equal(done.outcome, 'done');
+    assert.match((done as { detail: string }).detail, /section 1 \(Movies\) via scanner; scanner exited with status 0/);
+  });
+
+  test('missing docker, a wrong container and a missing scanner give clear messages', async () => {
+    process.env.PATH = tempDir();
+    await assert.rejects(backend({ USE_DOCKER: true }).scan('1', '/data/Movies/Up'), /cannot run docker: not found on PATH/);
+    process.env.PATH = fake.env().PATH;
+    await assert.rejects(backend({ USE_DOCKER: true, DOCKER_NAME: 'plexx' }).scan('1', '/data/Movies/Up'), /status 1.*No such container: plexx/s);
+    await assert.rejects(backend({ PLEX_SCANNER: '/nowhere/Plex\\ Media\\ Scanner' }).scan('1', '/data/Movies/Up'), /status 127 \(command not found: check PLEX_SCANNER/);
+    assert.deepEqual(await backend({ PLEX_SCANNER: '/nowhere/Plex\\ Media\\ Scanner' }).available(), {
+      ok: false,
+      error: 'the Plex Media Scanner /nowhere/Plex\\ Media\\ Scanner does not exist (check PLEX_SCANNER)',
+    });
+    assert.deepEqual(await backend().available(), { ok: true });
+    assert.deepEqual(await backend({ USE_SUDO: true }).available(), { ok: true });
+    assert.match((await backend({ USE_DOCKER: true, DOCKER_NAME: 'gone' }).available()).error!, /No such container: gone/);
+    process.env.PATH = tempDir();
+    assert.deepEqual(await backend({ USE_SUDO: true }).available(), { ok: false, error: 'the Plex Media Scanner check cannot run sudo: not found on PATH' });
+  });
+
+  test('a hung scanner is killed after the timeout and the failure is retryable', async () => {
+    fake.setHang(true);
+    await assert.rejects(backend({ USE_DOCKER: true }, { timeoutMs: 300 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
+      assert.ok(err instanceof TargetError && err.kind === 'unavailable');
+      assert.match(err.message, /killed after the timeout/);
+      return true;
+    });
+  });
+
+  test('scanner runs never overlap, even when deliveries come at once', async () => {
+    fake.setSlow(true);
+    const b = backend({ USE_DOCKER: true });
+    await Promise.all([b.scan('1', '/data/Movies/A'), b.scan('1', '/data/Movies/B'), b.analyze([5], false)]);
+    assert.equal(fake.scannerCalls().length, 3);
+    assert.equal(fake.sawOverlap(), false);
+  });
+
+  test('analyze runs --analyze or --analyze-deeply with the item ids', async () => {
+    const b = backend({ USE_DOCKER: true });
+    await b.analyze([101, 102], false);
+    await b.analyze([7], true);
+    assert.deepEqual(fake.scannerCalls().map((c) => c.argv), [['--analyze', '--item', '101,102'], ['--analyze-deeply', '--item', '7']]);
+  });
+
+  test('sections come from Plex database: longest root on whole segments', async () => {
+    const b = backend();
+    assert.deepEqual(await b.resolveSection('/data/TV/Kids/Bluey'), { id: '2', title: 'TV Shows', location: '/data/TV/Kids' });
+    assert.deepEqual(await b.resolveSection('/data/TV/Kids Extra/Show'), { id: '3', title: 'Kids TV', location: '/data/TV/Kids Extra' });
+    assert.equal(await b.resolveSection('/data/Movies2/X'), undefined);
+    assert.deepEqual(await b.knownLocations(), ['/data/Movies', '/data/TV', '/data/TV/Kids', '/data/TV/Kids Extra']);
+  });
+
+  test('without a readable database: the API section list when a token is set, else a clear error', async () => {
+    const missing = join(tempDir(), 'nope.db');
+    await assert.rejects(backend({}, { db: missing }).resolveSection('/data/Movies/Up'), /cannot open the Plex database .*nope\.db.*PLEX_DATABASE_PATH/s);
+    const plex = await new FakePlex().start();
+    try {
+      const b = backend({}, { db: missing, api: new PlexApi(plex.url, plex.token) });
+      assert.deepEqual(await b.resolveSection('/data/TV2/Show'), { id: '2', title: 'TV', location: '/data/TV2' });
+    } finally {
+      await plex.stop();
+    }
+  });
+
+  after(() => {
+    process.env.PATH = savedPath;
+  });
+});
