@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { registerAuthorize } from './authorize.ts';
+import { registerBuildCaches } from './build-caches.ts';
 import { registerMap } from './map.ts';
 import { registerServer } from './server.ts';
 import { registerUpdateConfig } from './update-config.ts';
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
   registerServer(program);
   registerMap(program);
   registerUpdateConfig(program);
+  registerAuthorize(program);
+  registerBuildCaches(program);
   return program;
 }
 

@@ -52,7 +52,7 @@ export class DriveWatcher {
   }
 
   /** Fetches and processes one page of changes, staging cache writes instead of committing them. */
-  async page(drive: WatchedDrive, token: string): Promise<PageOutcome> {
+  async page(drive: WatchedDrive, token: string, opts: { quiet?: boolean } = {}): Promise<PageOutcome> {
     const list = await this.client.changesPage(token, drive.driveId);
     const staged = new StagedItems(this.cache);
     const result = await processChanges(list.changes, {
@@ -60,12 +60,30 @@ export class DriveWatcher {
       fetchItem: (id, driveId) => this.fetchItem(id, driveId ?? drive.driveId),
       allowed: this.config.ALLOWED,
       scanRemoved: this.config.SCAN_REMOVED,
-      showCacheLogs: this.config.SHOW_CACHE_LOGS,
+      showCacheLogs: this.config.SHOW_CACHE_LOGS && !opts.quiet,
       log: this.log,
     });
     const nextToken = list.nextPageToken ?? list.newStartPageToken;
     if (!nextToken) throw new DriveApiError('Drive API changes answer has neither nextPageToken nor newStartPageToken', 'invalid');
     return { result, ops: staged.ops(), nextToken, done: !list.nextPageToken, changes: list.changes.length };
+  }
+
+  /**
+   * `build_caches`: replays the drive's whole change history (page token 1, as plex_autoscan does)
+   * into the cache, scanning nothing. The monitor's saved page token is left alone.
+   */
+  async rebuild(drive: WatchedDrive, onPage?: (changes: number) => void): Promise<number> {
+    let token = '1';
+    let total = 0;
+    for (let page = 0; page < 1_000_000; page++) {
+      const outcome = await this.page(drive, token, { quiet: true });
+      this.cache.apply(outcome.ops);
+      total += outcome.changes;
+      onPage?.(total);
+      if (outcome.done) break;
+      token = outcome.nextToken;
+    }
+    return total;
   }
 
   /** A parent not in the cache: files.get, or drives.get for a shared drive's top folder. */
