@@ -42,7 +42,7 @@ function startAuthorize(opts: { args?: string[]; google?: Record<string, unknown
     async authUrl(): Promise<URL> {
       const line = await waitFor(() => stdout.split('\n').find((l) => l.startsWith(google.authUrl)), 30_000, 'the authorization URL');
       await waitFor(() => stdout.includes('Enter authorization code:'), 10_000, 'the prompt');
-      return new URL(line);
+      return new URL(line!);
     },
     logs: () =>
       stdout.split('\n').flatMap((l) => {

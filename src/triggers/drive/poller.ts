@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import type { CacheOp, DriveCache } from '../../drive/cache.ts';
 import type { ChangeResult } from '../../drive/changes.ts';
+import { DriveApiError } from '../../drive/client.ts';
 import type { DriveWatcher, WatchedDrive } from '../../drive/watcher.ts';
 import type { Logger } from '../../log.ts';
 import { mapPath } from '../../paths/mapping.ts';
@@ -107,7 +108,17 @@ export class DrivePoller implements DriveControl {
       return;
     }
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const outcome = await watcher.page(drive, token);
+      let outcome;
+      try {
+        outcome = await watcher.page(drive, token);
+      } catch (err) {
+        // Google: a rejected page token is discarded and listing restarts from a fresh start token.
+        if (!(err instanceof DriveApiError) || err.status !== 400) throw err;
+        const fresh = await watcher.startToken(drive);
+        await intake.enqueueWithMeta([], { [tokenKey(drive)]: fresh });
+        log.warn({ drive: drive.name, rejected: token }, `the Drive API rejected the saved page token (${err.message}); restarting from a fresh start token`);
+        return;
+      }
       const requests = this.requestsFor(outcome.result);
       await intake.enqueueWithMeta(requests, {
         [tokenKey(drive)]: outcome.nextToken,

@@ -359,6 +359,17 @@ describe('drive poller', () => {
     assert.equal(s.store.listOpen()[0]!.requests, 1, 'the unchanged file is recognised from the repaired cache, not queued again');
   });
 
+  it('a page token the API rejects (400) is replaced by a fresh start token', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.store.setMeta(tokenKey({ key: 'root' }), 'garbage');
+    await poller.pollOnce();
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    await poller.pollOnce();
+    assert.equal(s.queued().length, 1);
+  });
+
   it('reset_page_token restarts from a fresh start token', async () => {
     const s = await setup();
     const { poller } = await started(s);
