@@ -82,6 +82,9 @@ function tokenOfRemote(section: Record<string, string>, remote: string, confPath
   throw new UserError(`GOOGLE.RCLONE_REMOTE: remote ${remote} in ${confPath} has no usable token: finish "rclone config" for it first`);
 }
 
+/** A token in scanrelay's cache, tagged with the remote it belongs to. */
+type RemoteToken = OAuthToken & { rclone_remote?: string };
+
 export interface RcloneRemoteOptions {
   remote: string;
   configPath?: string;
@@ -104,7 +107,7 @@ export class RcloneRemoteSource implements AccessTokenSource {
   readonly remote: string;
   private readonly confPath: string;
   private delegate: AccessTokenSource | undefined;
-  private token: OAuthToken | undefined;
+  private token: RemoteToken | undefined;
 
   constructor(private readonly opts: RcloneRemoteOptions) {
     this.remote = opts.remote.replace(/:$/, '');
@@ -124,8 +127,14 @@ export class RcloneRemoteSource implements AccessTokenSource {
     const clientId = section.client_id ?? '';
     if (clientId) {
       // Own client: scanrelay's cache holds the newest token for this remote; rclone.conf seeds it.
-      const cached = readTokenFile(this.opts.tokenfile) as (OAuthToken & { rclone_remote?: string }) | undefined;
-      this.token ??= cached?.rclone_remote === this.remote ? cached : tokenOfRemote(section, this.remote, this.confPath);
+      // The cache is used while it belongs to this remote and to the refresh token rclone.conf holds now
+      // (a re-authorized remote gets a new refresh token, and then rclone.conf wins again).
+      const seed = tokenOfRemote(section, this.remote, this.confPath);
+      const usable = (t: RemoteToken | undefined): t is RemoteToken => !!t && t.rclone_remote === this.remote && t.refresh_token === seed.refresh_token;
+      if (!usable(this.token)) {
+        const cached = readTokenFile(this.opts.tokenfile) as RemoteToken | undefined;
+        this.token = usable(cached) ? cached : seed;
+      }
       if (forceRefresh || isExpiring(this.token)) {
         if (!this.token.refresh_token) throw new UserError(`the token of rclone remote ${this.remote} has no refresh_token`);
         const client = {
@@ -135,7 +144,7 @@ export class RcloneRemoteSource implements AccessTokenSource {
           authUrl: section.auth_url || this.opts.authUrl,
         };
         const fresh = await refreshAccessToken(client, this.token.refresh_token);
-        this.token = { ...fresh, rclone_remote: this.remote } as OAuthToken;
+        this.token = { ...fresh, rclone_remote: this.remote };
         writeTokenFile(this.opts.tokenfile, this.token);
         this.opts.log?.info({ remote: this.remote }, `renewed the access token of rclone remote ${this.remote}: (kept in ${this.opts.tokenfile})`);
       }

@@ -109,6 +109,10 @@ describe('rclone remote', () => {
     const refreshes = google.calls.filter((c) => c.form.grant_type === 'refresh_token').length;
     await new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile, tokenUrl: google.tokenUrl, authUrl: google.authUrl }).accessToken();
     assert.equal(google.calls.filter((c) => c.form.grant_type === 'refresh_token').length, refreshes);
+    // The remote is authorized again in rclone: its new token wins over scanrelay's cached one.
+    const again = google.issueToken();
+    writeFileSync(path, text.replace(/^token = .*$/m, `token = ${JSON.stringify(again)}`));
+    assert.equal(await new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile, tokenUrl: google.tokenUrl, authUrl: google.authUrl }).accessToken(), again.access_token);
   });
 
   it('a blank client_id: rclone renews the token (fake rclone on PATH) and it is read again', async () => {

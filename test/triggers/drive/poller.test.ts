@@ -5,6 +5,7 @@ import { after, describe, it } from 'node:test';
 import { configSchema, type Config } from '../../../src/config/schema.ts';
 import { DriveCache } from '../../../src/drive/cache.ts';
 import { writeTokenFile } from '../../../src/drive/token-file.ts';
+import { DriveWatcher } from '../../../src/drive/watcher.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
@@ -86,18 +87,14 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
       const cache = opts.cache ?? opened.cache;
       if (opts.cache) opened.cache.close();
       const plexDb = new PlexDatabase(config.PLEX_DATABASE_PATH);
-      const poller = new DrivePoller({ config, watcher: openDriveWatcher(opened, cache), cache, store, intake, inPlex: inPlexChecker(config, plexDb, log), log });
+      const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log);
+      const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: inPlexChecker(config, plexDb, log), log });
       return { poller, cache };
     },
     queued() {
       return store.listOpen().map((e) => ({ folder: e.folder, files: e.files, source: e.source, event: e.event, updateType: e.updateType }));
     },
   };
-}
-
-/** The watcher bound to a given cache (a test may swap in a cache that fails). */
-function openDriveWatcher(opened: ReturnType<typeof openDrive>, cache: DriveCache) {
-  return cache === opened.cache ? opened.watcher : new (opened.watcher.constructor as any)(opened.client, cache, (opened.watcher as any).config, silentLogger());
 }
 
 /** First poll: stores the start token, as the first run does. */
