@@ -54,10 +54,16 @@ export class DrivePoller implements DriveControl {
     this.schedule(0);
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops polling. A poll in progress gets a moment to finish; one stuck in a long backoff is
+   * abandoned, which is safe: nothing of a page is kept until its scans and token commit together.
+   */
+  async stop(graceMs = 2000): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.chain.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.chain.catch(() => {}), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
   }
 
   /** One poll of every watched drive (serialized with other polls and resets). */
