@@ -300,6 +300,28 @@ describe('drive poller', () => {
     assert.equal(s.queued().length, 1);
   });
 
+  it('a second 401 after the refresh is reported clearly and the token is not advanced', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    s.google.failNext('/drive/v3/changes', 401, undefined, 2);
+    await assert.rejects(poller.pollOnce(), /even after a refresh.*scanrelay authorize/);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    await poller.pollOnce();
+    assert.equal(s.queued().length, 1, 'the change is scanned once access works again');
+  });
+
+  it('5xx beyond the retry budget fails the poll without losing the change', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    s.google.failNext('/drive/v3/changes', 503, undefined, FAST.attempts);
+    await assert.rejects(poller.pollOnce(), /503/);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files[0]), ['/data/Movies/F.mkv']);
+  });
+
   it('follows nextPageToken across pages and saves the final start token', async () => {
     const s = await setup();
     const { poller } = await started(s);
