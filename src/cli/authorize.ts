@@ -45,6 +45,8 @@ export async function authorizeDriveMonitor(opts: DriveAuthorizeOptions): Promis
   if (!config.GOOGLE.ENABLED) throw new UserError('GOOGLE.ENABLED is false: enable the GOOGLE (or CLOUD) section in the config first', 1);
   if (!config.GOOGLE.CLIENT_ID) throw new UserError('GOOGLE.CLIENT_ID is empty: fill in CLIENT_ID and CLIENT_SECRET of a "Desktop app" OAuth client first (see docs/drive.md)', 1);
   const client = oauthClientOf(config.GOOGLE);
+  const other = config.GOOGLE.SERVICE_ACCOUNT_FILE ? 'SERVICE_ACCOUNT_FILE' : config.GOOGLE.RCLONE_REMOTE ? 'RCLONE_REMOTE' : undefined;
+  if (other) driveLog.warn(`GOOGLE.${other} is set: drive monitoring uses it, not the token this command saves`);
 
   let receiver: LoopbackReceiver | undefined;
   let redirectUri = OOB_REDIRECT;

@@ -30,6 +30,8 @@ export class DriveApiError extends Error {
     readonly kind: DriveErrorKind,
     readonly status?: number,
     readonly reason?: string,
+    /** The API path that failed, e.g. "changes" or "files/<id>". */
+    readonly path?: string,
   ) {
     super(message);
     this.name = 'DriveApiError';
@@ -157,6 +159,7 @@ export class DriveClient {
           'auth',
           401,
           reason,
+          path,
         );
       }
       const retryable = res.status === 429 || res.status >= 500 || (res.status === 403 && !!reason && RATE_REASONS.has(reason));
@@ -165,7 +168,7 @@ export class DriveClient {
         continue;
       }
       const kind: DriveErrorKind = retryable ? 'retryable' : res.status === 404 ? 'not-found' : res.status === 403 ? 'auth' : 'invalid';
-      throw new DriveApiError(`Drive API ${path} answered ${res.status}${reason ? ` (${reason})` : ''}: ${message}`, kind, res.status, reason);
+      throw new DriveApiError(`Drive API ${path} answered ${res.status}${reason ? ` (${reason})` : ''}: ${message}`, kind, res.status, reason, path);
     }
   }
 

@@ -70,7 +70,16 @@ export class DrivePoller implements DriveControl {
   pollOnce(): Promise<void> {
     return this.serialize(async () => {
       this.replayPendingCacheWrites();
-      for (const drive of await this.watched()) await this.pollDrive(drive);
+      // Each drive on its own: one failing shared drive must not stop the others.
+      const failures: string[] = [];
+      for (const drive of await this.watched()) {
+        try {
+          await this.pollDrive(drive);
+        } catch (err) {
+          failures.push(drive.key === 'root' ? (err as Error).message : `shared drive ${drive.name}: ${(err as Error).message}`);
+        }
+      }
+      if (failures.length) throw new Error(failures.join('; '));
     });
   }
 
@@ -119,7 +128,7 @@ export class DrivePoller implements DriveControl {
         outcome = await watcher.page(drive, token);
       } catch (err) {
         // Google: a rejected page token is discarded and listing restarts from a fresh start token.
-        if (!(err instanceof DriveApiError) || err.status !== 400) throw err;
+        if (!(err instanceof DriveApiError) || err.status !== 400 || err.path !== 'changes') throw err;
         const fresh = await watcher.startToken(drive);
         await intake.enqueueWithMeta([], { [tokenKey(drive)]: fresh });
         log.warn({ drive: drive.name, rejected: token }, `the Drive API rejected the saved page token (${err.message}); restarting from a fresh start token`);
