@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { registerAuthorize } from './authorize.ts';
+import { registerBuildCaches } from './build-caches.ts';
 import { registerMap } from './map.ts';
 import { registerScan } from './scan.ts';
 import { registerSections } from './sections.ts';
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
   registerUpdateConfig(program);
   registerScan(program);
   registerSections(program);
+  registerAuthorize(program);
+  registerBuildCaches(program);
   return program;
 }
 

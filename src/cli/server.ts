@@ -12,7 +12,7 @@ export function registerServer(program: Command): void {
         const settings = settingsOf(cmd);
         const log = loggerFor(settings);
         const { config } = loadOrCreateConfig(settings, log);
-        const relay = await startRelay({ config, log, queuefile: settings.queuefile });
+        const relay = await startRelay({ config, log, queuefile: settings.queuefile, cachefile: settings.cachefile, tokenfile: settings.tokenfile });
         let stopping = false;
         const stop = async (signal: string) => {
           if (stopping) return;

@@ -17,6 +17,8 @@ export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Applic
 export const PLEX_DATABASE_PATH_DEFAULT =
   '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
 
+export const RCLONE_BINARY_DEFAULT = '/usr/bin/rclone';
+
 export const rcloneSchema = z
   .object({
     RC_CACHE_REFRESH: z
@@ -26,7 +28,7 @@ export const rcloneSchema = z
         RC_URL: str('http://localhost:5572'),
       })
       .prefault({}),
-    BINARY: str('/usr/bin/rclone'),
+    BINARY: str(RCLONE_BINARY_DEFAULT),
     CRYPT_MAPPINGS: z.record(z.string(), z.unknown()).default({}),
     CONFIG: str(''),
   })

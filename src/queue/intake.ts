@@ -3,6 +3,7 @@ import type { EnqueueResult, QueueStore, Timing } from './store.ts';
 
 interface Waiting {
   requests: NormalizedScanRequest[];
+  meta?: Readonly<Record<string, string | null>>;
   resolve: (r: EnqueueResult[]) => void;
   reject: (e: unknown) => void;
 }
@@ -34,6 +35,21 @@ export class QueueIntake {
     });
   }
 
+  /**
+   * Enqueues and writes queue `meta` keys in the same commit (also when there are no requests), so a
+   * trigger's saved position never runs ahead of, or behind, the scans it produced.
+   */
+  enqueueWithMeta(requests: readonly ScanRequest[], meta: Readonly<Record<string, string | null>>): Promise<EnqueueResult[]> {
+    const normalized = requests.map((r) => scanRequestSchema.parse(r));
+    return new Promise((resolve, reject) => {
+      this.batch.push({ requests: normalized, meta, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
   private flush(): void {
     this.scheduled = false;
     const batch = this.batch;
@@ -41,7 +57,8 @@ export class QueueIntake {
     const all = batch.flatMap((w) => w.requests);
     let results: EnqueueResult[];
     try {
-      results = this.store.enqueueMany(all, this.timing());
+      const meta = Object.assign({}, ...batch.map((w) => w.meta ?? {})) as Record<string, string | null>;
+      results = Object.keys(meta).length ? this.store.enqueueManyWithMeta(all, this.timing(), meta) : this.store.enqueueMany(all, this.timing());
     } catch (err) {
       for (const w of batch) w.reject(err);
       return;

@@ -195,6 +195,23 @@ export class QueueStore {
     return this.db.transaction(() => requests.map((r) => this.enqueueOne(r, timing, now)))();
   }
 
+  /**
+   * Like enqueueMany, and also writes `meta` keys (null clears one) in the same transaction: a trigger
+   * that remembers its position (the drive page token) saves it together with the scans it produced.
+   */
+  enqueueManyWithMeta(
+    requests: readonly NormalizedScanRequest[],
+    timing: Timing,
+    meta: Readonly<Record<string, string | null>>,
+    now = Date.now(),
+  ): EnqueueResult[] {
+    return this.db.transaction(() => {
+      const results = requests.map((r) => this.enqueueOne(r, timing, now));
+      for (const [key, value] of Object.entries(meta)) this.stmt.setMeta.run(key, value);
+      return results;
+    })();
+  }
+
   private enqueueOne(req: NormalizedScanRequest, timing: Timing, now: number): EnqueueResult {
     const candidates = [req.folder, ...ancestors(req.folder)];
     const holder = this.stmt.pendingIn(candidates.length).all(...candidates)[0];

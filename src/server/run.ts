@@ -8,12 +8,19 @@ import { QueueStore } from '../queue/store.ts';
 import { buildTargets } from '../targets/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
 import type { Recognizer } from '../triggers/intent.ts';
+import { startDriveMonitor } from '../triggers/drive/index.ts';
+import type { BackoffOptions } from '../drive/client.ts';
 import { buildApp, type AppDeps } from './app.ts';
 
 export interface RelayOptions {
   config: Config;
   log: Logger;
   queuefile: string;
+  /** Drive monitoring files (`--cachefile`, `--tokenfile`); needed when GOOGLE.ENABLED. */
+  cachefile?: string;
+  tokenfile?: string;
+  /** Drive API backoff override (tests). */
+  driveBackoff?: BackoffOptions;
   scheduler?: SchedulerOptions;
   /** Overrides for tests: targets and extra recognizers. */
   targets?: Target[];
@@ -42,7 +49,18 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), opts.scheduler);
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   const intake = new QueueIntake(store, () => timing, () => scheduler.poke());
+  const drive = config.GOOGLE.ENABLED
+    ? startDriveMonitor({
+        config,
+        files: { cachefile: opts.cachefile ?? 'cache.db', tokenfile: opts.tokenfile ?? 'token.json' },
+        store,
+        intake,
+        log,
+        backoff: opts.driveBackoff,
+      })
+    : undefined;
   const app = await buildApp({
+    drive: drive?.poller,
     config,
     log,
     intake,
@@ -65,6 +83,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     url,
     async close() {
       await app.close();
+      await drive?.close();
       await scheduler.stop();
       store.close();
     },

@@ -34,6 +34,16 @@ export class PlexDatabase {
       .all();
   }
 
+  /**
+   * plex_autoscan's check for drive changes (utils.remove_files_exist_in_plex_database): the size of
+   * the first media part whose file ends with `path` (`file LIKE '%' || path`, so a suffix match,
+   * case-insensitive for ASCII, as there). Undefined when Plex has no such part.
+   */
+  mediaPartSize(path: string): { size: number | null } | undefined {
+    const row = this.handle().prepare<[string], { size: number | null }>(`SELECT size FROM media_parts WHERE file LIKE ?`).get(`%${path}`);
+    return row ? { size: row.size === null ? null : Number(row.size) } : undefined;
+  }
+
   close(): void {
     this.db?.close();
     this.db = undefined;

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { UserError } from '../config/errors.ts';
+import { DriveApiError } from '../drive/client.ts';
+import { OAuthError } from '../oauth/flow.ts';
+import { openDrive } from '../triggers/drive/index.ts';
+import { action, loadExistingConfig, loggerFor, settingsOf } from './context.ts';
+
+export function registerBuildCaches(program: Command): void {
+  program
+    .command('build_caches')
+    .alias('build-caches')
+    .description('fill the drive cache (--cachefile) from the whole drive history, so the first changes are recognised')
+    .action(
+      action(async (_opts: unknown, cmd: Command) => {
+        const settings = settingsOf(cmd);
+        const log = loggerFor(settings).child({ component: 'drive' });
+        const { config } = loadExistingConfig(settings);
+        const { watcher, cache } = openDrive(config, settings, log);
+        try {
+          log.info({ cachefile: settings.cachefile }, 'Building caches');
+          for (const drive of await watcher.drives()) {
+            log.info({ drive: drive.name }, `Building cache for drive: ${drive.name}`);
+            const changes = await watcher.rebuild(drive);
+            log.info({ drive: drive.name, changes }, `Finished building cache for drive: ${drive.name}`);
+          }
+          log.info({ items: cache.count() }, `Finished building all caches: ${cache.count()} item(s) in ${settings.cachefile}`);
+        } catch (err) {
+          if (err instanceof DriveApiError || err instanceof OAuthError) throw new UserError(`build_caches failed: ${err.message}`, 1);
+          throw err;
+        } finally {
+          cache.close();
+        }
+      }),
+    );
+}

@@ -1,0 +1,82 @@
+import { UserError } from '../config/errors.ts';
+import type { DriveConfig } from '../config/schema.ts';
+import type { Logger } from '../log.ts';
+import { isExpiring, refreshAccessToken, type OAuthClient, type OAuthToken } from '../oauth/flow.ts';
+import type { AccessTokenSource } from './client.ts';
+import { RcloneRemoteSource } from './rclone-remote.ts';
+import { ServiceAccountSource, expandPath, readServiceAccountKey } from './service-account.ts';
+import { readTokenFile, writeTokenFile } from './token-file.ts';
+
+/** The OAuth client from the GOOGLE section. */
+export function oauthClientOf(config: DriveConfig): OAuthClient {
+  return {
+    clientId: config.CLIENT_ID,
+    clientSecret: config.CLIENT_SECRET,
+    authUrl: config.OAUTH_AUTH_URL,
+    tokenUrl: config.OAUTH_TOKEN_URL,
+  };
+}
+
+/**
+ * Tokens from `scanrelay authorize`, kept in `--tokenfile` and refreshed with the GOOGLE client when
+ * they are about to expire. Concurrent callers share one refresh.
+ */
+export class TokenFileSource implements AccessTokenSource {
+  readonly description: string;
+  private token: OAuthToken | undefined;
+  private refreshing: Promise<OAuthToken> | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly client: OAuthClient,
+    private readonly log?: Logger,
+  ) {
+    this.description = `token file ${file}`;
+  }
+
+  async accessToken(forceRefresh = false): Promise<string> {
+    this.token ??= readTokenFile(this.file);
+    if (!this.token) throw new UserError(`no drive token in ${this.file}: run "scanrelay authorize" first (same --config and --tokenfile)`);
+    if (forceRefresh || isExpiring(this.token)) this.token = await this.refresh(this.token);
+    return this.token.access_token;
+  }
+
+  private refresh(current: OAuthToken): Promise<OAuthToken> {
+    this.refreshing ??= (async () => {
+      try {
+        if (!current.refresh_token) throw new UserError(`the token in ${this.file} has no refresh_token: run "scanrelay authorize" again`);
+        if (!this.client.clientId) throw new UserError('GOOGLE.CLIENT_ID is empty: cannot refresh the drive token');
+        const fresh = await refreshAccessToken(this.client, current.refresh_token);
+        writeTokenFile(this.file, fresh);
+        this.log?.info({ tokenfile: this.file }, 'renewed the drive access token');
+        return fresh;
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+}
+
+/** Picks how to authenticate: SERVICE_ACCOUNT_FILE, then RCLONE_REMOTE, then the token file. */
+export function tokenSourceFor(
+  config: DriveConfig,
+  opts: { tokenfile: string; rcloneConfigPath?: string; rcloneBinary?: string; log?: Logger },
+): AccessTokenSource {
+  if (config.SERVICE_ACCOUNT_FILE) {
+    const key = readServiceAccountKey(expandPath(config.SERVICE_ACCOUNT_FILE));
+    return new ServiceAccountSource(key, config.OAUTH_TOKEN_URL);
+  }
+  if (config.RCLONE_REMOTE) {
+    return new RcloneRemoteSource({
+      remote: config.RCLONE_REMOTE,
+      configPath: opts.rcloneConfigPath,
+      binary: opts.rcloneBinary,
+      tokenfile: opts.tokenfile,
+      tokenUrl: config.OAUTH_TOKEN_URL,
+      authUrl: config.OAUTH_AUTH_URL,
+      log: opts.log,
+    });
+  }
+  return new TokenFileSource(opts.tokenfile, oauthClientOf(config), opts.log);
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { DriveCache } from '../../src/drive/cache.ts';
+import { writeTokenFile } from '../../src/drive/token-file.ts';
+import { FakeGoogle } from '../fakes/google.ts';
+import { FakePlex } from '../fakes/plex.ts';
+import { postJson, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+
+describe('drive monitoring in the real server process', () => {
+  let google: FakeGoogle;
+  let plex: FakePlex;
+  let relay: RelayProcess;
+  let dir: string;
+  let config: Record<string, unknown>;
+
+  before(async () => {
+    google = await new FakeGoogle().start();
+    plex = await new FakePlex().start();
+    dir = tempDir('scanrelay-drive-e2e-');
+    writeTokenFile(join(dir, 'token.json'), google.issueToken());
+    google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
+    google.seed({ id: 'movies', name: 'Movies', parents: ['media'] });
+    google.seed({ id: 'film', name: 'Film (2020)', parents: ['movies'] });
+    google.seed({ id: 'old', name: 'Old.mkv', parents: ['film'], mimeType: 'video/x-matroska', md5Checksum: 'o' });
+    config = {
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      PLEX_DATABASE_PATH: join(dir, 'no-plex.db'),
+      SERVER_SCAN_DELAY: 1,
+      SERVER_PATH_MAPPINGS: { '/data/Movies/': ['My Drive/Media/Movies/'] },
+      CLOUD: {
+        ENABLED: true,
+        CLIENT_ID: google.client.id,
+        CLIENT_SECRET: google.client.secret,
+        OAUTH_AUTH_URL: google.authUrl,
+        OAUTH_TOKEN_URL: google.tokenUrl,
+        DRIVE_API_URL: google.driveUrl,
+        POLL_INTERVAL: 0.5,
+        ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
+      },
+    };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', ...config }));
+  });
+  after(async () => {
+    await relay?.kill();
+    await plex?.stop();
+    await google?.stop();
+  });
+
+  test('build_caches fills the cache from the whole history without touching the queue', async () => {
+    google.put({ id: 'old', name: 'Old.mkv', parents: ['film'], md5Checksum: 'o' });
+    const res = await runCli(['--config', join(dir, 'config.json'), '--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db'), '--queuefile', join(dir, 'queue.db'), 'build_caches']);
+    assert.equal(res.code, 0, res.stderr + res.stdout);
+    assert.equal(google.driveCalls().filter((c) => c.path === '/drive/v3/changes')[0]?.query.pageToken, '1');
+    const cache = new DriveCache(join(dir, 'cache.db'));
+    assert.deepEqual(cache.get('old')?.paths, ['My Drive/Media/Movies/Film (2020)/Old.mkv']);
+    cache.close();
+  });
+
+  test('a new drive file becomes one Plex refresh of its mapped folder; reset_page_token answers success', async () => {
+    relay = await spawnRelay({ configPath: join(dir, 'config.json'), dir, args: ['--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db')] });
+    await relay.waitForLog((e) => e.component === 'drive' && /first page token/.test(e.msg ?? ''));
+    google.put({ id: 'new', name: 'Film (2020).mkv', parents: ['film'], md5Checksum: 'n' });
+    google.put({ id: 'old', name: 'Old.mkv', parents: ['film'], md5Checksum: 'o' });
+    await waitFor(() => plex.refreshes().length >= 1, 20_000, 'a Plex refresh');
+    assert.deepEqual(plex.refreshes().map((r) => [r.section, r.path]), [['1', '/data/Movies/Film (2020)']]);
+    const queued = relay.events().filter((e) => e.component === 'drive' && /change\(s\)/.test(e.msg ?? ''));
+    assert.equal(queued.at(-1)?.added, 1, 'the cached, unchanged file is not counted as added');
+
+    const starts = google.driveCalls().filter((c) => c.path === '/drive/v3/changes/startPageToken').length;
+    const reset = await postJson(`${relay.base}/api/${relay.secret}`, { cmd: 'reset_page_token' });
+    assert.equal(reset.status, 200, reset.text);
+    assert.equal(reset.body.success, true);
+    assert.equal(google.driveCalls().filter((c) => c.path === '/drive/v3/changes/startPageToken').length, starts + 1);
+  });
+});

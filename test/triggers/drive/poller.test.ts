@@ -1,0 +1,401 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { configSchema, type Config } from '../../../src/config/schema.ts';
+import { DriveCache } from '../../../src/drive/cache.ts';
+import { writeTokenFile } from '../../../src/drive/token-file.ts';
+import { DriveWatcher } from '../../../src/drive/watcher.ts';
+import { silentLogger } from '../../../src/log.ts';
+import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueStore } from '../../../src/queue/store.ts';
+import { PlexDatabase } from '../../../src/targets/plex/database.ts';
+import { openDrive } from '../../../src/triggers/drive/index.ts';
+import { inPlexChecker } from '../../../src/triggers/drive/in-plex.ts';
+import { DrivePoller, tokenKey } from '../../../src/triggers/drive/poller.ts';
+import { FOLDER, FakeGoogle } from '../../fakes/google.ts';
+import { addMediaFile, createPlexDb } from '../../fakes/plex-db.ts';
+import { tempDir } from '../../helpers/relay.ts';
+
+const FAST = { baseMs: 5, maxMs: 20, attempts: 4 };
+const fakes: FakeGoogle[] = [];
+after(async () => {
+  for (const f of fakes) await f.stop();
+});
+
+interface Setup {
+  google: FakeGoogle;
+  config: Config;
+  store: QueueStore;
+  intake: QueueIntake;
+  dir: string;
+  cachefile: string;
+  tokenfile: string;
+  /** A poller as a (re)started server would build it. */
+  poller(opts?: { cache?: DriveCache }): { poller: DrivePoller; cache: DriveCache };
+  queued(): Array<{ folder: string; files: string[]; source: string; event: string; updateType: string }>;
+}
+
+async function setup(over: { google?: Record<string, unknown>; config?: Record<string, unknown>; rootName?: string; allowed?: Record<string, unknown> } = {}): Promise<Setup> {
+  const google = await new FakeGoogle({ rootName: over.rootName }).start();
+  fakes.push(google);
+  const dir = tempDir('scanrelay-drive-');
+  const root = google.rootName;
+  const config = configSchema.parse({
+    SERVER_PASS: 'secret',
+    SERVER_PATH_MAPPINGS: { '/data/': [`${root}/Media/`] },
+    PLEX_DATABASE_PATH: join(dir, 'plex.db'),
+    GOOGLE: {
+      ENABLED: true,
+      CLIENT_ID: google.client.id,
+      CLIENT_SECRET: google.client.secret,
+      OAUTH_AUTH_URL: google.authUrl,
+      OAUTH_TOKEN_URL: google.tokenUrl,
+      DRIVE_API_URL: google.driveUrl,
+      ALLOWED: {
+        FILE_PATHS: [`${root}/Media/`],
+        FILE_EXTENSIONS: true,
+        FILE_EXTENSIONS_LIST: ['mkv', 'mp4', 'ts'],
+        MIME_TYPES: true,
+        MIME_TYPES_LIST: ['video'],
+        ...over.allowed,
+      },
+      ...over.google,
+    },
+    ...over.config,
+  }) as Config;
+  const cachefile = join(dir, 'cache.db');
+  const tokenfile = join(dir, 'token.json');
+  writeTokenFile(tokenfile, google.issueToken());
+  const store = new QueueStore(join(dir, 'queue.db'));
+  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const log = silentLogger();
+  google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
+  google.seed({ id: 'tv', name: 'TV', parents: ['media'] });
+  google.seed({ id: 'show', name: 'Show', parents: ['tv'] });
+  google.seed({ id: 'movies', name: 'Movies', parents: ['media'] });
+  return {
+    google,
+    config,
+    store,
+    intake,
+    dir,
+    cachefile,
+    tokenfile,
+    poller(opts = {}) {
+      const opened = openDrive(config, { cachefile, tokenfile }, log, FAST);
+      const cache = opts.cache ?? opened.cache;
+      if (opts.cache) opened.cache.close();
+      const plexDb = new PlexDatabase(config.PLEX_DATABASE_PATH);
+      const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log);
+      const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: inPlexChecker(config, plexDb, log), log });
+      return { poller, cache };
+    },
+    queued() {
+      return store.listOpen().map((e) => ({ folder: e.folder, files: e.files, source: e.source, event: e.event, updateType: e.updateType }));
+    },
+  };
+}
+
+/** First poll: stores the start token, as the first run does. */
+async function started(s: Setup) {
+  const p = s.poller();
+  await p.poller.pollOnce();
+  return p;
+}
+
+describe('drive poller', () => {
+  it('first poll stores the start page token and scans nothing; an idle poll makes exactly one API call', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    assert.deepEqual(s.google.driveCalls().map((c) => c.path), ['/drive/v3/changes/startPageToken']);
+    const before = s.google.calls.length;
+    await poller.pollOnce();
+    const idle = s.google.calls.slice(before);
+    assert.equal(idle.length, 1);
+    assert.equal(idle[0]!.path, '/drive/v3/changes');
+    assert.equal(idle[0]!.query.supportsAllDrives, 'true');
+    assert.ok(idle[0]!.query.fields?.includes('newStartPageToken'));
+    assert.deepEqual(s.queued(), []);
+  });
+
+  it('scans a new file at its mapped folder with source Drive; fetches each unknown parent once', async () => {
+    const s = await setup();
+    const { poller, cache } = await started(s);
+    s.google.put({ id: 'ep1', name: 'Show - S01E01.mkv', parents: ['show'], md5Checksum: 'a1', size: '100' });
+    s.google.put({ id: 'ep2', name: 'Show - S01E02.mkv', parents: ['show'], md5Checksum: 'a2', size: '100' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), [
+      { folder: '/data/TV/Show', files: ['/data/TV/Show/Show - S01E01.mkv', '/data/TV/Show/Show - S01E02.mkv'], source: 'Drive', event: 'new', updateType: 'Created' },
+    ]);
+    const fetched = s.google.driveCalls().filter((c) => c.path.startsWith('/drive/v3/files/')).map((c) => c.path);
+    assert.deepEqual(fetched.sort(), ['/drive/v3/files/media', '/drive/v3/files/root-folder-id', '/drive/v3/files/show', '/drive/v3/files/tv']);
+    assert.deepEqual(cache.get('ep1')?.paths, ['My Drive/Media/TV/Show/Show - S01E01.mkv']);
+  });
+
+  it('md5 change, rename and move scan; a change with the same md5, name and path does not', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'm', name: 'Film.mkv', parents: ['movies'], md5Checksum: 'x1' });
+    await poller.pollOnce();
+    s.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+
+    s.google.put({ id: 'm', name: 'Film.mkv', parents: ['movies'], md5Checksum: 'x1' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), [], 'metadata-only change is not scanned');
+
+    s.google.put({ id: 'm', name: 'Film.mkv', parents: ['movies'], md5Checksum: 'x2' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => [q.folder, q.event]), [['/data/Movies', 'modified']]);
+    s.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+
+    s.google.put({ id: 'm', name: 'Film (2020).mkv', parents: ['movies'], md5Checksum: 'x2' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => [q.files[0], q.event]), [['/data/Movies/Film (2020).mkv', 'renamed']]);
+    s.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+
+    s.google.put({ id: 'm', name: 'Film (2020).mkv', parents: ['show'], md5Checksum: 'x2' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => [q.files[0], q.event]), [['/data/TV/Show/Film (2020).mkv', 'moved']]);
+  });
+
+  it('trash and removal drop the file from the cache without a scan; SCAN_REMOVED scans the former folder', async () => {
+    const s = await setup();
+    const { poller, cache } = await started(s);
+    s.google.put({ id: 'a', name: 'A.mkv', parents: ['movies'], md5Checksum: 'a' });
+    s.google.put({ id: 'b', name: 'B.mkv', parents: ['show'], md5Checksum: 'b' });
+    await poller.pollOnce();
+    s.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+    s.google.trash('a');
+    s.google.remove('b');
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), []);
+    assert.equal(cache.get('a'), undefined);
+    assert.equal(cache.get('b'), undefined);
+
+    const r = await setup({ google: { SCAN_REMOVED: true } });
+    const { poller: p2 } = await started(r);
+    r.google.put({ id: 'a', name: 'A.mkv', parents: ['movies'], md5Checksum: 'a' });
+    await p2.pollOnce();
+    r.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+    r.google.trash('a');
+    await p2.pollOnce();
+    assert.deepEqual(r.queued().map((q) => [q.folder, q.updateType, q.event]), [['/data/Movies', 'Deleted', 'removed']]);
+  });
+
+  it('a folder rename is not scanned; paths below it follow, and a later file there is scanned at the new path', async () => {
+    const s = await setup();
+    const { poller, cache } = await started(s);
+    s.google.put({ id: 'ep', name: 'E1.mkv', parents: ['show'], md5Checksum: 'e' });
+    await poller.pollOnce();
+    s.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+    s.google.put({ id: 'show', name: 'Show (2019)', parents: ['tv'], mimeType: FOLDER });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), []);
+    assert.deepEqual(cache.get('ep')?.paths, ['My Drive/Media/TV/Show (2019)/E1.mkv']);
+    s.google.put({ id: 'ep2', name: 'E2.mkv', parents: ['show'], md5Checksum: 'e2' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.folder), ['/data/TV/Show (2019)']);
+  });
+
+  it('applies the filters: a .sub file, a non-video MIME type and a path outside FILE_PATHS are not scanned', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.seed({ id: 'dl', name: 'Downloads', parents: [s.google.rootId] });
+    s.google.put({ id: 's', name: 'Film.sub', parents: ['movies'], md5Checksum: 's', mimeType: 'video/MP2G' });
+    s.google.put({ id: 'j', name: 'poster.mkv', parents: ['movies'], md5Checksum: 'j', mimeType: 'image/jpeg' });
+    s.google.put({ id: 'o', name: 'Other.mkv', parents: ['dl'], md5Checksum: 'o' });
+    s.google.put({ id: 'n', name: 'notes.txt', parents: ['movies'], md5Checksum: 'n', mimeType: 'text/plain' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), []);
+  });
+
+  it('uses the localised root name the API returns (Mon Drive)', async () => {
+    const s = await setup({ rootName: 'Mon\u00A0Drive' });
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files[0]), ['/data/Movies/F.mkv']);
+  });
+
+  it('watches only the shared drives TEAMDRIVES lists; their paths start with the drive name', async () => {
+    const s = await setup({ google: { TEAMDRIVE: true, TEAMDRIVES: ['Team Media'] }, config: { SERVER_PATH_MAPPINGS: { '/team/': ['Team Media/'] } }, allowed: { FILE_PATHS: ['Team Media/'] } });
+    const listed = s.google.addSharedDrive('Team Media');
+    const other = s.google.addSharedDrive('Backups');
+    const { poller } = await started(s);
+    s.google.seed({ id: 'tfold', name: 'Films', parents: [listed], driveId: listed });
+    s.google.put({ id: 't1', name: 'T.mkv', parents: ['tfold'], md5Checksum: 't', driveId: listed });
+    s.google.seed({ id: 'bfold', name: 'Films', parents: [other], driveId: other });
+    s.google.put({ id: 'b1', name: 'B.mkv', parents: ['bfold'], md5Checksum: 'b', driveId: other });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files[0]), ['/team/Films/T.mkv']);
+    const driveIds = new Set(s.google.driveCalls().filter((c) => c.path === '/drive/v3/changes').map((c) => c.query.driveId));
+    assert.deepEqual([...driveIds].sort(), [undefined, listed].sort());
+    const sharedCall = s.google.driveCalls().find((c) => c.path === '/drive/v3/changes' && c.query.driveId === listed)!;
+    assert.equal(sharedCall.query.includeItemsFromAllDrives, 'true');
+  });
+
+  it('skips a file Plex already has (size check against the disk, or no check when disabled)', async () => {
+    const s = await setup({ config: { SERVER_FILE_EXIST_PATH_MAPPINGS: {} } });
+    const plex = createPlexDb(s.config.PLEX_DATABASE_PATH, [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
+    addMediaFile(plex, { sectionId: 1, file: '/data/Movies/Known.mkv', size: 5 });
+    plex.close();
+    const { poller } = await started(s);
+    s.google.put({ id: 'k', name: 'Known.mkv', parents: ['movies'], md5Checksum: 'k' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files[0]), ['/data/Movies/Known.mkv'], 'not on disk: the size check cannot pass, so it is scanned');
+
+    const local = join(s.dir, 'local');
+    mkdirSync(join(local, 'Movies'), { recursive: true });
+    writeFileSync(join(local, 'Movies', 'Known.mkv'), '12345');
+    const t = await setup({ config: { SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${local}/`]: ['/data/'] } } });
+    const plex2 = createPlexDb(t.config.PLEX_DATABASE_PATH, [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
+    addMediaFile(plex2, { sectionId: 1, file: '/data/Movies/Known.mkv', size: 5 });
+    plex2.close();
+    const { poller: p2 } = await started(t);
+    t.google.put({ id: 'k', name: 'Known.mkv', parents: ['movies'], md5Checksum: 'k' });
+    t.google.put({ id: 'u', name: 'Unknown.mkv', parents: ['movies'], md5Checksum: 'u' });
+    await p2.pollOnce();
+    assert.deepEqual(t.queued().map((q) => q.files), [['/data/Movies/Unknown.mkv']], 'same size on disk: skipped');
+
+    const d = await setup({ google: { DISABLE_DISK_FILE_SIZE_CHECK: true } });
+    const plex3 = createPlexDb(d.config.PLEX_DATABASE_PATH, [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
+    addMediaFile(plex3, { sectionId: 1, file: '/data/Movies/Known.mkv', size: 5 });
+    plex3.close();
+    const { poller: p3 } = await started(d);
+    d.google.put({ id: 'k', name: 'Known.mkv', parents: ['movies'], md5Checksum: 'k' });
+    await p3.pollOnce();
+    assert.deepEqual(d.queued(), [], 'DISABLE_DISK_FILE_SIZE_CHECK: in the database is enough');
+  });
+
+  it('tolerates a missing Plex database: files are scanned', async () => {
+    const s = await setup({ config: { PLEX_DATABASE_PATH: '/nonexistent/plex.db' } });
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    await poller.pollOnce();
+    assert.equal(s.queued().length, 1);
+  });
+
+  it('429 then success: backs off and loses no change', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    s.google.failNext('/drive/v3/changes', 429);
+    s.google.failNext('/drive/v3/changes', 403);
+    await poller.pollOnce();
+    const changeCalls = s.google.driveCalls().filter((c) => c.path === '/drive/v3/changes');
+    assert.deepEqual(changeCalls.map((c) => c.status), [429, 403, 200]);
+    assert.deepEqual(changeCalls.map((c) => c.query.pageToken), ['1', '1', '1']);
+    assert.deepEqual(s.queued().map((q) => q.files[0]), ['/data/Movies/F.mkv']);
+  });
+
+  it('a 401 refreshes the token once and retries', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    s.google.validAccessTokens.clear();
+    await poller.pollOnce();
+    assert.equal(s.google.calls.filter((c) => c.path === '/token' && c.form.grant_type === 'refresh_token').length, 1);
+    assert.equal(s.queued().length, 1);
+  });
+
+  it('a second 401 after the refresh is reported clearly and the token is not advanced', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    s.google.failNext('/drive/v3/changes', 401, undefined, 2);
+    await assert.rejects(poller.pollOnce(), /even after a refresh.*scanrelay authorize/);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    await poller.pollOnce();
+    assert.equal(s.queued().length, 1, 'the change is scanned once access works again');
+  });
+
+  it('5xx beyond the retry budget fails the poll without losing the change', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    s.google.failNext('/drive/v3/changes', 503, undefined, FAST.attempts);
+    await assert.rejects(poller.pollOnce(), /503/);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files[0]), ['/data/Movies/F.mkv']);
+  });
+
+  it('follows nextPageToken across pages and saves the final start token', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    for (let i = 0; i < 1005; i++) s.google.put({ id: `f${i}`, name: `F${i}.mkv`, parents: ['movies'], md5Checksum: `m${i}` });
+    await poller.pollOnce();
+    const pages = s.google.driveCalls().filter((c) => c.path === '/drive/v3/changes').map((c) => c.query.pageToken);
+    assert.deepEqual(pages, ['1', '1001']);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1006');
+    assert.equal(s.queued()[0]!.files.length, 1005);
+  });
+
+  it('a crash before the page token is saved repeats nothing and loses nothing', async () => {
+    const s = await setup();
+    await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    // The process dies while committing the poll's scans and token: the transaction never lands.
+    const commit = s.store.enqueueManyWithMeta;
+    s.store.enqueueManyWithMeta = () => {
+      throw new Error('simulated crash during commit');
+    };
+    const crashed = s.poller();
+    await assert.rejects(crashed.poller.pollOnce(), /simulated crash/);
+    s.store.enqueueManyWithMeta = commit;
+    crashed.cache.close();
+    assert.deepEqual(s.queued(), []);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1', 'token not advanced');
+
+    const restarted = s.poller();
+    await restarted.poller.pollOnce();
+    await restarted.poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files), [['/data/Movies/F.mkv']]);
+    assert.equal(s.store.listOpen()[0]!.requests, 1, 'queued once, not twice');
+  });
+
+  it('a crash after the commit but before the cache write is repaired from the queue on restart', async () => {
+    const s = await setup();
+    await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    class CrashingCache extends DriveCache {
+      override apply(): void {
+        throw new Error('simulated crash before the cache write');
+      }
+    }
+    const crashing = new CrashingCache(s.cachefile);
+    const crashed = s.poller({ cache: crashing });
+    await assert.rejects(crashed.poller.pollOnce(), /simulated crash/);
+    crashing.close();
+    assert.equal(s.queued().length, 1, 'the scan is committed');
+
+    const restarted = s.poller();
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    await restarted.poller.pollOnce();
+    assert.deepEqual(restarted.cache.get('f')?.paths, ['My Drive/Media/Movies/F.mkv']);
+    assert.equal(s.store.listOpen()[0]!.requests, 1, 'the unchanged file is recognised from the repaired cache, not queued again');
+  });
+
+  it('a page token the API rejects (400) is replaced by a fresh start token', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.store.setMeta(tokenKey({ key: 'root' }), 'garbage');
+    await poller.pollOnce();
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    await poller.pollOnce();
+    assert.equal(s.queued().length, 1);
+  });
+
+  it('reset_page_token restarts from a fresh start token', async () => {
+    const s = await setup();
+    const { poller } = await started(s);
+    s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
+    await poller.resetPageToken();
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '2');
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), []);
+  });
+});
