@@ -86,13 +86,13 @@ export function renderQueue(items: readonly ScanView[], now = Date.now()): strin
   const rows = items
     .map(
       (v) => `<tr data-id="${v.id}" data-status="${v.status}">
-<td data-label="Folder">${folderCell(v)}</td>
-<td data-label="Source">${esc(v.source)}${v.requests > 1 ? ` <span class="muted">(${v.requests} requests)</span>` : ''}</td>
-<td data-label="State"><span class="badge ${v.status}">${v.status}</span></td>
-<td data-label="Requested">${time(v.requestedAt)}</td>
-<td data-label="Due">${v.status === 'pending' ? `${relative(v.dueAt, now)}<div class="muted">${time(v.dueAt)}</div>` : 'sending'}</td>
-<td data-label="Targets">${deliveries(v, now)}</td>
-<td data-label="Actions" class="actions">${actions(v)}</td>
+<td data-label="Folder"><div class="v">${folderCell(v)}</div></td>
+<td data-label="Source"><div class="v">${esc(v.source)}${v.requests > 1 ? ` <span class="muted">(${v.requests} requests)</span>` : ''}</div></td>
+<td data-label="State"><div class="v"><span class="badge ${v.status}">${v.status}</span></div></td>
+<td data-label="Requested"><div class="v">${time(v.requestedAt)}</div></td>
+<td data-label="Due"><div class="v">${v.status === 'pending' ? `${relative(v.dueAt, now)}<div class="muted">${time(v.dueAt)}</div>` : 'sending'}</div></td>
+<td data-label="Targets"><div class="v">${deliveries(v, now)}</div></td>
+<td data-label="Actions" class="actions"><div class="v">${actions(v)}</div></td>
 </tr>`,
     )
     .join('');
@@ -104,13 +104,13 @@ export function renderHistory(items: readonly ScanView[], now = Date.now()): str
   const rows = items
     .map(
       (v) => `<tr data-id="${v.id}" data-status="${v.status}">
-<td data-label="Finished">${time(v.finishedAt)}</td>
-<td data-label="Folder">${folderCell(v)}</td>
-<td data-label="Source">${esc(v.source)}</td>
-<td data-label="Result"><span class="badge ${v.status}">${v.status === 'done' ? 'delivered' : 'failed'}</span></td>
-<td data-label="Took">${v.tookMs === null ? '' : duration(v.tookMs)}</td>
-<td data-label="Targets">${deliveries(v, now)}</td>
-<td data-label="Actions" class="actions">${actions(v)}</td>
+<td data-label="Finished"><div class="v">${time(v.finishedAt)}</div></td>
+<td data-label="Folder"><div class="v">${folderCell(v)}</div></td>
+<td data-label="Source"><div class="v">${esc(v.source)}</div></td>
+<td data-label="Result"><div class="v"><span class="badge ${v.status}">${v.status === 'done' ? 'delivered' : 'failed'}</span></div></td>
+<td data-label="Took"><div class="v">${v.tookMs === null ? '' : duration(v.tookMs)}</div></td>
+<td data-label="Targets"><div class="v">${deliveries(v, now)}</div></td>
+<td data-label="Actions" class="actions"><div class="v">${actions(v)}</div></td>
 </tr>`,
     )
     .join('');
