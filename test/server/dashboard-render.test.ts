@@ -9,13 +9,14 @@ import { buildApp } from '../../src/server/app.ts';
 import { scanView } from '../../src/server/dashboard/data.ts';
 import { dashboardPlugin } from '../../src/server/dashboard/index.ts';
 import { duration, renderQueue, renderStatus } from '../../src/server/dashboard/render.ts';
+import { recognizeTest } from '../../src/triggers/manual/recognize.ts';
 import { tempDir } from '../helpers/relay.ts';
 
 function setup(extra: Record<string, unknown> = {}) {
   const { config } = parseConfig({ SERVER_PASS: 's3cret', SERVER_ALLOW_MANUAL_SCAN: true, ...extra });
   const store = new QueueStore(join(tempDir(), 'queue.db'));
   const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 180_000 }));
-  return { config, store, intake, log: silentLogger(), recognizers: [] };
+  return { config, store, intake, log: silentLogger(), recognizers: [recognizeTest] };
 }
 
 test('folder names and titles from requests are escaped, never markup', async () => {
@@ -73,4 +74,12 @@ test('without the dashboard plugin the bare manual page still answers; with it t
     assert.equal(res.statusCode, 401);
     assert.match(res.json().error, /SERVER_ALLOW_MANUAL_SCAN/);
   }
+});
+
+test('an open dashboard refreshing does not use up SERVER_RATE_LIMIT; senders still are limited', async () => {
+  const app = await buildApp({ ...setup({ SERVER_RATE_LIMIT: 3 }), plugins: [dashboardPlugin] });
+  for (let i = 0; i < 6; i++) assert.equal((await app.inject({ url: '/s3cret/parts' })).statusCode, 200, `refresh ${i}`);
+  const codes = [];
+  for (let i = 0; i < 4; i++) codes.push((await app.inject({ method: 'POST', url: '/s3cret', payload: { eventType: 'Test' } })).statusCode);
+  assert.deepEqual(codes, [200, 200, 200, 429]);
 });

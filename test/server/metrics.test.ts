@@ -90,10 +90,10 @@ describe('GET /metrics', () => {
     const queue = (await (await fetch(`${api}/queue`)).json()) as { items: Array<{ id: number }> };
     for (const { id } of queue.items) assert.equal((await fetch(`${api}/queue/${id}/retry`, { method: 'POST' })).status, 200);
     await waitFor(() => plex.refreshes().length >= 2, 15_000, 'two refreshes');
-    m = await waitFor(async () => {
+    m = (await waitFor(async () => {
       const s = await scrape();
       return value(s, 'scanrelay_scans_total', { target: 'plex', outcome: 'done' }) === 2 ? s : undefined;
-    }, 15_000, 'two done deliveries counted');
+    }, 15_000, 'two done deliveries counted'))!;
     assert.equal(value(m, 'scanrelay_request_to_scan_seconds_count', { target: 'plex' }), 2);
     assert.ok(value(m, 'scanrelay_request_to_scan_seconds_sum', { target: 'plex' })! >= 0);
     assert.equal(value(m, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '+Inf' }), 2);
@@ -106,10 +106,10 @@ describe('GET /metrics', () => {
     await fetch(`${api}/queue/${b.body.scans[0].id}/retry`, { method: 'POST' });
     await waitFor(async () => (value(await scrape(), 'scanrelay_scans_total', { target: 'plex', outcome: 'retry' }) ?? 0) >= 1, 15_000, 'a retry counted');
     await plex.setMode('up');
-    m = await waitFor(async () => {
+    m = (await waitFor(async () => {
       const s = await scrape();
       return value(s, 'scanrelay_scans_total', { target: 'plex', outcome: 'done' }) === 3 ? s : undefined;
-    }, 15_000, 'third done delivery');
+    }, 15_000, 'third done delivery'))!;
     assert.equal(value(m, 'scanrelay_requests_total', { source: 'API', outcome: 'queued' }), 2);
   });
 

@@ -48,7 +48,8 @@ export async function apiPlugin(app: FastifyInstance, deps: AppDeps): Promise<vo
     return { count: items.length, items };
   });
 
-  app.get<{ Params: SecretParams }>('/api/:secret/map', opts, async (req, reply) => {
+  // The preview asks while the user types; keep it out of SERVER_RATE_LIMIT, it changes nothing.
+  app.get<{ Params: SecretParams }>('/api/:secret/map', { ...opts, config: { rateLimit: false } }, async (req, reply) => {
     const q = parseOr400(mapQuerySchema, req.query, reply, 'map query');
     if (!q) return reply;
     return mapPreview(q.path, deps);

@@ -22,6 +22,8 @@ export async function dashboardPlugin(app: FastifyInstance, deps: AppDeps): Prom
     return undefined;
   };
   const opts = { preHandler: [guard, enabled] };
+  // An open dashboard refreshes every few seconds; that must not use up SERVER_RATE_LIMIT meant for senders.
+  const quiet = { ...opts, config: { rateLimit: false as const } };
 
   const filterOf = (query: unknown): HistoryQuery => {
     const parsed = historyQuerySchema.safeParse(dropEmpty(query));
@@ -47,16 +49,16 @@ export async function dashboardPlugin(app: FastifyInstance, deps: AppDeps): Prom
   });
 
   // What the script swaps in on each refresh: the same HTML the page was rendered with.
-  app.get<{ Params: SecretParams }>('/:secret/parts', opts, async (req, reply) => {
+  app.get<{ Params: SecretParams }>('/:secret/parts', quiet, async (req, reply) => {
     const q = historyQuerySchema.safeParse(dropEmpty(req.query));
     if (!q.success) return sendError(req, reply, 400, `history filter: ${q.error.issues[0]?.message ?? 'invalid'}`);
     return reply.header('cache-control', 'no-store').send(await parts(filterOf(req.query)));
   });
 
-  app.get<{ Params: SecretParams }>('/:secret/dashboard.js', opts, async (_req, reply) =>
+  app.get<{ Params: SecretParams }>('/:secret/dashboard.js', quiet, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(SCRIPT),
   );
-  app.get<{ Params: SecretParams }>('/:secret/dashboard.css', opts, async (_req, reply) =>
+  app.get<{ Params: SecretParams }>('/:secret/dashboard.css', quiet, async (_req, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(STYLE),
   );
 }
