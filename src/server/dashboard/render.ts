@@ -69,6 +69,11 @@ function deliveries(v: ScanView, now: number): string {
     .join('')}</ul>`;
 }
 
+/** An active scan is either being sent right now or waiting for a retry. */
+function activeState(v: ScanView): string {
+  return v.deliveries.some((d) => d.status === 'sending') ? 'sending' : 'waiting to retry';
+}
+
 function folderCell(v: ScanView): string {
   const files = v.files.length ? `<div class="muted">${v.files.length} file${v.files.length === 1 ? '' : 's'}</div>` : '';
   return `<code>${esc(v.folder)}</code>${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
@@ -90,7 +95,7 @@ export function renderQueue(items: readonly ScanView[], now = Date.now()): strin
 <td data-label="Source"><div class="v">${esc(v.source)}${v.requests > 1 ? ` <span class="muted">(${v.requests} requests)</span>` : ''}</div></td>
 <td data-label="State"><div class="v"><span class="badge ${v.status}">${v.status}</span></div></td>
 <td data-label="Requested"><div class="v">${time(v.requestedAt)}</div></td>
-<td data-label="Due"><div class="v">${v.status === 'pending' ? `${relative(v.dueAt, now)}<div class="muted">${time(v.dueAt)}</div>` : 'sending'}</div></td>
+<td data-label="Due"><div class="v">${v.status === 'pending' ? `${relative(v.dueAt, now)}<div class="muted">${time(v.dueAt)}</div>` : activeState(v)}</div></td>
 <td data-label="Targets"><div class="v">${deliveries(v, now)}</div></td>
 <td data-label="Actions" class="actions"><div class="v">${actions(v)}</div></td>
 </tr>`,
@@ -170,7 +175,7 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 </form>
 <div id="history">${parts.history}</div>
 </section>
-<p class="muted foot">Refreshes every 5 seconds. JSON: <code>api/&lt;secret&gt;/queue</code>, <code>history</code>, <code>map?path=</code>.</p>
+<p class="muted foot"><span class="js-only">Refreshes every 5 seconds.</span><span class="no-js-only">Reload the page to update.</span> JSON: <code>api/&lt;secret&gt;/queue</code>, <code>history</code>, <code>map?path=</code>.</p>
 </main>
 <script src="${esc(s)}/dashboard.js" defer></script>
 </body></html>`;
