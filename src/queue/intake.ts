@@ -20,7 +20,7 @@ export class QueueIntake {
   constructor(
     private readonly store: QueueStore,
     private readonly timing: () => Timing,
-    private readonly onCommitted: (results: EnqueueResult[]) => void = () => {},
+    private readonly onCommitted: (results: EnqueueResult[], requests: NormalizedScanRequest[]) => void = () => {},
   ) {}
 
   enqueue(requests: readonly ScanRequest[]): Promise<EnqueueResult[]> {
@@ -68,6 +68,6 @@ export class QueueIntake {
       w.resolve(results.slice(offset, offset + w.requests.length));
       offset += w.requests.length;
     }
-    this.onCommitted(results);
+    this.onCommitted(results, all);
   }
 }

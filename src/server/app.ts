@@ -1,7 +1,10 @@
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
+import type { Target } from '../core/scan.ts';
+import type { DriveStatus } from '../core/status.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { FolderProbe } from '../paths/folder.ts';
 import type { QueueIntake } from '../queue/intake.ts';
 import type { QueueStore } from '../queue/store.ts';
@@ -20,8 +23,13 @@ export interface AppDeps {
   recognizers: Recognizer[];
   drive?: DriveControl;
   probe?: FolderProbe;
-  /** Called after a scan request was committed (wakes the scheduler). */
+  /** Called after a scan request was committed or made due again (wakes the scheduler). */
   onQueued?: () => void;
+  /** The enabled targets, for status displays and the mapping preview (never called to scan from here). */
+  targets?: readonly Target[];
+  metrics?: Metrics;
+  /** The drive monitor's state; absent when there is no drive monitor ("off"). */
+  driveStatus?: () => DriveStatus;
   /** Extra plugins (dashboard, metrics) registered with the same deps. */
   plugins?: Array<(app: FastifyInstance, deps: AppDeps) => Promise<void>>;
 }
@@ -48,8 +56,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
   });
-  const isSecret = makeSecretCheck(config.SERVER_PASS);
-
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   if (config.SERVER_RATE_LIMIT > 0) {
     // Loaded only when configured: most installs never rate-limit and should not pay its memory.
@@ -79,22 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
 
-  /** Wrong secret (or Basic auth when configured): 404/401 and nothing else happens. */
-  const guard = async (req: FastifyRequest<{ Params: { secret: string } }>, reply: FastifyReply) => {
-    if (!isSecret(req.params.secret)) return sendError(req, reply, 404, 'not found');
-    if (config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS) {
-      if (!basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
-        reply.header('WWW-Authenticate', 'Basic realm="scanrelay", charset="UTF-8"');
-        return sendError(req, reply, 401, 'authentication required');
-      }
-    }
-    return undefined;
-  };
-
-  app.get<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, async (req, reply) => {
-    if (!config.SERVER_ALLOW_MANUAL_SCAN) return sendError(req, reply, 401, 'manual scans are off (SERVER_ALLOW_MANUAL_SCAN is false)');
-    return reply.type('text/html; charset=utf-8').send(manualScanPage());
-  });
+  const guard = makeGuard(config);
 
   app.post<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, (req, reply) => handleScanPost(req, reply, deps));
 
@@ -106,5 +97,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   for (const plugin of deps.plugins ?? []) await plugin(app, deps);
+
+  // The bare manual page, unless a plugin (the dashboard) serves this URL.
+  if (!app.hasRoute({ method: 'GET', url: '/:secret' })) {
+    app.get<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, async (req, reply) => {
+      if (!config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
+      return reply.type('text/html; charset=utf-8').send(manualScanPage());
+    });
+  }
   return app;
+}
+
+/** plex_autoscan answers the page with 401 when manual scans are off; so do we. */
+export function manualScanOff(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(req, reply, 401, 'manual scans are off (SERVER_ALLOW_MANUAL_SCAN is false)');
+}
+
+/** preHandler for routes under the secret: wrong secret (or Basic auth when configured) gets 404/401 and nothing else happens. */
+export function makeGuard(config: Pick<Config, 'SERVER_PASS' | 'SERVER_AUTH_USER' | 'SERVER_AUTH_PASS'>) {
+  const isSecret = makeSecretCheck(config.SERVER_PASS);
+  return async (req: FastifyRequest<{ Params: { secret: string } }>, reply: FastifyReply) => {
+    if (!isSecret(req.params.secret)) return sendError(req, reply, 404, 'not found');
+    if (config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS) {
+      if (!basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
+        reply.header('WWW-Authenticate', 'Basic realm="scanrelay", charset="UTF-8"');
+        return sendError(req, reply, 401, 'authentication required');
+      }
+    }
+    return undefined;
+  };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { scanDelayMax, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
+import { Metrics } from '../metrics/metrics.ts';
 import { QueueIntake } from '../queue/intake.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import { QueueStore } from '../queue/store.ts';
@@ -11,6 +12,9 @@ import type { Recognizer } from '../triggers/intent.ts';
 import { startDriveMonitor } from '../triggers/drive/index.ts';
 import type { BackoffOptions } from '../drive/client.ts';
 import { buildApp, type AppDeps } from './app.ts';
+import { apiPlugin } from './dashboard/api.ts';
+import { dashboardPlugin } from './dashboard/index.ts';
+import { metricsPlugin } from './metrics.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -26,6 +30,8 @@ export interface RelayOptions {
   targets?: Target[];
   recognizers?: Recognizer[];
   plugins?: AppDeps['plugins'];
+  /** The drive monitor's state for the dashboard (absent: "off"). */
+  driveStatus?: AppDeps['driveStatus'];
 }
 
 export interface Relay {
@@ -33,6 +39,8 @@ export interface Relay {
   store: QueueStore;
   scheduler: Scheduler;
   intake: QueueIntake;
+  /** Counters other parts (the drive monitor) increment. */
+  metrics: Metrics;
   url: string;
   close(): Promise<void>;
 }
@@ -46,9 +54,20 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const store = new QueueStore(opts.queuefile);
   const targets = opts.targets ?? buildTargets(config, log);
   if (targets.length === 0) log.warn('no target is enabled (PLEX_ENABLED false, no JELLYFIN/EMBY): scans will queue but go nowhere');
-  const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), opts.scheduler);
+  const metrics = new Metrics(store);
+  const onDelivery = opts.scheduler?.onDelivery;
+  const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
+    ...opts.scheduler,
+    onDelivery: (event) => {
+      metrics.delivery(event);
+      onDelivery?.(event);
+    },
+  });
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
-  const intake = new QueueIntake(store, () => timing, () => scheduler.poke());
+  const intake = new QueueIntake(store, () => timing, (results, requests) => {
+    metrics.committed(requests, results);
+    scheduler.poke();
+  });
   const drive = config.GOOGLE.ENABLED
     ? startDriveMonitor({
         config,
@@ -66,7 +85,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     intake,
     store,
     recognizers: opts.recognizers ?? DEFAULT_RECOGNIZERS,
-    plugins: opts.plugins,
+    targets,
+    metrics,
+    driveStatus: opts.driveStatus,
+    onQueued: () => scheduler.poke(),
+    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
   });
   scheduler.start();
   await app.listen({ host: config.SERVER_IP, port: config.SERVER_PORT });
@@ -80,6 +103,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     store,
     scheduler,
     intake,
+    metrics,
     url,
     async close() {
       await app.close();

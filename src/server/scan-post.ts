@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PayloadError, type Intent } from '../triggers/intent.ts';
 import { resultPage } from '../triggers/manual/page.ts';
-import { PathProblem, resolveIntent } from '../triggers/resolve.ts';
+import { PathProblem } from '../triggers/resolve.ts';
 import { sendError, wantsHtml, type AppDeps } from './app.ts';
+import { submitIntent } from './submit.ts';
 
 const EXPECTED =
   'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook';
@@ -11,6 +12,7 @@ const EXPECTED =
 export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<unknown> {
   const body = req.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    deps.metrics?.request('unknown', 'rejected');
     return sendError(req, reply, 400, `empty or non-object body: ${EXPECTED}`);
   }
   let intent: Intent | undefined;
@@ -20,61 +22,43 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
       if (intent) break;
     }
   } catch (err) {
-    if (err instanceof PayloadError) return sendError(req, reply, 400, err.message);
+    if (err instanceof PayloadError) {
+      deps.metrics?.request('unknown', 'rejected');
+      return sendError(req, reply, 400, err.message);
+    }
     throw err;
   }
   if (!intent) {
+    deps.metrics?.request('unknown', 'rejected');
     req.log.warn({ client: req.ip, eventType: (body as Record<string, unknown>).eventType }, 'unrecognised scan request');
     return sendError(req, reply, 400, `unrecognised payload: ${EXPECTED}`);
   }
   if (intent.kind === 'test') {
+    deps.metrics?.request(intent.source, 'test');
     req.log.info({ client: req.ip, source: intent.source, event: 'Test' }, 'test request received');
     return reply.send({ status: 'ok', event: 'Test' });
   }
   if (intent.kind === 'ignore') {
+    deps.metrics?.request(intent.source, 'ignored');
     req.log.info({ client: req.ip, source: intent.source, event: intent.event, reason: intent.reason }, 'nothing to scan for this event');
     return reply.send({ status: 'ignored', reason: intent.reason });
   }
 
-  let outcomes;
+  let result;
   try {
-    outcomes = resolveIntent(intent, deps.config, deps.probe);
+    result = await submitIntent(intent, deps, req.log, req.ip);
   } catch (err) {
     if (err instanceof PathProblem) {
+      deps.metrics?.request(intent.source, 'rejected');
       req.log.warn({ client: req.ip, source: intent.source, error: err.message }, 'scan request rejected');
       return sendError(req, reply, 400, err.message);
     }
     throw err;
   }
-  const toQueue = outcomes.filter((o) => 'request' in o);
-  const results = await deps.intake.enqueue(toQueue.map((o) => o.request));
-  deps.onQueued?.();
-
-  let i = 0;
-  const scans = outcomes.map((o) => {
-    if ('ignored' in o) return { path: o.mapped, status: 'ignored' as const, reason: `matched "${o.ignored}" in SERVER_IGNORE_LIST` };
-    const r = results[i++]!;
-    return { path: o.mapped, folder: r.folder, status: r.status, id: r.id };
-  });
-  req.log.info(
-    {
-      client: req.ip,
-      source: intent.source,
-      event: intent.event,
-      title: intent.title,
-      received: outcomes.map((o) => o.received),
-      mapped: scans.map((s) => s.path),
-      folders: scans.map((s) => ('folder' in s ? s.folder : undefined)),
-      status: scans.map((s) => s.status),
-    },
-    'scan request',
-  );
-
-  const first = scans[0];
-  const status = scans.some((s) => s.status === 'queued') ? 'queued' : scans.some((s) => s.status === 'merged') ? 'merged' : 'ignored';
   if (wantsHtml(req)) {
+    const first = result.scans[0];
     const reason = first && 'reason' in first ? first.reason : undefined;
-    return reply.type('text/html; charset=utf-8').send(resultPage(status, first?.path ?? '', reason));
+    return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', reason));
   }
-  return reply.send({ status, path: first?.path, scans });
+  return reply.send(result);
 }

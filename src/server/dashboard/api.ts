@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { PayloadError } from '../../triggers/intent.ts';
+import { recognizeManual } from '../../triggers/manual/recognize.ts';
+import { PathProblem } from '../../triggers/resolve.ts';
+import { makeGuard, type AppDeps } from '../app.ts';
+import { submitIntent } from '../submit.ts';
+import { dropEmpty, historyQuerySchema, mapPreview, scanView } from './data.ts';
+
+type SecretParams = { secret: string };
+type IdParams = SecretParams & { id: string };
+
+const idSchema = z.coerce.number().int().positive();
+const scanBodySchema = z.object({ path: z.string() });
+const mapQuerySchema = z.object({ path: z.string().min(1, 'path is missing: GET map?path=<a path in any mapped form>') });
+
+/** The first problem zod found, as one line: `field: message`. */
+function firstIssue(err: z.ZodError): string {
+  const issue = err.issues[0];
+  if (!issue) return 'invalid request';
+  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
+function parseOr400<S extends z.ZodType>(schema: S, value: unknown, reply: FastifyReply, what: string): z.infer<S> | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  void reply.code(400).send({ error: `${what}: ${firstIssue(parsed.error)}` });
+  return undefined;
+}
+
+/**
+ * JSON API under /api/<secret>/ beside plex_autoscan's cmd API at /api/<secret>. It reads and edits the
+ * queue; a scan it is asked for goes through the same checks and intake as a manual request.
+ */
+export async function apiPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const guard = makeGuard(deps.config);
+  const opts = { preHandler: guard };
+
+  app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async () => {
+    const items = deps.store.listOpen().map(scanView);
+    return { count: items.length, items };
+  });
+
+  app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => {
+    const q = parseOr400(historyQuerySchema, dropEmpty(req.query), reply, 'history query');
+    if (!q) return reply;
+    const items = deps.store.listHistory(q).map(scanView);
+    return { count: items.length, items };
+  });
+
+  // The preview asks while the user types; keep it out of SERVER_RATE_LIMIT, it changes nothing.
+  app.get<{ Params: SecretParams }>('/api/:secret/map', { ...opts, config: { rateLimit: false } }, async (req, reply) => {
+    const q = parseOr400(mapQuerySchema, req.query, reply, 'map query');
+    if (!q) return reply;
+    return mapPreview(q.path, deps);
+  });
+
+  app.post<{ Params: SecretParams }>('/api/:secret/scan', opts, async (req, reply) => {
+    const body = parseOr400(scanBodySchema, req.body ?? {}, reply, 'scan body (expected JSON {"path": "..."})');
+    if (!body) return reply;
+    try {
+      const manual = recognizeManual({ eventType: 'Manual', filepath: body.path });
+      if (manual?.kind !== 'scan') throw new Error('manual recognizer returned no scan');
+      return await submitIntent({ ...manual, source: 'API', event: 'API' }, deps, req.log, req.ip);
+    } catch (err) {
+      if (err instanceof PayloadError || err instanceof PathProblem) {
+        deps.metrics?.request('API', 'rejected');
+        return reply.code(400).send({ error: err.message.replace(/^filepath/, 'path') });
+      }
+      throw err;
+    }
+  });
+
+  app.post<{ Params: IdParams }>('/api/:secret/queue/:id/retry', opts, async (req, reply) => {
+    const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
+    if (id === undefined) return reply;
+    const entry = deps.store.get(id);
+    if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
+    if (!deps.store.retryNow(id)) return reply.code(409).send({ error: `scan ${id} is ${entry.status}: only pending, active or failed scans can be retried` });
+    deps.onQueued?.();
+    req.log.info({ client: req.ip, scan: id, folder: entry.folder }, 'scan retry requested');
+    return { id, status: 'retrying' };
+  });
+
+  app.delete<{ Params: IdParams }>('/api/:secret/queue/:id', opts, async (req, reply) => {
+    const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
+    if (id === undefined) return reply;
+    const entry = deps.store.get(id);
+    if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
+    if (!deps.store.cancel(id)) {
+      const why = entry.status === 'done' || entry.status === 'failed' ? `it is ${entry.status}` : 'a delivery is in flight right now';
+      return reply.code(409).send({ error: `scan ${id} cannot be deleted: ${why}` });
+    }
+    req.log.info({ client: req.ip, scan: id, folder: entry.folder }, 'scan deleted from the queue');
+    return { id, status: 'deleted' };
+  });
+}

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { sourceSchema, type Target } from '../../core/scan.ts';
+import type { DriveStatus } from '../../core/status.ts';
+import { scanFolderFor } from '../../paths/folder.ts';
+import { mapPath } from '../../paths/mapping.ts';
+import { ignoredBy } from '../../paths/rules.ts';
+import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
+import type { QueueEntry } from '../../queue/store.ts';
+import { PlexTarget } from '../../targets/plex/target.ts';
+import type { AppDeps } from '../app.ts';
+
+/** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
+export function scanView(e: QueueEntry) {
+  return {
+    id: e.id,
+    folder: e.folder,
+    status: e.status as 'pending' | 'active' | 'done' | 'failed',
+    source: e.source,
+    event: e.event,
+    title: e.title,
+    files: e.files,
+    requests: e.requests,
+    priority: e.priority,
+    requestedAt: e.firstAt,
+    lastRequestAt: e.lastAt,
+    dueAt: e.dueAt,
+    finishedAt: e.finishedAt,
+    /** From the first request to the end of the last delivery. */
+    tookMs: e.finishedAt === null ? null : Math.max(0, e.finishedAt - e.firstAt),
+    deliveries: e.deliveries.map((d) => ({
+      target: d.target,
+      status: d.status,
+      attempts: d.attempts,
+      nextAt: d.status === 'waiting' ? d.next_at : null,
+      lastError: d.last_error,
+      detail: d.detail,
+      finishedAt: d.finished_at,
+    })),
+  };
+}
+export type ScanView = ReturnType<typeof scanView>;
+
+export const historyQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  status: z.enum(['done', 'failed']).optional(),
+  source: sourceSchema.optional(),
+  text: z.string().max(4096).optional(),
+});
+export type HistoryQuery = z.infer<typeof historyQuerySchema>;
+
+/** Query strings from an HTML form send empty fields for "any"; those mean "no filter". */
+export function dropEmpty(query: unknown): Record<string, unknown> {
+  if (!query || typeof query !== 'object') return {};
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== '' && v !== undefined));
+}
+
+export interface MapPreview {
+  input: string;
+  /** Why the path would be rejected (400), when it would be. */
+  problem: string | null;
+  mapped: string | null;
+  match: { key: string; value: string } | null;
+  folder: string | null;
+  ignored: string | null;
+  section: { target: string; id: string; title: string; location: string } | null;
+  sectionError: string | null;
+}
+
+/**
+ * What a manual request for `input` would do, without queueing it: the same checks, mapping and folder
+ * choice as resolveIntent, plus the Plex section that holds the folder (asked through the Plex target).
+ */
+export async function mapPreview(input: string, deps: Pick<AppDeps, 'config' | 'probe' | 'targets'>, timeoutMs = 3000): Promise<MapPreview> {
+  const out: MapPreview = { input, problem: null, mapped: null, match: null, folder: null, ignored: null, section: null, sectionError: null };
+  out.problem = invalidRequestPath(input) ?? null;
+  if (out.problem) return out;
+  const mapped = mapPath(deps.config.SERVER_PATH_MAPPINGS, input);
+  out.mapped = mapped.path;
+  out.match = mapped.match ?? null;
+  out.problem = invalidMappedPath(mapped.path) ?? null;
+  if (out.problem) return out;
+  out.ignored = ignoredBy(deps.config.SERVER_IGNORE_LIST, mapped.path) ?? null;
+  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe);
+  const plex = deps.targets?.find((t): t is PlexTarget => t instanceof PlexTarget);
+  if (!plex) {
+    out.sectionError = 'no Plex target is enabled';
+    return out;
+  }
+  try {
+    const section = await withTimeout(plex.backend.resolveSection(out.folder), timeoutMs, 'Plex did not answer the section list in time');
+    if (section) out.section = { target: plex.name, ...section };
+    else out.sectionError = 'no Plex section location holds this folder';
+  } catch (err) {
+    out.sectionError = (err as Error).message;
+  }
+  return out;
+}
+
+export interface StatusView {
+  targets: Array<{ name: string; ok: boolean; error?: string }>;
+  queue: { pending: number; active: number };
+  drive: DriveStatus;
+}
+
+/** Target reachability is asked at most every `maxAgeMs`, so open dashboards do not hammer the media server. */
+export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus'>, maxAgeMs = 5000, timeoutMs = 3000) {
+  let cached: { at: number; value: Promise<StatusView['targets']> } | undefined;
+  const reachability = (targets: readonly Target[]) =>
+    Promise.all(
+      targets.map(async (t) => {
+        try {
+          const r = await withTimeout(t.available(), timeoutMs, `no answer within ${timeoutMs / 1000} s`);
+          return { name: t.name, ok: r.ok, ...(r.error ? { error: r.error } : {}) };
+        } catch (err) {
+          return { name: t.name, ok: false, error: (err as Error).message };
+        }
+      }),
+    );
+  return async (): Promise<StatusView> => {
+    if (!cached || Date.now() - cached.at > maxAgeMs) cached = { at: Date.now(), value: reachability(deps.targets ?? []) };
+    const counts = deps.store.counts();
+    return {
+      targets: await cached.value,
+      queue: { pending: counts.pending ?? 0, active: counts.active ?? 0 },
+      drive: deps.driveStatus?.() ?? { state: 'off' },
+    };
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

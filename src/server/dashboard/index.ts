@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { makeGuard, manualScanOff, sendError, type AppDeps } from '../app.ts';
+import { dropEmpty, historyQuerySchema, scanView, statusSource, type HistoryQuery } from './data.ts';
+import { renderDashboard, renderHistory, renderQueue, renderStatus, type PageParts } from './render.ts';
+
+// Hand-written, served as they are: no bundler, no CDN, nothing built at run time.
+const SCRIPT = readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8');
+const STYLE = readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8');
+
+type SecretParams = { secret: string };
+
+/**
+ * The dashboard at GET /<secret>: manual scan form (plain HTML form, works without JavaScript), mapping
+ * preview, queue, history and status. Off (401, as plex_autoscan) when SERVER_ALLOW_MANUAL_SCAN is false.
+ */
+export async function dashboardPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const guard = makeGuard(deps.config);
+  const status = statusSource(deps);
+  const enabled = async (req: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply) => {
+    if (!deps.config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
+    return undefined;
+  };
+  const opts = { preHandler: [guard, enabled] };
+  // An open dashboard refreshes every few seconds; that must not use up SERVER_RATE_LIMIT meant for senders.
+  const quiet = { ...opts, config: { rateLimit: false as const } };
+
+  const filterOf = (query: unknown): HistoryQuery => {
+    const parsed = historyQuerySchema.safeParse(dropEmpty(query));
+    return parsed.success ? { ...parsed.data, limit: Math.min(parsed.data.limit, 200) } : { limit: 100 };
+  };
+  const parts = async (filter: HistoryQuery): Promise<PageParts> => {
+    const now = Date.now();
+    const open = deps.store.listOpen().map(scanView);
+    return {
+      status: renderStatus(await status(), now),
+      queue: renderQueue(open, now),
+      queueCount: open.length,
+      history: renderHistory(deps.store.listHistory(filter).map(scanView), now),
+    };
+  };
+
+  app.get<{ Params: SecretParams }>('/:secret', opts, async (req, reply) => {
+    const filter = filterOf(req.query);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(renderDashboard(req.params.secret, filter, await parts(filter)));
+  });
+
+  // What the script swaps in on each refresh: the same HTML the page was rendered with.
+  app.get<{ Params: SecretParams }>('/:secret/parts', quiet, async (req, reply) => {
+    const q = historyQuerySchema.safeParse(dropEmpty(req.query));
+    if (!q.success) return sendError(req, reply, 400, `history filter: ${q.error.issues[0]?.message ?? 'invalid'}`);
+    return reply.header('cache-control', 'no-store').send(await parts(filterOf(req.query)));
+  });
+
+  app.get<{ Params: SecretParams }>('/:secret/dashboard.js', quiet, async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(SCRIPT),
+  );
+  app.get<{ Params: SecretParams }>('/:secret/dashboard.css', quiet, async (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(STYLE),
+  );
+}
