@@ -65,7 +65,7 @@ describe('file checks through the queue (real files, fake Plex)', () => {
       tree.put('/data/Movies/Ready (2002)/Ready (2002).mkv');
       q.enqueue('/data/Movies/Ready (2002)', ['/data/Movies/Ready (2002)/Ready (2002).mkv']);
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/Ready (2002)'), 10_000, 'the ready item');
-      await waitFor(() => (q.store.get(late)!.deliveries[0]!.file_checks >= 2 ? true : undefined), 10_000, 'a few checks');
+      await waitFor(() => ((q.store.get(late)!.deliveries[0]?.file_checks ?? 0) >= 2 ? true : undefined), 10_000, 'a few checks');
       assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Late (2001)').length, 0, 'no scan before the file exists');
       tree.put('/data/Movies/Late (2001)/Late (2001).mkv');
       await waitFor(() => q.store.get(late)!.status === 'done', 10_000, 'late item delivered');
