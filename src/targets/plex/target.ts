@@ -154,7 +154,7 @@ export class PlexTarget implements Target {
    * checked (the file is meant to be gone).
    */
   private async checkFiles(item: ScanItem, config: Config): Promise<DeliveryResult | { folder: string; folderOnly: boolean }> {
-    if (item.updateType === 'Deleted') return { folder: item.folder, folderOnly: false };
+    if (item.updateType === 'Deleted' || !config.SERVER_FILE_CHECKS_ENABLED) return { folder: item.folder, folderOnly: false };
     const probe = this.steps?.probe ?? statProbe;
     const check = item.fileChecks + 1;
     const max = Math.max(1, config.SERVER_MAX_FILE_CHECKS);
