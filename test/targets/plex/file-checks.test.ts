@@ -84,7 +84,7 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     try {
       const before = plex.refreshes().length;
       const id = q.enqueue('/data/Movies/Never (2003)', ['/data/Movies/Never (2003)/Never (2003).mkv']);
-      const entry = await waitFor(() => (q.store.get(id)!.status === 'failed' ? q.store.get(id)! : undefined), 10_000, 'failure');
+      const entry = (await waitFor(() => (q.store.get(id)!.status === 'failed' ? q.store.get(id)! : undefined), 10_000, 'failure'))!;
       assert.equal(entry.deliveries[0]!.file_checks, 2);
       assert.match(entry.deliveries[0]!.last_error!, /Never \(2003\)\.mkv did not appear after 3 file check\(s\)/);
       assert.equal(plex.refreshes().length, before);
@@ -100,7 +100,7 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     const q = runQueue([makePlexTarget(plex, config)]);
     try {
       const id = q.enqueue('/data/Movies/Folder (2004)', ['/data/Movies/Folder (2004)/Folder (2004).mkv']);
-      const entry = await waitFor(() => (q.store.get(id)!.status === 'done' ? q.store.get(id)! : undefined), 10_000, 'folder scan');
+      const entry = (await waitFor(() => (q.store.get(id)!.status === 'done' ? q.store.get(id)! : undefined), 10_000, 'folder scan'))!;
       assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Folder (2004)').length, 1);
       assert.match(entry.deliveries[0]!.detail!, /files never appeared/);
     } finally {
