@@ -150,7 +150,7 @@ export class Scheduler {
   }
 
   private record(item: ScanItem, target: string, result: DeliveryResult): void {
-    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt };
+    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority };
     if (result.outcome === 'done') {
       const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
       this.log.info({ ...ctx, detail: result.detail, waitedMs: Date.now() - item.firstAt }, 'scan delivered');

@@ -88,12 +88,24 @@ export class PlexTarget implements Target {
     if (config?.PLEX_FIX_MISMATCHED) {
       log.warn({ key: 'PLEX_FIX_MISMATCHED' }, 'PLEX_FIX_MISMATCHED is not supported by scanrelay and is ignored');
     }
+    if (config && !config.SERVER_FILE_CHECKS_ENABLED) {
+      log.info({ key: 'SERVER_FILE_CHECKS_ENABLED' }, 'file-exists checks are off: folders are scanned without looking for the files first');
+    }
     if (config?.PLEX_ANALYZE_TYPE === 'deep' && backend.method === 'api') {
       log.info({ key: 'PLEX_ANALYZE_TYPE' }, 'PLEX_ANALYZE_TYPE "deep": the Plex HTTP API has one analyze action, so a basic analysis runs (the scanner method can analyze deeply)');
     }
   }
 
   async deliver(item: ScanItem): Promise<DeliveryResult> {
+    const result = await this.attempt(item);
+    if (result.outcome !== 'retry') {
+      this.externalWaits.end(item.id);
+      this.aliveWaits.end(item.id);
+    }
+    return result;
+  }
+
+  private async attempt(item: ScanItem): Promise<DeliveryResult> {
     try {
       const config = this.steps?.config;
       let folder = item.folder;
@@ -170,6 +182,8 @@ export class PlexTarget implements Target {
           this.log.warn({ ...ctx, key: 'SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION', folder: decision.folder }, 'the files never appeared but their folder exists; scanning the folder');
         } else if (check > 1 || decision.missing.length) {
           this.log.info({ ...ctx, missing: decision.missing.map((p) => p.visible) }, 'file exists; scanning');
+        } else {
+          this.log.debug(ctx, 'file exists on the first check');
         }
         return { folder: decision.folder, folderOnly: decision.folderOnly };
       case 'wait': {

@@ -108,6 +108,16 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     }
   });
 
+  test('SERVER_FILE_CHECKS_ENABLED false (a relay that cannot see the files) scans without checking; the default checks', async () => {
+    const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 5, SERVER_FILE_CHECK_DELAY: 60 });
+    const item = scanItem({ folder: '/data/Movies/Unseen (2006)', files: ['/data/Movies/Unseen (2006)/u.mkv'] });
+    const checked = await makePlexTarget(plex, config).deliver(item);
+    assert.deepEqual(checked.outcome === 'retry' && [checked.retryAfterMs, checked.countsAsAttempt, checked.fileChecks], [60_000, false, 1]);
+    assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Unseen (2006)').length, 0);
+    assert.equal((await makePlexTarget(plex, { ...config, SERVER_FILE_CHECKS_ENABLED: false }).deliver(item)).outcome, 'done');
+    assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Unseen (2006)').length, 1);
+  });
+
   test('a delete is not checked for existence: it is scanned at once', async () => {
     const tree = mediaTree();
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 5, SERVER_FILE_CHECK_DELAY: 60, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings });
