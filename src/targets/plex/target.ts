@@ -117,14 +117,17 @@ export class PlexTarget implements Target {
         if ('outcome' in checked) return checked;
         ({ folder, folderOnly } = checked);
       }
+      if (config) {
+        // Before the section lookup, which itself needs Plex up.
+        const held = (await this.waitForExternalScans(item, config)) ?? (await this.waitForPlex(item, config));
+        if (held) return held;
+      }
       const section = await this.backend.resolveSection(folder);
       if (!section) {
         const known = (await this.backend.knownLocations()).join(', ') || 'none';
         return { outcome: 'failed', error: `"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS` };
       }
       if (config) {
-        const held = (await this.waitForExternalScans(item, config)) ?? (await this.waitForPlex(item, config));
-        if (held) return held;
         await runScanCommand('RUN_COMMAND_BEFORE_SCAN', config.RUN_COMMAND_BEFORE_SCAN, { path: folder, section: section.id }, this.log, this.timings.commandTimeoutMs);
       }
       this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');

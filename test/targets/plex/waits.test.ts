@@ -88,8 +88,6 @@ describe('waits before the scan', () => {
     const own = await new FakePlex().start();
     const config = testConfig({ PLEX_TOKEN: own.token, PLEX_LOCAL_URL: own.url, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off', PLEX_CHECK_BEFORE_SCAN: true, PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false });
     const target = makePlexTarget(own, config, { log });
-    // Sections are known from before Plex went away.
-    assert.ok(await target.backend.resolveSection('/data/Movies'));
     await own.setMode('error503');
     const q = runQueue([target]);
     try {
