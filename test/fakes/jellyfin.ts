@@ -28,6 +28,8 @@ export class FakeMediaServer {
   readonly calls: MediaCall[] = [];
   readonly updates: RecordedUpdate[] = [];
   readonly apiKey: string;
+  /** ServerName in /System/Info. */
+  readonly name: string;
   private server: Server | undefined;
   private sockets = new Set<Socket>();
   private port = 0;
@@ -37,8 +39,6 @@ export class FakeMediaServer {
     this.apiKey = opts.apiKey ?? 'media-api-key';
     this.name = opts.name ?? 'fake';
   }
-
-  readonly name: string;
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;

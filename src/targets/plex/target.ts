@@ -17,7 +17,10 @@ import { runningScans, WaitTracker } from './wait.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
 export interface PlexTimings {
-  /** PLEX_WAIT_FOR_EXTERNAL_SCANNERS: poll interval (plex_autoscan: 60 s) and the cap before scanning anyway. */
+  /**
+   * PLEX_WAIT_FOR_EXTERNAL_SCANNERS: poll interval and the cap before scanning anyway. plex_autoscan polled
+   * every 60 s; shorter here because scanrelay's own previous scan also counts and usually ends in seconds.
+   */
   externalScanPollMs: number;
   externalScanMaxWaitMs: number;
   /** PLEX_CHECK_BEFORE_SCAN: first retry (plex_autoscan: 15 s), doubling up to the max. */
@@ -38,7 +41,7 @@ export interface PlexTimings {
 }
 
 export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
-  externalScanPollMs: 60_000,
+  externalScanPollMs: 10_000,
   externalScanMaxWaitMs: 60 * 60_000,
   aliveRetryMs: 15_000,
   aliveRetryMaxMs: 2 * 60_000,
