@@ -119,8 +119,6 @@ export class PlexTarget implements Target {
         const checked = await this.checkFiles(item, config);
         if ('outcome' in checked) return checked;
         ({ folder, folderOnly } = checked);
-      }
-      if (config) {
         // Before the section lookup, which itself needs Plex up.
         const held = (await this.waitForExternalScans(item, config)) ?? (await this.waitForPlex(item, config));
         if (held) return held;
