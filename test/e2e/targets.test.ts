@@ -78,3 +78,32 @@ describe('Plex, Jellyfin and Emby together, end to end through the real server p
     assert.equal(emby.updates.length, before.emby + 1);
   });
 });
+
+describe('Jellyfin only (PLEX_ENABLED false), end to end', () => {
+  test('needs no Plex: the scan goes to Jellyfin alone', async () => {
+    const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
+    const relay = await spawnRelay({
+      config: {
+        PLEX_ENABLED: false,
+        PLEX_LOCAL_URL: 'http://127.0.0.1:9',
+        SERVER_SCAN_DELAY: 0,
+        SERVER_ALLOW_MANUAL_SCAN: true,
+        JELLYFIN: { ENABLED: true, URL: jellyfin.url, API_KEY: 'jf-key' },
+      },
+    });
+    try {
+      const res = await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/Solo (2018)/Solo (2018).mkv' });
+      assert.equal(res.status, 200, res.text);
+      await waitFor(() => jellyfin.updates.length === 1, 20_000, 'Jellyfin update');
+      assert.deepEqual(jellyfin.updates.map((u) => [u.path, u.updateType]), [['/data/Movies/Solo (2018)/Solo (2018).mkv', 'Modified']]);
+      const rows = await waitFor(() => {
+        const r = deliveriesOf(relay.queuefile, '/data/Movies/Solo (2018)');
+        return r.length === 1 && r[0]!.status === 'done' ? r : undefined;
+      }, 20_000, 'one delivery row');
+      assert.equal(rows![0]!.target, 'jellyfin');
+    } finally {
+      await relay.kill();
+      await jellyfin.stop();
+    }
+  });
+});
