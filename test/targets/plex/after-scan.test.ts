@@ -97,7 +97,7 @@ describe('after the scan', () => {
       const { tree, config } = setup(plex);
       tree.put('/data/Movies/First (2000)/f.mkv');
       tree.put('/data/Movies/Second (2000)/s.mkv');
-      plex.scanActivityMs = 3_000;
+      plex.scanActivityMs = 20_000;
       const q = runQueue([makePlexTarget(plex, config)], { concurrency: 1 });
       try {
         const first = q.enqueue('/data/Movies/First (2000)', ['/data/Movies/First (2000)/f.mkv']);
