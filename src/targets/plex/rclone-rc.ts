@@ -43,7 +43,7 @@ export class RcloneRc {
           this.log.info({ dir }, 'rclone cache remote cleared its folder cache (RCLONE.RC_CACHE_REFRESH)');
           return dir;
         }
-        if (!expire || !('error' in expire)) {
+        if (!expire || typeof expire !== 'object' || !('error' in expire)) {
           this.log.error({ dir, answer: expire }, 'rclone cache refresh: unexpected answer from cache/expire; giving up');
           return undefined;
         }
