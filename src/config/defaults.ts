@@ -23,6 +23,8 @@ export function starterConfig(): JsonObject {
     SERVER_PASS: newServerPass(),
     SERVER_ALLOW_MANUAL_SCAN: true,
     SERVER_USE_SQLITE: true,
+    // A fresh relay usually cannot see the media files; waiting for them would fail every scan.
+    SERVER_FILE_CHECKS_ENABLED: false,
     SERVER_SCAN_DELAY: 10,
     SERVER_PATH_MAPPINGS: {
       '/data/Movies/': ['/movies/', '/mnt/unionfs/Media/Movies/', 'My Drive/Media/Movies/'],

@@ -129,6 +129,11 @@ export const configSchema = z.object({
   SERVER_RATE_LIMIT: z.number().int().min(0).default(0),
   SERVER_METRICS: bool(true),
   SERVER_SKIP_FILES_IN_PLEX: bool(false),
+  /**
+   * false skips the file-exists checks entirely, for a relay that cannot see the media files. plex_autoscan
+   * had no way to do this: its SERVER_MAX_FILE_CHECKS 0 still checks once (kept as it was).
+   */
+  SERVER_FILE_CHECKS_ENABLED: bool(true),
   JELLYFIN: mediaServerSchema,
   EMBY: mediaServerSchema,
 });

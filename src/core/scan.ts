@@ -40,13 +40,25 @@ export interface ScanItem {
   firstAt: number;
   /** This target's attempts so far, including the current one. */
   attempt: number;
+  /** File-exists checks this target has already made for the scan (durable; see SERVER_MAX_FILE_CHECKS). */
+  fileChecks: number;
 }
+
+/**
+ * Work a target does after its delivery is recorded (scan completion watch, empty trash, analyze, an
+ * after-scan command). It never holds back other deliveries. It returns what happened, which replaces the
+ * delivery's detail in the history; the signal aborts it when scanrelay stops.
+ */
+export type AfterDelivery = (signal: AbortSignal) => Promise<string>;
 
 /** How one delivery to one target ended. The scheduler reacts to the kind, never to the message. */
 export type DeliveryResult =
-  | { outcome: 'done'; detail?: string }
-  /** Try again later: target unavailable. `retryAfterMs` overrides the backoff (e.g. a file check delay). */
-  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean }
+  | { outcome: 'done'; detail?: string; after?: AfterDelivery }
+  /**
+   * Try again later: target unavailable. `retryAfterMs` overrides the backoff (e.g. a file check delay);
+   * `fileChecks` is the new durable file-check count to store with the delivery.
+   */
+  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean; fileChecks?: number }
   /** Will never succeed as it stands (no section for the path, bad request): recorded, not retried. */
   | { outcome: 'failed'; error: string };
 

@@ -35,6 +35,9 @@ export class Scheduler {
   private ticking = false;
   private finishedSincePrune = 0;
   private readonly idleWaiters: Array<() => void> = [];
+  /** After-delivery steps still running; aborted and awaited on stop. */
+  private readonly afterSteps = new Set<Promise<void>>();
+  private readonly afterAbort = new AbortController();
   private readonly targets: Map<string, Target>;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery'>> & Pick<SchedulerOptions, 'onDelivery'>;
 
@@ -74,6 +77,13 @@ export class Scheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    this.afterAbort.abort();
+    await Promise.allSettled([...this.afterSteps]);
+  }
+
+  /** Resolves when every after-delivery step started so far has ended (tests, orderly shutdown). */
+  async afterStepsSettled(): Promise<void> {
+    while (this.afterSteps.size) await Promise.allSettled([...this.afterSteps]);
   }
 
   /** Something changed (a new request, a retry request): re-plan the next wake. */
@@ -140,20 +150,46 @@ export class Scheduler {
   }
 
   private record(item: ScanItem, target: string, result: DeliveryResult): void {
-    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt };
+    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority };
     if (result.outcome === 'done') {
       const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
       this.log.info({ ...ctx, detail: result.detail, waitedMs: Date.now() - item.firstAt }, 'scan delivered');
       if (scanFinished) this.afterFinish();
+      if (result.after) this.runAfter(item, target, result.after, result.detail);
     } else if (result.outcome === 'failed') {
       const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'failed', error: result.error });
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
       if (scanFinished) this.afterFinish();
     } else {
       const wait = result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
-      this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true);
+      this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
+  }
+
+  /**
+   * Runs a target's after-delivery steps outside the delivery slots: the delivery is already recorded
+   * (and other deliveries go on); what the steps find replaces the delivery's detail.
+   */
+  private runAfter(item: ScanItem, target: string, after: NonNullable<Extract<DeliveryResult, { outcome: 'done' }>['after']>, detail: string | undefined): void {
+    const step = (async () => {
+      let full: string;
+      try {
+        full = (await after(this.afterAbort.signal)) || detail || '';
+      } catch (err) {
+        const why = this.afterAbort.signal.aborted ? 'scanrelay stopped before the after-scan steps ended' : `after-scan steps failed: ${(err as Error).message}`;
+        full = [detail, why].filter(Boolean).join('; ');
+        if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
+      }
+      try {
+        this.store.setDeliveryDetail(item.id, target, full);
+      } catch (err) {
+        this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
+      }
+      this.log.info({ scan: item.id, target, folder: item.folder, detail: full }, 'after-scan steps finished');
+    })();
+    this.afterSteps.add(step);
+    void step.finally(() => this.afterSteps.delete(step));
   }
 
   private afterFinish(): void {

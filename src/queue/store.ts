@@ -48,6 +48,7 @@ export interface DeliveryRow {
   last_error: string | null;
   detail: string | null;
   finished_at: number | null;
+  file_checks: number;
 }
 
 export interface QueueEntry {
@@ -139,8 +140,11 @@ export class QueueStore {
         `UPDATE deliveries SET status = @status, last_error = @error, detail = @detail, finished_at = @now WHERE scan_id = @scanId AND target = @target`,
       ),
       retryDelivery: db.prepare(
-        `UPDATE deliveries SET status = 'waiting', last_error = @error, next_at = @nextAt, attempts = attempts - @refund WHERE scan_id = @scanId AND target = @target`,
+        `UPDATE deliveries SET status = 'waiting', last_error = @error, next_at = @nextAt, attempts = attempts - @refund,
+           file_checks = coalesce(@fileChecks, file_checks)
+         WHERE scan_id = @scanId AND target = @target`,
       ),
+      setDetail: db.prepare(`UPDATE deliveries SET detail = @detail WHERE scan_id = @scanId AND target = @target`),
       openDeliveries: db.prepare<[number], { open: number; failed: number }>(
         `SELECT sum(status IN ('waiting', 'sending')) AS open, sum(status = 'failed') AS failed FROM deliveries WHERE scan_id = ?`,
       ),
@@ -291,7 +295,7 @@ export class QueueStore {
       const rows = this.stmt.dueDeliveries.all(now, limit);
       return rows.map((d) => {
         this.stmt.markSending.run(d.scan_id, d.target);
-        return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1), target: d.target };
+        return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1, d.file_checks), target: d.target };
       });
     })();
   }
@@ -319,8 +323,13 @@ export class QueueStore {
     })();
   }
 
-  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true): void {
-    this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1 });
+  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): void {
+    this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1, fileChecks: fileChecks ?? null });
+  }
+
+  /** Replaces a finished delivery's detail (what its after-scan steps found). */
+  setDeliveryDetail(scanId: number, target: string, detail: string): void {
+    this.stmt.setDetail.run({ scanId, target, detail });
   }
 
   /** After a crash, deliveries that were in flight are sent again (a repeated scan is harmless; a lost one is not). */
@@ -455,7 +464,7 @@ export class QueueStore {
     if (this.db.open) this.db.close();
   }
 
-  private toItem(row: ScanRow, attempt: number): ScanItem {
+  private toItem(row: ScanRow, attempt: number, fileChecks: number): ScanItem {
     return {
       id: row.id,
       folder: row.folder,
@@ -469,6 +478,7 @@ export class QueueStore {
       requests: row.requests,
       firstAt: row.first_at,
       attempt,
+      fileChecks,
     };
   }
 

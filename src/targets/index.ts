@@ -1,9 +1,15 @@
+import { existsSync } from 'node:fs';
 import { resolveScanMethod, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
+import { embyTarget } from './emby/target.ts';
+import { jellyfinTarget } from './jellyfin/target.ts';
 import { PlexApi } from './plex/api.ts';
 import { PlexApiBackend } from './plex/api-backend.ts';
-import { PlexTarget } from './plex/target.ts';
+import type { PlexScanBackend } from './plex/backend.ts';
+import { PlexDatabase } from './plex/database.ts';
+import { RcloneRc } from './plex/rclone-rc.ts';
+import { PlexTarget, type PlexSteps } from './plex/target.ts';
 import { PlexScannerBackend } from './plex-scanner/backend.ts';
 
 /** The enabled targets for a config. Each gets its own delivery state per queued scan. */
@@ -17,12 +23,37 @@ export function buildTargets(config: Config, log: Logger): Target[] {
         ? 'Plex scans use the HTTP API (partial scan of each folder)'
         : 'Plex scans use the Plex Media Scanner binary (no PLEX_TOKEN set, or PLEX_SCAN_METHOD "scanner")',
     );
+    const plexLog = log.child({ target: 'plex' });
+    const api = config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN) : undefined;
     if (method === 'api') {
-      targets.push(new PlexTarget(new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN)), log.child({ target: 'plex' })));
+      targets.push(plexTarget(new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN)), config, api, plexLog));
     } else {
-      targets.push(new PlexTarget(PlexScannerBackend.fromConfig(config), log.child({ target: 'plex' })));
+      targets.push(plexTarget(PlexScannerBackend.fromConfig(config), config, api, plexLog));
     }
+  }
+  if (config.JELLYFIN.ENABLED) {
+    log.info({ url: config.JELLYFIN.URL }, 'Jellyfin target enabled');
+    targets.push(jellyfinTarget(config.JELLYFIN.URL, config.JELLYFIN.API_KEY, log.child({ target: 'jellyfin' })));
+  }
+  if (config.EMBY.ENABLED) {
+    log.info({ url: config.EMBY.URL }, 'Emby target enabled');
+    targets.push(embyTarget(config.EMBY.URL, config.EMBY.API_KEY, log.child({ target: 'emby' })));
   }
   return targets;
 }
 
+/** The Plex target with plex_autoscan's steps around the scan (file checks, waits, empty trash, analyze, commands). */
+export function plexTarget(backend: PlexScanBackend, config: Config, api: PlexApi | undefined, log: Logger): PlexTarget {
+  const refresh = config.RCLONE.RC_CACHE_REFRESH;
+  const steps: PlexSteps = {
+    config,
+    api,
+    // Opened lazily and read-only; a missing file only matters to the steps that need it.
+    db: new PlexDatabase(config.PLEX_DATABASE_PATH),
+    rclone: refresh.ENABLED ? new RcloneRc(refresh, log.child({ step: 'rclone' })) : undefined,
+  };
+  if ((config.SERVER_SKIP_FILES_IN_PLEX || config.PLEX_EMPTY_TRASH || config.PLEX_ANALYZE_TYPE !== 'off') && !existsSync(config.PLEX_DATABASE_PATH)) {
+    log.info({ path: config.PLEX_DATABASE_PATH }, 'PLEX_DATABASE_PATH does not exist: empty trash, analyze and skipping files already in Plex will not run until it does');
+  }
+  return new PlexTarget(backend, log, steps);
+}

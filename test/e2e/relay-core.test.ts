@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakePlex } from '../fakes/plex.ts';
+import { mediaTree } from '../helpers/plex-target.ts';
 import { postForm, postJson, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
 
 const MAPPINGS = {
@@ -14,8 +15,14 @@ describe('relay core, end to end through the real server process', () => {
 
   before(async () => {
     plex = await new FakePlex().start();
+    // The files exist where scanrelay looks (SERVER_FILE_EXIST_PATH_MAPPINGS), so the file checks pass at once.
+    const tree = mediaTree();
+    for (const f of ['Movies/Alien (1979)/Alien (1979).mkv', 'Movies/Heat (1995)/Heat.mkv', 'Movies/Up (2009)/Up (2009).mp4', 'TV/Dark/Season 01/Dark - S01E01.mkv', 'Movies/Jaws (1975)/Jaws.mkv']) {
+      tree.put(`/data/${f}`);
+    }
     relay = await spawnRelay({
       config: {
+        SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings,
         PLEX_LOCAL_URL: plex.url,
         PLEX_TOKEN: plex.token,
         SERVER_SCAN_DELAY: 1,
@@ -52,13 +59,14 @@ describe('relay core, end to end through the real server process', () => {
   });
 
   test('a wrong secret queues nothing and answers 404', async () => {
-    const before = plex.calls.length;
+    // Refreshes, not all calls: earlier scans' completion watches still read /activities.
+    const before = plex.refreshes().length;
     const res = await postForm(`${relay.base}/not-the-secret`, { eventType: 'Manual', filepath: '/movies/X (2000)/x.mkv' });
     assert.equal(res.status, 404);
     const count = await postJson(`${relay.base}/api/${relay.secret}`, { cmd: 'queue_count' });
     assert.equal(count.body.queue_count, 0);
     await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(plex.calls.length, before);
+    assert.equal(plex.refreshes().length, before);
   });
 
   test('JSON manual requests work and bad paths get 400 with a message', async () => {

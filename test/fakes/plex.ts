@@ -43,6 +43,10 @@ export class FakePlex {
   activities: FakeActivity[] = [];
   /** Added to every answer, to simulate a slow server. */
   latencyMs = 0;
+  /** When set, each partial scan shows as a `library.update.section` activity for this long (Plex's own scan). */
+  scanActivityMs = 0;
+  /** false: /activities answers 404, as on a Plex too old to have it. */
+  activitiesAvailable = true;
   readonly token: string;
   private server: Server | undefined;
   private sockets = new Set<Socket>();
@@ -138,6 +142,7 @@ export class FakePlex {
       // Plex 1.32.7+ answers PUT (and POST from some clients) on refresh with 404; GET works.
       if (req.method !== 'GET') return send(404, '');
       if (!this.sections.some((s) => s.id === refresh[1])) return send(404, '');
+      if (this.scanActivityMs > 0) this.showScan(refresh[1]!);
       return send(200, '');
     }
     const trash = /^\/library\/sections\/([^/]+)\/emptyTrash$/.exec(path);
@@ -146,7 +151,7 @@ export class FakePlex {
       return send(this.sections.some((s) => s.id === trash[1]) ? 200 : 404, '');
     }
     if (/^\/library\/metadata\/[\d,]+\/analyze$/.test(path)) return send(req.method === 'PUT' ? 200 : 404, '');
-    if (path === '/activities' && req.method === 'GET') {
+    if (path === '/activities' && req.method === 'GET' && this.activitiesAvailable) {
       return send(200, JSON.stringify({
         MediaContainer: {
           size: this.activities.length,
@@ -167,6 +172,16 @@ export class FakePlex {
       return send(200, JSON.stringify({ MyPlex: { authToken: this.token, username: 'fakeuser', signInState: 'ok' } }));
     }
     return send(404, '');
+  }
+
+  private showScan(sectionId: string): void {
+    const section = this.sections.find((s) => s.id === sectionId);
+    const activity: FakeActivity = { uuid: `scan-${this.calls.length}`, type: 'library.update.section', title: `Scanning ${section?.title ?? sectionId}`, sectionId, progress: 0 };
+    this.activities.push(activity);
+    setTimeout(() => {
+      const i = this.activities.indexOf(activity);
+      if (i >= 0) this.activities.splice(i, 1);
+    }, this.scanActivityMs).unref();
   }
 
   private sectionsJson(): string {

@@ -29,7 +29,7 @@ export interface RelayProcess {
 
 export interface SpawnOptions {
   dir?: string;
-  /** Written as config.json (SERVER_PORT 0 and a fixed SERVER_PASS are filled in when absent). */
+  /** Written as config.json (SERVER_PORT 0, a fixed SERVER_PASS and file checks off are filled in when absent). */
   config?: Record<string, unknown>;
   /** Use an existing config file instead. */
   configPath?: string;
@@ -44,7 +44,11 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
   const dir = opts.dir ?? tempDir();
   const configPath = opts.configPath ?? join(dir, 'config.json');
   if (opts.config) {
-    writeFileSync(configPath, JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', ...opts.config }, null, 2));
+    // File checks (plex_autoscan's default: on) need files on disk; tests that exercise them turn them on.
+    writeFileSync(
+      configPath,
+      JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', SERVER_FILE_CHECKS_ENABLED: false, ...opts.config }, null, 2),
+    );
   }
   const queuefile = join(dir, 'queue.db');
   const proc = spawn(process.execPath, [CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {

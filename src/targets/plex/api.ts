@@ -55,6 +55,19 @@ export class PlexApi {
     return { machineIdentifier: mc.machineIdentifier, version: mc.version };
   }
 
+  /**
+   * plex_autoscan's liveness test for PLEX_CHECK_BEFORE_SCAN: `GET /myplex/account` with the token answers
+   * 200 and JSON holding `MyPlex` once Plex is ready for scans. Returns the account name.
+   */
+  async myplexAccount(): Promise<string> {
+    const text = await this.call('GET', '/myplex/account', 'account check');
+    const body = parseJson(text, 'account check');
+    if (!body || typeof body !== 'object' || !('MyPlex' in body)) {
+      throw new TargetError('unavailable', 'Plex account check: answer has no MyPlex object');
+    }
+    return String(body.MyPlex?.username ?? 'Unknown');
+  }
+
   async activities(): Promise<PlexActivity[]> {
     const text = await this.call('GET', '/activities', 'activities');
     const list = parseJson(text, 'activities')?.MediaContainer?.Activity ?? [];

@@ -35,13 +35,49 @@ export class PlexDatabase {
   }
 
   /**
-   * plex_autoscan's check for drive changes (utils.remove_files_exist_in_plex_database): the size of
-   * the first media part whose file ends with `path` (`file LIKE '%' || path`, so a suffix match,
-   * case-insensitive for ASCII, as there). Undefined when Plex has no such part.
+   * Sizes of the media parts whose file ends with `path` (plex_autoscan's `file LIKE '%' || path`: a
+   * suffix match, case-insensitive for ASCII as SQLite's LIKE is; `%` and `_` in the path match themselves).
    */
-  mediaPartSize(path: string): { size: number | null } | undefined {
-    const row = this.handle().prepare<[string], { size: number | null }>(`SELECT size FROM media_parts WHERE file LIKE ?`).get(`%${path}`);
-    return row ? { size: row.size === null ? null : Number(row.size) } : undefined;
+  partSizesEndingWith(path: string): number[] {
+    const pattern = `%${path.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
+    return this.handle()
+      .prepare<[string], { size: number | null }>(`SELECT size FROM media_parts WHERE file LIKE ? ESCAPE '\\'`)
+      .all(pattern)
+      .map((r) => Number(r.size));
+  }
+
+  /** Rows Plex marked deleted (the trash): metadata items plus media parts, as plex_autoscan counts them. */
+  deletedCount(): number {
+    const db = this.handle();
+    const count = (table: 'metadata_items' | 'media_parts') =>
+      Number(db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table} WHERE deleted_at IS NOT NULL`).get()!.n);
+    return count('metadata_items') + count('media_parts');
+  }
+
+  /** The metadata item of a file (media_parts.file -> media_items.metadata_item_id), or undefined. */
+  metadataItemOfFile(file: string): number | undefined {
+    const row = this.handle()
+      .prepare<[string], { id: number | null }>(
+        `SELECT mi.metadata_item_id AS id FROM media_parts mp JOIN media_items mi ON mi.id = mp.media_item_id WHERE mp.file = ? LIMIT 1`,
+      )
+      .get(file);
+    return row?.id ? Number(row.id) : undefined;
+  }
+
+  /** A metadata item's parent (episode -> season), or undefined for a top-level item such as a movie. */
+  parentOf(metadataItemId: number): number | undefined {
+    const row = this.handle()
+      .prepare<[number], { parent_id: number | null }>(`SELECT parent_id FROM metadata_items WHERE id = ?`)
+      .get(metadataItemId);
+    return row?.parent_id ? Number(row.parent_id) : undefined;
+  }
+
+  /** The metadata items under a parent (a season's episodes), in id order. */
+  childrenOf(parentId: number): number[] {
+    return this.handle()
+      .prepare<[number], { id: number }>(`SELECT id FROM metadata_items WHERE parent_id = ? ORDER BY id`)
+      .all(parentId)
+      .map((r) => Number(r.id));
   }
 
   close(): void {

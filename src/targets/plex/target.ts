@@ -1,27 +1,145 @@
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { Config } from '../../config/schema.ts';
+import type { AfterDelivery, DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
+import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import { resultFromError } from '../http.ts';
-import type { PlexScanBackend } from './backend.ts';
+import { analyzeFiles } from './analyze.ts';
+import type { PlexApi } from './api.ts';
+import type { PlexScanBackend, PlexSectionRef } from './backend.ts';
+import { runScanCommand } from './commands.ts';
+import { watchScanCompletion } from './completion.ts';
+import type { PlexDatabase } from './database.ts';
+import { emptyTrashEnabled, emptyTrashGuarded } from './empty-trash.ts';
+import { decideFileCheck, pathsForCheck } from './file-checks.ts';
+import { filesInPlex, statFileSize, type FileSize } from './in-plex.ts';
+import type { RcloneRc } from './rclone-rc.ts';
+import { runningScans, WaitTracker } from './wait.ts';
 
-/** Plex: a partial scan of exactly the queued folder, in the section that holds it, by API or scanner. */
+/** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
+export interface PlexTimings {
+  /**
+   * PLEX_WAIT_FOR_EXTERNAL_SCANNERS: poll interval and the cap before scanning anyway. plex_autoscan polled
+   * every 60 s; shorter here because scanrelay's own previous scan also counts and usually ends in seconds.
+   */
+  externalScanPollMs: number;
+  externalScanMaxWaitMs: number;
+  /** PLEX_CHECK_BEFORE_SCAN: first retry (plex_autoscan: 15 s), doubling up to the max. */
+  aliveRetryMs: number;
+  aliveRetryMaxMs: number;
+  /** Scan completion watch (see completion.ts). */
+  completionPollMs: number;
+  completionAppearMs: number;
+  completionMaxMs: number;
+  completionFallbackMs: number;
+  /** Database lookups for analyze and empty-trash PUTs: plex_autoscan's 5 tries, 10 s apart. */
+  lookupTries: number;
+  lookupDelayMs: number;
+  emptyTrashTries: number;
+  emptyTrashRetryMs: number;
+  /** RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN are killed after this long. */
+  commandTimeoutMs: number;
+}
+
+export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
+  externalScanPollMs: 10_000,
+  externalScanMaxWaitMs: 60 * 60_000,
+  aliveRetryMs: 15_000,
+  aliveRetryMaxMs: 2 * 60_000,
+  completionPollMs: 2_000,
+  completionAppearMs: 6_000,
+  completionMaxMs: 2 * 60 * 60_000,
+  completionFallbackMs: 10_000,
+  lookupTries: 5,
+  lookupDelayMs: 10_000,
+  emptyTrashTries: 5,
+  emptyTrashRetryMs: 10_000,
+  commandTimeoutMs: 10 * 60_000,
+};
+
+/** What the steps around the scan need; without it the target only scans. */
+export interface PlexSteps {
+  config: Config;
+  /** The HTTP API (needs PLEX_TOKEN): /activities, /myplex/account, emptyTrash. */
+  api?: PlexApi;
+  db?: PlexDatabase;
+  rclone?: RcloneRc;
+  probe?: FolderProbe;
+  fileSize?: FileSize;
+  timings?: Partial<PlexTimings>;
+}
+
+/**
+ * Plex: a partial scan of exactly the queued folder, in the section that holds it, by API or scanner,
+ * with plex_autoscan's steps around it. Steps that wait (file checks, Plex coming up, other scans
+ * running) answer "retry later" so the queue delivers other items meanwhile; steps after the scan run
+ * after the delivery is recorded (see AfterDelivery).
+ */
 export class PlexTarget implements Target {
   readonly name = 'plex';
+  private readonly timings: PlexTimings;
+  private readonly externalWaits = new WaitTracker();
+  private readonly aliveWaits = new WaitTracker();
+  private readonly warned = new Set<string>();
 
   constructor(
     readonly backend: PlexScanBackend,
     private readonly log: Logger,
-  ) {}
+    private readonly steps?: PlexSteps,
+  ) {
+    this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps?.timings };
+    const config = steps?.config;
+    if (config?.PLEX_FIX_MISMATCHED) {
+      log.warn({ key: 'PLEX_FIX_MISMATCHED' }, 'PLEX_FIX_MISMATCHED is not supported by scanrelay and is ignored');
+    }
+    if (config && !config.SERVER_FILE_CHECKS_ENABLED) {
+      log.info({ key: 'SERVER_FILE_CHECKS_ENABLED' }, 'file-exists checks are off: folders are scanned without looking for the files first');
+    }
+    if (config?.PLEX_ANALYZE_TYPE === 'deep' && backend.method === 'api') {
+      log.info({ key: 'PLEX_ANALYZE_TYPE' }, 'PLEX_ANALYZE_TYPE "deep": the Plex HTTP API has one analyze action, so a basic analysis runs (the scanner method can analyze deeply)');
+    }
+  }
 
   async deliver(item: ScanItem): Promise<DeliveryResult> {
+    const result = await this.attempt(item);
+    if (result.outcome !== 'retry') {
+      this.externalWaits.end(item.id);
+      this.aliveWaits.end(item.id);
+    }
+    return result;
+  }
+
+  private async attempt(item: ScanItem): Promise<DeliveryResult> {
     try {
-      const section = await this.backend.resolveSection(item.folder);
+      const config = this.steps?.config;
+      let folder = item.folder;
+      let folderOnly = false;
+      if (config) {
+        const skip = this.alreadyInPlex(item, config);
+        if (skip) return skip;
+        const checked = await this.checkFiles(item, config);
+        if ('outcome' in checked) return checked;
+        ({ folder, folderOnly } = checked);
+        // Before the section lookup, which itself needs Plex up.
+        const held = (await this.waitForExternalScans(item, config)) ?? (await this.waitForPlex(item, config));
+        if (held) return held;
+      }
+      const section = await this.backend.resolveSection(folder);
       if (!section) {
         const known = (await this.backend.knownLocations()).join(', ') || 'none';
-        return { outcome: 'failed', error: `"${item.folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS` };
+        return { outcome: 'failed', error: `"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS` };
       }
-      this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, item.folder) }, 'requesting Plex partial scan');
-      const { detail } = await this.backend.scan(section.id, item.folder);
-      return { outcome: 'done', detail: [`section ${section.id} (${section.title}) via ${this.backend.method}`, detail].filter(Boolean).join('; ') };
+      if (config) {
+        await runScanCommand('RUN_COMMAND_BEFORE_SCAN', config.RUN_COMMAND_BEFORE_SCAN, { path: folder, section: section.id }, this.log, this.timings.commandTimeoutMs);
+      }
+      this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');
+      const { detail } = await this.backend.scan(section.id, folder);
+      const base = [
+        `section ${section.id} (${section.title}) via ${this.backend.method}`,
+        folder !== item.folder || folderOnly ? `scanned folder ${folder} (files never appeared)` : undefined,
+        detail,
+      ].filter(Boolean).join('; ');
+      if (!config) return { outcome: 'done', detail: base };
+      return { outcome: 'done', detail: `${base}; sent, completion unknown`, after: this.afterScan(item, section, folder, folderOnly, base, config) };
     } catch (err) {
       return resultFromError(err);
     }
@@ -29,5 +147,155 @@ export class PlexTarget implements Target {
 
   available(): Promise<{ ok: boolean; error?: string }> {
     return this.backend.available();
+  }
+
+  /** SERVER_SKIP_FILES_IN_PLEX (and always for drive changes, as plex_autoscan did): files Plex already has need no scan. */
+  private alreadyInPlex(item: ScanItem, config: Config): DeliveryResult | undefined {
+    if (!(config.SERVER_SKIP_FILES_IN_PLEX || item.source === 'Drive') || item.files.length === 0 || item.updateType === 'Deleted' || !this.steps?.db) return undefined;
+    let found;
+    try {
+      found = filesInPlex(this.steps.db, item.files, config, this.steps.fileSize ?? statFileSize);
+    } catch (err) {
+      this.log.warn({ scan: item.id, key: 'SERVER_SKIP_FILES_IN_PLEX', err: (err as Error).message }, 'cannot read the Plex database; scanning anyway');
+      return undefined;
+    }
+    if (found.notInPlex.length > 0) return undefined;
+    this.log.info({ scan: item.id, key: 'SERVER_SKIP_FILES_IN_PLEX', files: found.inPlex }, 'every file is already in Plex with the same size; no scan needed');
+    return { outcome: 'done', detail: `not scanned: ${found.inPlex.length === 1 ? 'the file is' : 'every file is'} already in Plex` };
+  }
+
+  /**
+   * SERVER_MAX_FILE_CHECKS / SERVER_FILE_CHECK_DELAY: one check per delivery attempt, the count kept with
+   * the delivery; between checks the item waits in the queue, not in a sleeping task. Deletions are not
+   * checked (the file is meant to be gone).
+   */
+  private async checkFiles(item: ScanItem, config: Config): Promise<DeliveryResult | { folder: string; folderOnly: boolean }> {
+    if (item.updateType === 'Deleted' || !config.SERVER_FILE_CHECKS_ENABLED) return { folder: item.folder, folderOnly: false };
+    const probe = this.steps?.probe ?? statProbe;
+    const check = item.fileChecks + 1;
+    const max = Math.max(1, config.SERVER_MAX_FILE_CHECKS);
+    if (check > 1 && this.steps?.rclone) {
+      const missing = pathsForCheck(item, config, check).paths.filter((p) => probe(p.visible) === 'missing');
+      for (const p of missing) await this.steps.rclone.refreshFor(p.visible);
+    }
+    const decision = decideFileCheck(item, config, probe);
+    const ctx = { scan: item.id, key: 'SERVER_MAX_FILE_CHECKS', check, of: max };
+    switch (decision.kind) {
+      case 'ready':
+        if (decision.folderOnly) {
+          this.log.warn({ ...ctx, key: 'SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION', folder: decision.folder }, 'the files never appeared but their folder exists; scanning the folder');
+        } else if (check > 1 || decision.missing.length) {
+          this.log.info({ ...ctx, missing: decision.missing.map((p) => p.visible) }, 'file exists; scanning');
+        } else {
+          this.log.debug(ctx, 'file exists on the first check');
+        }
+        return { folder: decision.folder, folderOnly: decision.folderOnly };
+      case 'wait': {
+        const missing = decision.missing[0]!.visible;
+        this.log.info({ ...ctx, path: missing, retryInS: config.SERVER_FILE_CHECK_DELAY }, 'file not there yet; checking again later (other scans go on meanwhile)');
+        return {
+          outcome: 'retry',
+          error: `waiting for ${missing} to appear (check ${check} of ${max})`,
+          retryAfterMs: config.SERVER_FILE_CHECK_DELAY * 1000,
+          countsAsAttempt: false,
+          fileChecks: check,
+        };
+      }
+      case 'exhausted': {
+        const missing = decision.missing.map((p) => p.visible).join(', ');
+        this.log.warn({ ...ctx, missing }, 'file never appeared; not scanning');
+        return { outcome: 'failed', error: `not scanned: ${missing} did not appear after ${check} file check(s) (SERVER_MAX_FILE_CHECKS)` };
+      }
+    }
+  }
+
+  /** PLEX_WAIT_FOR_EXTERNAL_SCANNERS: while Plex reports a library scan running, this scan waits (capped). */
+  private async waitForExternalScans(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
+    if (!config.PLEX_WAIT_FOR_EXTERNAL_SCANNERS) return undefined;
+    const api = this.steps?.api;
+    if (!api) {
+      this.warnOnce('external-no-api', { key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS' }, 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS reads Plex /activities, which needs PLEX_TOKEN; not waiting for other scans');
+      return undefined;
+    }
+    let running;
+    try {
+      running = runningScans(await api.activities());
+    } catch (err) {
+      this.log.debug({ scan: item.id, err: (err as Error).message }, 'cannot read Plex /activities; not waiting for other scans');
+      this.externalWaits.end(item.id);
+      return undefined;
+    }
+    if (running.length === 0) {
+      const waited = this.externalWaits.end(item.id);
+      if (waited) this.log.info({ scan: item.id, key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS', waitedS: Math.round((Date.now() - waited.since) / 1000) }, 'other Plex scans ended; scanning');
+      return undefined;
+    }
+    const wait = this.externalWaits.poll(item.id);
+    const waited = Date.now() - wait.since;
+    const ctx = { scan: item.id, key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS', running: running.map((a) => a.title ?? a.sectionId), waitedS: Math.round(waited / 1000) };
+    if (waited >= this.timings.externalScanMaxWaitMs) {
+      this.externalWaits.end(item.id);
+      this.log.warn(ctx, 'gave up waiting for other Plex scans to end; scanning anyway');
+      return undefined;
+    }
+    this.log.info({ ...ctx, retryInS: this.timings.externalScanPollMs / 1000 }, 'another Plex library scan is running; waiting');
+    return { outcome: 'retry', error: 'waiting for another Plex library scan to end', retryAfterMs: this.timings.externalScanPollMs, countsAsAttempt: false };
+  }
+
+  /** PLEX_CHECK_BEFORE_SCAN (plex_autoscan's wait_plex_alive): wait until Plex answers /myplex/account; never drop the scan. */
+  private async waitForPlex(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
+    if (!config.PLEX_CHECK_BEFORE_SCAN) return undefined;
+    const api = this.steps?.api;
+    if (!api) {
+      this.warnOnce('alive-no-api', { key: 'PLEX_CHECK_BEFORE_SCAN' }, 'PLEX_CHECK_BEFORE_SCAN needs PLEX_LOCAL_URL and PLEX_TOKEN; not checking');
+      return undefined;
+    }
+    try {
+      const user = await api.myplexAccount();
+      const waited = this.aliveWaits.end(item.id);
+      this.log.info({ scan: item.id, key: 'PLEX_CHECK_BEFORE_SCAN', account: user, ...(waited && { waitedS: Math.round((Date.now() - waited.since) / 1000) }) }, 'Plex is available for scanning');
+      return undefined;
+    } catch (err) {
+      const wait = this.aliveWaits.poll(item.id);
+      const retryAfterMs = Math.min(this.timings.aliveRetryMaxMs, this.timings.aliveRetryMs * 2 ** Math.min(20, wait.polls - 1));
+      this.log.warn({ scan: item.id, key: 'PLEX_CHECK_BEFORE_SCAN', attempt: wait.polls, err: (err as Error).message, retryInS: retryAfterMs / 1000 }, 'Plex is not ready for scans; waiting');
+      return { outcome: 'retry', error: `waiting for Plex to answer: ${(err as Error).message}`, retryAfterMs, countsAsAttempt: false };
+    }
+  }
+
+  /** Completion watch, empty trash, analyze and RUN_COMMAND_AFTER_SCAN, in plex_autoscan's order. */
+  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config): AfterDelivery {
+    return async (signal) => {
+      const steps = this.steps!;
+      const log = this.log.child({ scan: item.id, section: section.id });
+      const parts = [base];
+      if (this.backend.method === 'scanner') {
+        // The scanner binary returns when its scan is done.
+        parts.push('completed');
+      } else if (steps.api) {
+        const t = this.timings;
+        const done = await watchScanCompletion(steps.api, section.id, { pollMs: t.completionPollMs, appearWithinMs: t.completionAppearMs, maxMs: t.completionMaxMs, fallbackMs: t.completionFallbackMs }, log, signal);
+        parts.push(done.completed ? 'completed' : `sent, completion unknown (${done.reason})`);
+      } else {
+        parts.push('sent, completion unknown');
+      }
+      if (emptyTrashEnabled(config) && steps.db) {
+        const upgrade = /upgrade/i.test(item.event);
+        parts.push(await emptyTrashGuarded({ config, api: steps.api, db: steps.db, log, tries: this.timings.emptyTrashTries, retryMs: this.timings.emptyTrashRetryMs }, section.id, upgrade, signal));
+      }
+      // plex_autoscan analyzes file requests only, never a folder scan.
+      if (config.PLEX_ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
+        parts.push(await analyzeFiles({ config, db: steps.db, backend: this.backend, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item.files, signal));
+      }
+      const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, this.timings.commandTimeoutMs);
+      if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
+      return parts.filter(Boolean).join('; ');
+    };
+  }
+
+  private warnOnce(id: string, fields: Record<string, unknown>, message: string): void {
+    if (this.warned.has(id)) return;
+    this.warned.add(id);
+    this.log.warn(fields, message);
   }
 }

@@ -132,7 +132,7 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     });
     fake.failNext(1, 3);
     const target = new PlexTarget(backend(), createLogger({ level: 'error', pretty: false }));
-    const item = { id: 1, folder: '/data/Movies/Up', files: [], source: 'Manual' as const, event: 'Manual', title: null, ids: {}, updateType: 'Modified' as const, priority: 0, requests: 1, firstAt: 0, attempt: 1 };
+    const item = { id: 1, folder: '/data/Movies/Up', files: [], source: 'Manual' as const, event: 'Manual', title: null, ids: {}, updateType: 'Modified' as const, priority: 0, requests: 1, firstAt: 0, attempt: 1, fileChecks: 0 };
     const failed = await target.deliver(item);
     assert.equal(failed.outcome, 'retry');
     const done = await target.deliver({ ...item, attempt: 2 });

@@ -1,0 +1,8 @@
+import type { Logger } from '../../log.ts';
+import { MediaBrowserClient } from '../jellyfin/client.ts';
+import { MediaBrowserTarget } from '../jellyfin/target.ts';
+
+/** Emby: the Jellyfin client and target with Emby's `/emby` path prefix. */
+export function embyTarget(url: string, apiKey: string, log: Logger): MediaBrowserTarget {
+  return new MediaBrowserTarget('emby', new MediaBrowserClient('Emby', url, apiKey, '/emby'), log);
+}

@@ -1,0 +1,42 @@
+import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { Logger } from '../../log.ts';
+import { resultFromError } from '../http.ts';
+import { MediaBrowserClient } from './client.ts';
+
+/**
+ * Jellyfin or Emby: tells the server which paths changed (the files when the request named them, else
+ * the folder), with the update type the trigger gave (a delete sends "Deleted"). The server scans them
+ * itself after its own short delay.
+ */
+export class MediaBrowserTarget implements Target {
+  constructor(
+    readonly name: 'jellyfin' | 'emby',
+    private readonly client: MediaBrowserClient,
+    private readonly log: Logger,
+  ) {}
+
+  async deliver(item: ScanItem): Promise<DeliveryResult> {
+    const paths = item.files.length ? item.files : [item.folder];
+    try {
+      this.log.debug({ scan: item.id, request: this.client.describeUpdate(), paths, updateType: item.updateType }, `telling ${this.client.product} about changed paths`);
+      await this.client.mediaUpdated(paths.map((path) => ({ path, updateType: item.updateType })));
+      return { outcome: 'done', detail: `${paths.length} path(s) reported as ${item.updateType}` };
+    } catch (err) {
+      return resultFromError(err);
+    }
+  }
+
+  async available(): Promise<{ ok: boolean; error?: string }> {
+    try {
+      await this.client.systemInfo();
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, error: (err as Error).message };
+    }
+  }
+}
+
+/** Jellyfin: the API at the configured URL. */
+export function jellyfinTarget(url: string, apiKey: string, log: Logger): MediaBrowserTarget {
+  return new MediaBrowserTarget('jellyfin', new MediaBrowserClient('Jellyfin', url, apiKey), log);
+}

@@ -1,0 +1,117 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { configSchema, type Config } from '../../src/config/schema.ts';
+import type { ScanItem, Target } from '../../src/core/scan.ts';
+import type { Logger } from '../../src/log.ts';
+import { Scheduler } from '../../src/queue/scheduler.ts';
+import { QueueStore } from '../../src/queue/store.ts';
+import { PlexApi } from '../../src/targets/plex/api.ts';
+import { PlexApiBackend } from '../../src/targets/plex/api-backend.ts';
+import { PlexDatabase } from '../../src/targets/plex/database.ts';
+import { RcloneRc } from '../../src/targets/plex/rclone-rc.ts';
+import { PlexTarget, type PlexTimings } from '../../src/targets/plex/target.ts';
+import type { FakePlex } from '../fakes/plex.ts';
+import { tempDir } from './relay.ts';
+
+/** A full config as loading a file would give it (plex_autoscan defaults for everything not set). */
+export function testConfig(overrides: Record<string, unknown> = {}): Config {
+  return configSchema.parse({ SERVER_PASS: 'test-secret', ...overrides }) as Config;
+}
+
+/** Fast waits for tests; the behaviour is the same, only the clock is shorter. */
+export const FAST_TIMINGS: Partial<PlexTimings> = {
+  externalScanPollMs: 50,
+  aliveRetryMs: 50,
+  aliveRetryMaxMs: 200,
+  completionPollMs: 30,
+  completionAppearMs: 150,
+  completionFallbackMs: 50,
+  lookupTries: 3,
+  lookupDelayMs: 30,
+  emptyTrashTries: 2,
+  emptyTrashRetryMs: 30,
+  commandTimeoutMs: 5_000,
+};
+
+/** A logger that keeps every line as an object, so tests can assert what a user would read in the log. */
+export function recordingLogger(): { log: Logger; lines: Array<Record<string, any>> } {
+  const lines: Array<Record<string, any>> = [];
+  const log = pino({ level: 'debug', base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { log, lines };
+}
+
+export function makePlexTarget(
+  plex: FakePlex,
+  config: Config,
+  opts: { timings?: Partial<PlexTimings>; log?: Logger } = {},
+): PlexTarget {
+  const api = new PlexApi(plex.url, config.PLEX_TOKEN);
+  const refresh = config.RCLONE.RC_CACHE_REFRESH;
+  const log = opts.log ?? pino({ level: 'silent' });
+  return new PlexTarget(new PlexApiBackend(api), log, {
+    config,
+    api,
+    db: new PlexDatabase(config.PLEX_DATABASE_PATH),
+    rclone: refresh.ENABLED ? new RcloneRc(refresh, log) : undefined,
+    timings: { ...FAST_TIMINGS, ...opts.timings },
+  });
+}
+
+/** A ScanItem as the queue hands it over. */
+export function scanItem(partial: Partial<ScanItem> & Pick<ScanItem, 'folder'>): ScanItem {
+  return {
+    id: 1,
+    files: [],
+    source: 'Manual',
+    event: 'Manual',
+    title: null,
+    ids: {},
+    updateType: 'Modified',
+    priority: 0,
+    requests: 1,
+    firstAt: Date.now(),
+    attempt: 1,
+    fileChecks: 0,
+    ...partial,
+  };
+}
+
+/** An in-memory queue with a running scheduler over the given targets (fast retries). */
+export function runQueue(targets: Target[], opts: { concurrency?: number; log?: Logger } = {}): { store: QueueStore; scheduler: Scheduler; enqueue: (folder: string, files?: string[], extra?: Record<string, unknown>) => number; close: () => Promise<void> } {
+  const store = new QueueStore(':memory:');
+  const scheduler = new Scheduler(store, targets, opts.log ?? pino({ level: 'silent' }), { concurrency: opts.concurrency ?? 4, retryBaseMs: 50, retryMaxMs: 200 });
+  scheduler.start();
+  return {
+    store,
+    scheduler,
+    enqueue(folder, files = [], extra = {}) {
+      const [r] = store.enqueueMany([{ folder, files, source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 0, ...extra } as any], { delayMs: 0, maxMs: 0 });
+      scheduler.poke();
+      return r!.id;
+    },
+    async close() {
+      await scheduler.stop();
+      store.close();
+    },
+  };
+}
+
+/** A media tree in a temp dir: `local` is where scanrelay sees `/data`, for SERVER_FILE_EXIST_PATH_MAPPINGS. */
+export function mediaTree(): { root: string; local: string; put: (plexPath: string, content?: string) => string; mappings: Record<string, string[]> } {
+  const root = tempDir('scanrelay-media-');
+  const local = join(root, 'mnt');
+  mkdirSync(local, { recursive: true });
+  const toLocal = (plexPath: string) => join(local, plexPath.replace(/^\/data\/?/, ''));
+  return {
+    root,
+    local,
+    put(plexPath, content = 'video') {
+      const file = toLocal(plexPath);
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, content);
+      return file;
+    },
+    mappings: { [`${local}/`]: ['/data/'] },
+  };
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { DeliveryResult, ScanItem, Target } from '../../src/core/scan.ts';
+import { resolveIntent } from '../../src/triggers/resolve.ts';
+import { runQueue, testConfig } from '../helpers/plex-target.ts';
+import { waitFor } from '../helpers/relay.ts';
+
+/** A target that records the order it is asked to deliver in and answers with `answer`. */
+function recordingTarget(name: string, answer: (item: ScanItem) => DeliveryResult | Promise<DeliveryResult> = () => ({ outcome: 'done' })): Target & { seen: string[] } {
+  const seen: string[] = [];
+  return {
+    name,
+    seen,
+    async deliver(item) {
+      seen.push(item.folder);
+      return answer(item);
+    },
+    available: async () => ({ ok: true }),
+  };
+}
+
+describe('SERVER_SCAN_PRIORITIES', () => {
+  const config = testConfig({
+    SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'], '/data/Music/': ['/music/'] },
+    SERVER_SCAN_PRIORITIES: { '1': ['/tv/'], '3': ['/MUSIC/', '/tv/'] },
+  });
+  const priorityOf = (path: string) => {
+    const [out] = resolveIntent({ kind: 'scan', source: 'Manual', event: 'Manual', updateType: 'Modified', paths: [{ path, kind: 'file' }] }, config, () => 'missing');
+    return out && 'request' in out ? out.request.priority : undefined;
+  };
+
+  test('the first case-insensitive substring match of the scanned folder gives the priority; no match is 0', () => {
+    assert.equal(priorityOf('/tv/Dark/Season 01/e1.mkv'), 1);
+    assert.equal(priorityOf('/music/Band/Album/t.flac'), 3);
+    assert.equal(priorityOf('/movies/Heat (1995)/Heat.mkv'), 0);
+  });
+
+  test('higher priorities are delivered first when several items are due; lower ones still follow', async () => {
+    const target = recordingTarget('plex');
+    const q = runQueue([target], { concurrency: 1 });
+    try {
+      // Enqueued in one go so all are due before the first tick.
+      q.store.enqueueMany(
+        [
+          { folder: '/data/Movies/A', files: [], source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 0 },
+          { folder: '/data/Music/B', files: [], source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 3 },
+          { folder: '/data/TV/C', files: [], source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 1 },
+        ],
+        { delayMs: 0, maxMs: 0 },
+      );
+      q.scheduler.poke();
+      await waitFor(() => target.seen.length === 3, 10_000, 'three deliveries');
+      assert.deepEqual(target.seen, ['/data/Music/B', '/data/TV/C', '/data/Movies/A']);
+    } finally {
+      await q.close();
+    }
+  });
+});
+
+describe('after-delivery steps (scheduler hook)', () => {
+  test('run after the delivery is recorded, never hold back other deliveries, and their outcome replaces the detail', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const target = recordingTarget('plex', (item) =>
+      item.folder === '/data/A'
+        ? { outcome: 'done', detail: 'sent, completion unknown', after: async () => (await gate, 'completed') }
+        : { outcome: 'done', detail: 'plain' },
+    );
+    const q = runQueue([target], { concurrency: 1 });
+    try {
+      const a = q.enqueue('/data/A');
+      await waitFor(() => q.store.get(a)!.status === 'done', 10_000, 'A recorded');
+      assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'sent, completion unknown');
+      const b = q.enqueue('/data/B');
+      await waitFor(() => q.store.get(b)!.status === 'done', 10_000, 'B delivered while A waits');
+      release();
+      await q.scheduler.afterStepsSettled();
+      assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'completed');
+    } finally {
+      await q.close();
+    }
+  });
+
+  test('safety: stopping scanrelay aborts running after-steps and records that they did not end', async () => {
+    const target = recordingTarget('plex', () => ({
+      outcome: 'done',
+      detail: 'sent',
+      after: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    }));
+    const q = runQueue([target]);
+    const a = q.enqueue('/data/A');
+    await waitFor(() => q.store.get(a)!.status === 'done', 10_000, 'recorded');
+    await q.scheduler.stop();
+    assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'sent; scanrelay stopped before the after-scan steps ended');
+    q.store.close();
+  });
+});

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { embyTarget } from '../../../src/targets/emby/target.ts';
+import { buildTargets } from '../../../src/targets/index.ts';
+import { jellyfinTarget } from '../../../src/targets/jellyfin/target.ts';
+import { FakeMediaServer } from '../../fakes/jellyfin.ts';
+import { scanItem, testConfig } from '../../helpers/plex-target.ts';
+
+const silent = pino({ level: 'silent' });
+
+describe('Jellyfin and Emby targets', () => {
+  let server: FakeMediaServer;
+  before(async () => {
+    server = await new FakeMediaServer({ apiKey: 'key-1' }).start();
+  });
+  after(async () => server.stop());
+
+  test('Jellyfin: POST /Library/Media/Updated with X-Emby-Token, the files and the trigger\'s update type', async () => {
+    server.updates.length = 0;
+    const target = jellyfinTarget(server.url, 'key-1', silent);
+    const result = await target.deliver(scanItem({ folder: '/data/TV/Dark/Season 01', files: ['/data/TV/Dark/Season 01/e1.mkv', '/data/TV/Dark/Season 01/e2.mkv'], updateType: 'Created' }));
+    assert.deepEqual(result, { outcome: 'done', detail: '2 path(s) reported as Created' });
+    assert.deepEqual(server.updates.map((u) => [u.prefix, u.path, u.updateType]), [
+      ['', '/data/TV/Dark/Season 01/e1.mkv', 'Created'],
+      ['', '/data/TV/Dark/Season 01/e2.mkv', 'Created'],
+    ]);
+    assert.equal(server.calls.at(-1)!.status, 204);
+  });
+
+  test('Emby: the same call under /emby (a URL already ending in /emby gets no second prefix); deletes send "Deleted"', async () => {
+    server.updates.length = 0;
+    await embyTarget(server.url, 'key-1', silent).deliver(scanItem({ folder: '/data/Movies/Gone (2000)', updateType: 'Deleted' }));
+    await embyTarget(`${server.url}/emby/`, 'key-1', silent).deliver(scanItem({ folder: '/data/Movies/Other (2000)', updateType: 'Modified' }));
+    assert.deepEqual(server.updates.map((u) => [u.prefix, u.path, u.updateType]), [
+      ['/emby', '/data/Movies/Gone (2000)', 'Deleted'],
+      ['/emby', '/data/Movies/Other (2000)', 'Modified'],
+    ]);
+    assert.deepEqual(await embyTarget(server.url, 'key-1', silent).available(), { ok: true });
+  });
+
+  test('safety: a wrong key is an auth error (retried slowly, never a crash); a server that is down is retried', async () => {
+    const wrong = await jellyfinTarget(server.url, 'nope', silent).deliver(scanItem({ folder: '/data/X' }));
+    assert.equal(wrong.outcome, 'retry');
+    assert.ok(wrong.outcome === 'retry' && wrong.slow && /401/.test(wrong.error));
+    const down = await jellyfinTarget('http://127.0.0.1:9', 'key-1', silent).deliver(scanItem({ folder: '/data/X' }));
+    assert.ok(down.outcome === 'retry' && /unreachable/.test(down.error));
+    assert.equal((await jellyfinTarget('http://127.0.0.1:9', 'key-1', silent).available()).ok, false);
+  });
+
+  test('the fake binds JSON names case-insensitively, like ASP.NET (autoscan sends path/updateType)', async () => {
+    server.updates.length = 0;
+    const res = await fetch(`${server.url}/Library/Media/Updated`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-emby-token': 'key-1' },
+      body: JSON.stringify({ Updates: [{ path: '/data/a', updateType: 'Modified' }] }),
+    });
+    assert.equal(res.status, 204);
+    assert.deepEqual(server.updates.map((u) => u.path), ['/data/a']);
+  });
+
+  test('buildTargets: PLEX_ENABLED false with only Jellyfin needs no Plex; each enabled server is its own target', () => {
+    const only = buildTargets(testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: server.url, API_KEY: 'k' } }), silent);
+    assert.deepEqual(only.map((t) => t.name), ['jellyfin']);
+    const all = buildTargets(testConfig({ PLEX_TOKEN: 't', JELLYFIN: { ENABLED: true, URL: server.url, API_KEY: 'k' }, EMBY: { ENABLED: true, URL: server.url, API_KEY: 'k' } }), silent);
+    assert.deepEqual(all.map((t) => t.name), ['plex', 'jellyfin', 'emby']);
+  });
+});

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runScanCommand } from '../../../src/targets/plex/commands.ts';
+import { FakePlex } from '../../fakes/plex.ts';
+import { makePlexTarget, mediaTree, recordingLogger, runQueue, testConfig } from '../../helpers/plex-target.ts';
+import { tempDir, waitFor } from '../../helpers/relay.ts';
+
+describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
+  test('the path and section come in $SCANRELAY_PATH and $SCANRELAY_SECTION, never spliced into the command', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out.txt');
+    const evil = join(dir, 'pwned');
+    const { log } = recordingLogger();
+    const result = await runScanCommand('RUN_COMMAND_BEFORE_SCAN', `printf '%s|%s' "$SCANRELAY_PATH" "$SCANRELAY_SECTION" > '${out}'`, { path: `/data/Movies/$(touch ${evil})`, section: '1' }, log, 5_000);
+    assert.deepEqual(result, { ok: true, code: 0 });
+    assert.equal(readFileSync(out, 'utf8'), `/data/Movies/$(touch ${evil})|1`);
+    assert.equal(existsSync(evil), false);
+  });
+
+  test('safety: a failing, a hanging and a missing command are logged and never throw', async () => {
+    const { log, lines } = recordingLogger();
+    assert.deepEqual(await runScanCommand('RUN_COMMAND_AFTER_SCAN', 'echo boom >&2; exit 3', { path: '/x', section: '1' }, log, 5_000), { ok: true, code: 3 });
+    assert.ok(lines.some((l) => l.output === 'boom'));
+    const hung = await runScanCommand('RUN_COMMAND_AFTER_SCAN', 'sleep 30', { path: '/x', section: '1' }, log, 200);
+    assert.deepEqual(hung, { ok: false, error: 'timed out after 0 s' });
+    const missing = await runScanCommand('RUN_COMMAND_AFTER_SCAN', 'no-such-command-here-xyz', { path: '/x', section: '1' }, log, 5_000);
+    assert.equal(missing!.ok && missing!.code, 127);
+    assert.ok(lines.filter((l) => l.key === 'RUN_COMMAND_AFTER_SCAN' && /failed; the scan goes on/.test(l.msg)).length >= 3);
+    // Two characters or fewer is no command, as in plex_autoscan.
+    assert.equal(await runScanCommand('RUN_COMMAND_AFTER_SCAN', 'ls', { path: '/x', section: '1' }, log, 5_000), undefined);
+  });
+
+  describe('around a real scan', () => {
+    let plex: FakePlex;
+    before(async () => {
+      plex = await new FakePlex().start();
+    });
+    after(async () => plex.stop());
+
+    test('the before command runs before the scan, the after command after it; a failing before command does not stop the scan', async () => {
+      const tree = mediaTree();
+      tree.put('/data/Movies/Cmd (2000)/c.mkv');
+      const log = join(tree.root, 'commands.log');
+      const config = testConfig({
+        PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off',
+        RUN_COMMAND_BEFORE_SCAN: `echo "before $SCANRELAY_SECTION $SCANRELAY_PATH" >> '${log}'; exit 1`,
+        RUN_COMMAND_AFTER_SCAN: `echo "after $SCANRELAY_SECTION $SCANRELAY_PATH" >> '${log}'`,
+      });
+      const q = runQueue([makePlexTarget(plex, config)]);
+      try {
+        const before = plex.refreshes().length;
+        const id = q.enqueue('/data/Movies/Cmd (2000)', ['/data/Movies/Cmd (2000)/c.mkv']);
+        await waitFor(() => /after-scan command ok/.test(q.store.get(id)!.deliveries[0]?.detail ?? ''), 10_000, 'after command');
+        assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['before 1 /data/Movies/Cmd (2000)', 'after 1 /data/Movies/Cmd (2000)']);
+        assert.equal(plex.refreshes().length, before + 1);
+      } finally {
+        await q.close();
+      }
+    });
+  });
+});
