@@ -41,7 +41,7 @@ describe('drive monitoring in the real server process', () => {
         ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
       },
     };
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', ...config }));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', SERVER_FILE_CHECKS_ENABLED: false, ...config }));
   });
   after(async () => {
     await relay?.kill();

@@ -14,6 +14,7 @@ async function startWith(plex: FakePlex, extra: Record<string, unknown> = {}): P
     SERVER_IP: '127.0.0.1',
     SERVER_PORT: 0,
     SERVER_PASS: SECRET,
+    SERVER_FILE_CHECKS_ENABLED: false,
     PLEX_LOCAL_URL: plex.url,
     PLEX_TOKEN: plex.token,
     // Long enough that nothing is sent unless a test asks for it (retry makes a scan due now).

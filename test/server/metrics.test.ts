@@ -36,6 +36,7 @@ async function start(plex: FakePlex, extra: Record<string, unknown> = {}): Promi
     SERVER_IP: '127.0.0.1',
     SERVER_PORT: 0,
     SERVER_PASS: 'metrics-secret',
+    SERVER_FILE_CHECKS_ENABLED: false,
     PLEX_LOCAL_URL: plex.url,
     PLEX_TOKEN: plex.token,
     SERVER_SCAN_DELAY: 600,
