@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { registerRcloneAuthorize } from './authorize-rclone.ts';
 import { registerMap } from './map.ts';
+import { registerRemote } from './remote.ts';
 import { registerServer } from './server.ts';
 import { registerUpdateConfig } from './update-config.ts';
 
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
   registerServer(program);
   registerMap(program);
   registerUpdateConfig(program);
+  registerRemote(program);
+  registerRcloneAuthorize(program);
   return program;
 }
 
