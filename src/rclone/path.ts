@@ -64,7 +64,7 @@ export function resolveRcloneConfPath(option: string | undefined, env: NodeJS.Pr
   const rclone = findRcloneBinary(env);
   if (rclone) {
     try {
-      const out = execFileSync(rclone, ['config', 'file'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] });
+      const out = execFileSync(rclone, ['config', 'file'], { encoding: 'utf8', env, timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] });
       const path = pathFromConfigFileOutput(out);
       if (path) return { path, source: 'rclone' };
     } catch {
