@@ -89,12 +89,12 @@ export function registerRemote(program: Command): void {
     .option('--settings <file>', 'install settings.yml naming the remote to use (env SCANRELAY_SETTINGS; default ./settings.yml; remote defaults to "cloud")')
     .action(
       action(async (opts: RemoteOptions) => {
-        if (!process.stdin.isTTY) {
-          throw new UserError('"scanrelay remote" asks questions and needs a terminal; for scripts use "scanrelay remote create <name> ... --non-interactive"');
-        }
         const env = process.env;
         const conf = resolveRcloneConfPath(opts.rcloneConfig, env);
         readRcloneConf(conf.path); // refuse an encrypted or unreadable file before asking anything
+        if (!process.stdin.isTTY) {
+          throw new UserError('"scanrelay remote" asks questions and needs a terminal; for scripts use "scanrelay remote create <name> ... --non-interactive"');
+        }
         const walkthrough = new Walkthrough({
           io: terminalPrompter,
           confPath: conf.path,
