@@ -10,7 +10,7 @@ import { remoteNameProblem } from '../rclone/name.ts';
 import { parsePaste, PasteError, type PasteResult } from '../rclone/paste.ts';
 import { readServiceAccountFile, serviceAccountToken } from '../rclone/service-account.ts';
 import { writeRemoteToSettings, type InstallSettings } from '../rclone/settings-yml.ts';
-import { parseToken } from '../rclone/token.ts';
+import { formatToken, parseToken } from '../rclone/token.ts';
 
 /**
  * `scanrelay remote`: rclone's `config` walkthrough for a drive remote (spec E6, 14 steps), with the same
@@ -398,6 +398,8 @@ export class Walkthrough {
     const clientId = m.get('client_id');
     if (token.refresh_token && clientId && isExpiring(token)) {
       const fresh = await refreshAccessToken({ clientId, clientSecret: m.get('client_secret') ?? '', authUrl: endpoints.authUrl, tokenUrl: endpoints.tokenUrl }, token.refresh_token);
+      // rclone saves a refreshed token into the remote too.
+      m.set('token', formatToken(parseToken(JSON.stringify(fresh))));
       return fresh.access_token;
     }
     return token.access_token;

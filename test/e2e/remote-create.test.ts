@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parsePaste } from '../../src/rclone/paste.ts';
@@ -154,4 +154,16 @@ test('authorize drive without a client id and without rclone explains; a bad blo
   const other = await cli(['rclone-authorize', 'onedrive', 'eyJ9']);
   assert.equal(other.code, 2);
   assert.match(other.stderr, /only "drive" remotes/);
+});
+
+test('authorize drive without a client id hands over to rclone authorize when rclone is installed', async () => {
+  const dir = tempDir('scanrelay-create-');
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  // A stand-in for rclone that records its arguments and prints what rclone authorize prints.
+  writeFileSync(join(bin, 'rclone'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${join(dir, 'args')}\necho "Paste the following into your remote machine --->"\necho "eyJ0b2tlbiI6Int9In0"\necho "<---End paste"\n`, { mode: 0o755 });
+  const r = await cli(['rclone-authorize', 'drive', 'eyJzY29wZSI6ImRyaXZlIn0'], { env: { PATH: `${bin}:${process.env.PATH}` } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(readFileSync(join(dir, 'args'), 'utf8').split('\n').filter(Boolean), ['authorize', 'drive', 'eyJzY29wZSI6ImRyaXZlIn0']);
+  assert.match(r.stdout, /rclone's own client id: running rclone authorize\.\nPaste the following into your remote machine --->\neyJ0b2tlbiI6Int9In0\n<---End paste\n$/);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { advancedDriveOptions } from '../../src/rclone/drive-options.ts';
@@ -375,4 +375,93 @@ test('auto config with a client id: the loopback browser flow on this machine', 
   assert.match(token.refresh_token, /^1\/\/fake-refresh-/);
   assert.ok(Date.parse(token.expiry) > Date.now());
   assert.deepEqual(Object.keys(cloud), ['client_id', 'client_secret', 'team_drive', 'token', 'type']);
+});
+
+test('an expired pasted token is refreshed to list shared drives; edit from the confirm step; rename from the menu', async () => {
+  const dir = tempDir('scanrelay-remote-');
+  const conf = join(dir, 'rclone.conf');
+  const expired = JSON.stringify({ ...TOKEN, refresh_token: '1//0gEXPIRED-refresh', expiry: '2020-01-01T00:00:00Z' });
+  const t = start({ conf, dir });
+  const callsBefore = google.calls.length;
+  await t.answer('n/s/q>', 'n');
+  await t.answer('name>', 'old');
+  await t.answer('Storage>', 'drive');
+  await t.answer('client_id>', CLIENT_ID);
+  await t.answer('client_secret>', 'sek');
+  await t.answer('scope>', '1');
+  await t.answer('root_folder_id>', '');
+  await t.answer('service_account_file>', '');
+  await t.answer('y/n>', 'n');
+  await t.answer('y/n>', 'n');
+  await t.answer('config_token>', expired);
+  await t.answer('y/n>', 'y');
+  await t.waitForText('3 / Music');
+  await t.answer('config_team_drive>', '3');
+  await t.answer('y/e/d>', 'e');
+  await t.waitForText('Editing existing "old" remote');
+  for (const prompt of ['client_id>', 'client_secret>', 'scope>', 'root_folder_id>', 'service_account_file>']) await t.answer(prompt, '');
+  await t.answer('y/n>', 'n'); // Edit advanced config?
+  await t.answer('y/n>', 'n'); // Already have a token - refresh?
+  await t.waitForText('Change current Shared Drive (Team Drive) ID "0CCCmusic"?');
+  await t.answer('y/n>', 'n');
+  await t.answer('y/e/d>', 'y');
+  await t.answer('e/n/d/r/s/q>', 'r');
+  await t.answer('remote>', 'old');
+  await t.answerRefused('name>', 'bad name ', 'cannot end with a space');
+  await t.answer('name>', 'new name');
+  await t.waitForText('Renamed remote "old" to "new name".');
+  await t.answer('e/n/d/r/s/q>', 'q');
+  assert.equal(await t.exitCode(), 0);
+
+  const calls = google.calls.slice(callsBefore);
+  const refresh = calls.find((c) => c.path === '/token')!;
+  assert.equal(refresh.form.grant_type, 'refresh_token');
+  assert.equal(refresh.form.refresh_token, '1//0gEXPIRED-refresh');
+  assert.equal(refresh.form.client_id, CLIENT_ID);
+  const listed = calls.filter((c) => c.path === '/drive/v3/drives');
+  assert.ok(listed.length >= 1 && listed.every((c) => /^Bearer ya29\.fake-refreshed-\d+$/.test(c.authorization ?? '')));
+  const dump = rcloneDump(conf);
+  assert.deepEqual(Object.keys(dump), ['new name']);
+  const remote = dump['new name'];
+  const token = JSON.parse(remote.token);
+  assert.equal(token.access_token, listed[0].authorization!.slice('Bearer '.length), 'the refreshed token is saved, as rclone does');
+  assert.equal(token.refresh_token, '1//0gEXPIRED-refresh');
+  assert.ok(Date.parse(token.expiry) > Date.now());
+  assert.deepEqual({ ...remote, token: '' }, { type: 'drive', client_id: CLIENT_ID, client_secret: 'sek', scope: 'drive', token: '', team_drive: '0CCCmusic', root_folder_id: '' });
+  assert.deepEqual(rcloneListRemotes(conf), ['new name:']);
+});
+
+test('blank client id with auto config runs the real rclone authorize with rclone\'s blob and reads its answer', async () => {
+  const dir = tempDir('scanrelay-remote-');
+  const conf = join(dir, 'rclone.conf');
+  // A stand-in for rclone on PATH that records its arguments and answers like `rclone authorize` does.
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(
+    join(bin, 'rclone'),
+    `#!/bin/sh\nprintf '%s\\n' "$@" > ${join(dir, 'rclone-args')}\necho "Paste the following into your remote machine --->"\necho "${TOKEN_BLOB}"\necho "<---End paste"\n`,
+    { mode: 0o755 },
+  );
+  const t = Terminal.start([process.execPath, CLI, 'remote', '--rclone-config', conf], {
+    dir,
+    cwd: ROOT,
+    env: { HOME: dir, PATH: `${bin}:${process.env.PATH}`, SCANRELAY_SETTINGS: join(dir, 'settings.yml') },
+  });
+  terminals.push(t);
+  await t.answer('n/s/q>', 'n');
+  await t.answer('name>', '');
+  await t.answer('Storage>', 'drive');
+  await t.answer('client_id>', '');
+  await t.answer('client_secret>', '');
+  await t.answer('scope>', 'drive');
+  await t.answer('root_folder_id>', '');
+  await t.answer('service_account_file>', '');
+  await t.answer('y/n>', 'n');
+  await t.answer('y/n>', 'y'); // Use auto config?
+  await t.answer('y/n>', 'n'); // Shared Drive?
+  await t.answer('y/e/d>', 'y');
+  await t.answer('e/n/d/r/s/q>', 'q');
+  assert.equal(await t.exitCode(), 0);
+  assert.deepEqual(readFileSync(join(dir, 'rclone-args'), 'utf8').split('\n').filter(Boolean), ['authorize', 'drive', 'eyJzY29wZSI6ImRyaXZlIn0']);
+  assert.deepEqual(rcloneDump(conf), { cloud: { type: 'drive', scope: 'drive', token: TOKEN_JSON, team_drive: '' } });
 });
