@@ -272,3 +272,13 @@ export function writeRcloneConf(path: string, text: string): void {
     throw err;
   }
 }
+
+/**
+ * Reads, edits one remote, and writes back atomically: e.g. the drive monitor saving a refreshed token
+ * (`updateRemote(path, name, { set: [['token', formatToken(t)]] })`) the way rclone rewrites it in place.
+ */
+export function updateRemote(path: string, name: string, edit: RemoteEdit): void {
+  const current = readRcloneConf(path);
+  if (!current.remotes.has(name)) throw new RcloneConfError(`${path} has no remote named "${name}"`);
+  writeRcloneConf(path, editRemote(current.text, name, edit));
+}

@@ -12,6 +12,7 @@ import {
   parseRcloneConf,
   readRcloneConf,
   renameRemote,
+  updateRemote,
   writeRcloneConf,
 } from '../../src/rclone/conf.ts';
 import { tempDir } from '../helpers/relay.ts';
@@ -193,4 +194,11 @@ test('a file written by real rclone config create is kept byte for byte when we 
     cloud: { type: 'drive', scope: 'drive', team_drive: '' },
     local1: { type: 'local', nounc: 'true' },
   });
+});
+
+test('updateRemote rewrites one option of an existing remote in place (a refreshed token)', () => {
+  const file = writeTemp(BASE);
+  updateRemote(file, 'gd', { set: [['client_id', 'refreshed']] });
+  assert.equal(readFileSync(file, 'utf8'), BASE.replace('client_id = old', 'client_id = refreshed'));
+  assert.throws(() => updateRemote(file, 'nope', { set: [['a', 'b']] }), /no remote named "nope"/);
 });
