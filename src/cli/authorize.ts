@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { authorizeRclone } from './authorize-rclone.ts';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { UserError } from '../config/errors.ts';
@@ -122,10 +123,16 @@ function firstCode(lines: ReturnType<typeof createInterface>, receiver: Loopback
 export function registerAuthorize(program: Command): void {
   program
     .command('authorize')
-    .description('authorize drive monitoring (GOOGLE section): saves an OAuth token to --tokenfile')
+    .description(
+      'authorize drive monitoring (GOOGLE section): saves an OAuth token to --tokenfile.\n' +
+        'With "drive <blob>": the browser-machine half of a headless rclone remote setup (prints the token to paste)',
+    )
+    .argument('[backend]', 'only for a remote setup: "drive"')
+    .argument('[blob]', 'only for a remote setup: the blob printed by "scanrelay remote" or "rclone config"')
     .option('--oob', 'use the out-of-band flow (urn:ietf:wg:oauth:2.0:oob); Google allows it only for clients in "Testing"')
     .action(
-      action(async (opts: { oob?: boolean }, cmd: Command) => {
+      action(async (backend: string | undefined, blob: string | undefined, opts: { oob?: boolean }, cmd: Command) => {
+        if (backend !== undefined) return authorizeRclone(backend, blob);
         const settings = settingsOf(cmd);
         const { config } = loadExistingConfig(settings);
         await authorizeDriveMonitor({ config, tokenfile: settings.tokenfile, log: loggerFor(settings), oob: opts.oob === true });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerAuthorize } from './authorize.ts';
 import { registerBuildCaches } from './build-caches.ts';
 import { registerMap } from './map.ts';
+import { registerRemote } from './remote.ts';
 import { registerScan } from './scan.ts';
 import { registerSections } from './sections.ts';
 import { registerServer } from './server.ts';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerSections(program);
   registerAuthorize(program);
   registerBuildCaches(program);
+  registerRemote(program);
   return program;
 }
 
