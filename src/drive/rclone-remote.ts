@@ -1,71 +1,34 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { UserError } from '../config/errors.ts';
 import type { Logger } from '../log.ts';
 import { isExpiring, refreshAccessToken, type OAuthToken } from '../oauth/flow.ts';
 import type { AccessTokenSource } from './client.ts';
+import { findRemote, readRcloneConf } from '../rclone/conf.ts';
+import { resolveRcloneConfPath } from '../rclone/path.ts';
+import { parseToken } from '../rclone/token.ts';
 import { ServiceAccountSource, expandPath, parseServiceAccountKey, readServiceAccountKey } from './service-account.ts';
 import { readTokenFile, writeTokenFile } from './token-file.ts';
 
-/*
- * A minimal rclone.conf reader for RCLONE_REMOTE, kept here for now: a full rclone.conf module is
- * being written in src/rclone/, and this file switches to it once that lands. Parsing follows
- * rclone's goconfig (protocols.md 7.2): [sections], "key = value" or "key: value", trimmed, full-line
- * comments with # or ;, no inline comments, quotes kept, last duplicate wins.
- */
-
 const execFileAsync = promisify(execFile);
 
-export function parseRcloneConf(text: string): Map<string, Record<string, string>> {
-  const sections = new Map<string, Record<string, string>>();
-  let current = 'DEFAULT';
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      current = header[1]!.trim();
-      if (!sections.has(current)) sections.set(current, {});
-      continue;
-    }
-    const cut = line.search(/[=:]/);
-    if (cut <= 0) continue;
-    const section = sections.get(current) ?? {};
-    section[line.slice(0, cut).trim()] = line.slice(cut + 1).trim();
-    sections.set(current, section);
-  }
-  return sections;
-}
-
-/** rclone's own lookup: RCLONE.CONFIG, $RCLONE_CONFIG, `rclone config file`, then its search order. */
-export function locateRcloneConf(opts: { configured?: string; binary?: string; env?: NodeJS.ProcessEnv } = {}): string {
+/** rclone's own lookup: RCLONE.CONFIG, then $RCLONE_CONFIG, `rclone config file`, and rclone's search order. */
+export function locateRcloneConf(opts: { configured?: string; env?: NodeJS.ProcessEnv } = {}): string {
   const env = opts.env ?? process.env;
   if (opts.configured) return expandPath(opts.configured, env);
-  if (env.RCLONE_CONFIG) return env.RCLONE_CONFIG;
-  try {
-    const out = execFileSync(opts.binary ?? 'rclone', ['config', 'file'], { encoding: 'utf8', timeout: 15_000, env, stdio: ['ignore', 'pipe', 'ignore'] });
-    const path = out.trim().split(/\r?\n/).pop()?.trim();
-    if (path && !path.endsWith(':')) return path;
-  } catch {
-    /* rclone not installed: fall back to its search order */
-  }
-  const home = env.HOME ?? homedir();
-  const candidates = [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'rclone', 'rclone.conf'), join(home, '.rclone.conf')];
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+  return resolveRcloneConfPath(undefined, env).path;
 }
 
+/** The drive remote's options from rclone.conf (read only: the monitor never writes the user's file). */
 export function readRemote(confPath: string, remote: string): Record<string, string> {
-  let text: string;
+  let section: Record<string, string> | undefined;
   try {
-    text = readFileSync(confPath, 'utf8');
+    const conf = readRcloneConf(confPath);
+    if (!conf.exists) throw new Error('the file does not exist');
+    section = findRemote(conf, remote);
   } catch (err) {
     throw new UserError(`GOOGLE.RCLONE_REMOTE: cannot read rclone config ${confPath}: ${(err as Error).message}`);
   }
-  if (text.includes('RCLONE_ENCRYPT_V0:')) throw new UserError(`GOOGLE.RCLONE_REMOTE: ${confPath} is encrypted; scanrelay cannot read an encrypted rclone config`);
-  const section = parseRcloneConf(text).get(remote);
   if (!section) throw new UserError(`GOOGLE.RCLONE_REMOTE: no remote [${remote}] in ${confPath}`);
   if (section.type !== 'drive') throw new UserError(`GOOGLE.RCLONE_REMOTE: remote ${remote} in ${confPath} is of type "${section.type ?? ''}", not "drive"`);
   return section;
@@ -74,12 +37,10 @@ export function readRemote(confPath: string, remote: string): Record<string, str
 /** rclone stores the Go oauth2.Token as one JSON line: access_token, token_type, refresh_token, expiry. */
 function tokenOfRemote(section: Record<string, string>, remote: string, confPath: string): OAuthToken {
   try {
-    const token = JSON.parse(section.token ?? '') as OAuthToken;
-    if (typeof token.access_token === 'string') return token;
+    return parseToken(section.token ?? '');
   } catch {
-    /* below */
+    throw new UserError(`GOOGLE.RCLONE_REMOTE: remote ${remote} in ${confPath} has no usable token: finish "rclone config" for it first`);
   }
-  throw new UserError(`GOOGLE.RCLONE_REMOTE: remote ${remote} in ${confPath} has no usable token: finish "rclone config" for it first`);
 }
 
 /** A token in scanrelay's cache, tagged with the remote it belongs to. */
@@ -111,7 +72,7 @@ export class RcloneRemoteSource implements AccessTokenSource {
 
   constructor(private readonly opts: RcloneRemoteOptions) {
     this.remote = opts.remote.replace(/:$/, '');
-    this.confPath = locateRcloneConf({ configured: opts.configPath, binary: opts.binary });
+    this.confPath = locateRcloneConf({ configured: opts.configPath });
     this.description = `rclone remote ${this.remote}: (${this.confPath})`;
     const section = readRemote(this.confPath, this.remote);
     if (section.service_account_credentials) {

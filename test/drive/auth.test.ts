@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { UserError } from '../../src/config/errors.ts';
 import { TokenFileSource } from '../../src/drive/auth.ts';
 import { DriveClient } from '../../src/drive/client.ts';
-import { RcloneRemoteSource, parseRcloneConf } from '../../src/drive/rclone-remote.ts';
+import { RcloneRemoteSource } from '../../src/drive/rclone-remote.ts';
 import { ServiceAccountSource, expandPath, readServiceAccountKey } from '../../src/drive/service-account.ts';
 import { readTokenFile, writeTokenFile } from '../../src/drive/token-file.ts';
 import { FakeGoogle } from '../fakes/google.ts';
@@ -85,12 +85,6 @@ describe('rclone remote', () => {
     writeFileSync(path, body);
     return path;
   };
-
-  it('parses rclone.conf as rclone does (trimmed, key: value, comments, last duplicate wins)', () => {
-    const parsed = parseRcloneConf('# c\n[gdrive]\ntype = drive\nclient_id=abc\n; x\nscope: drive\nclient_id = def\n[Media Crypt]\ntype = crypt\n');
-    assert.deepEqual(parsed.get('gdrive'), { type: 'drive', client_id: 'def', scope: 'drive' });
-    assert.equal(parsed.get('Media Crypt')?.type, 'crypt');
-  });
 
   it('a remote with its own client: refreshed with that client, kept in scanrelay\'s token file, rclone.conf untouched', async () => {
     const dir = tempDir();
