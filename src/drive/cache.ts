@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../db/sqlite.ts';
 
 /**
  * The drive path cache (`--cachefile`): what plex_autoscan keeps in its sqlitedict cache, per file id
@@ -53,10 +52,7 @@ export class DriveCache implements ItemStore {
   private readonly stmt;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqlite(file);
     this.db.exec(SCHEMA);
     const db = this.db;
     this.stmt = {

@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { openSqlite } from '../db/sqlite.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
@@ -93,12 +94,8 @@ export class QueueStore {
   private readonly stmt;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    // FULL: a commit survives power loss, not only a crash; requests are grouped so the cost is shared.
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
+    // Durable: a commit survives power loss; requests are grouped (QueueIntake) so the fsync is shared.
+    this.db = openSqlite(file, { durable: true });
     this.migrate();
     const db = this.db;
     this.stmt = {

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 
 /**
  * A fake Jellyfin / Emby server on 127.0.0.1 (protocols.md section 4). It serves both products' paths:
@@ -22,60 +22,22 @@ export interface MediaCall {
   token: string | undefined;
 }
 
-export type MediaServerMode = 'up' | 'error503' | 'down';
+export type MediaServerMode = ServerMode;
 
-export class FakeMediaServer {
+export class FakeMediaServer extends SwitchableServer {
   readonly calls: MediaCall[] = [];
   readonly updates: RecordedUpdate[] = [];
   readonly apiKey: string;
   /** ServerName in /System/Info. */
   readonly name: string;
-  private server: Server | undefined;
-  private sockets = new Set<Socket>();
-  private port = 0;
-  private mode: MediaServerMode = 'up';
 
   constructor(opts: { apiKey?: string; name?: string } = {}) {
+    super();
     this.apiKey = opts.apiKey ?? 'media-api-key';
     this.name = opts.name ?? 'fake';
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(port = 0): Promise<this> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port || this.port, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    this.port = (server.address() as AddressInfo).port;
-    this.mode = 'up';
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** 'down' closes the port, 'error503' answers 503, 'up' serves again on the same port. */
-  async setMode(mode: MediaServerMode): Promise<void> {
-    if (mode === 'down') await this.stop();
-    else if (!this.server) await this.start(this.port);
-    this.mode = mode;
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 
 /**
  * A fake Plex Media Server on 127.0.0.1 following the real API's paths, headers, status codes and
@@ -30,14 +30,14 @@ export interface FakeActivity {
   sectionId?: string | number;
 }
 
-export type PlexMode = 'up' | 'error503' | 'down';
+export type PlexMode = ServerMode;
 
 const DEFAULT_SECTIONS: FakeSection[] = [
   { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
   { id: '2', title: 'TV', type: 'show', locations: ['/data/TV', '/data/TV2'] },
 ];
 
-export class FakePlex {
+export class FakePlex extends SwitchableServer {
   readonly calls: RecordedCall[] = [];
   sections: FakeSection[];
   activities: FakeActivity[] = [];
@@ -48,52 +48,11 @@ export class FakePlex {
   /** false: /activities answers 404, as on a Plex too old to have it. */
   activitiesAvailable = true;
   readonly token: string;
-  private server: Server | undefined;
-  private sockets = new Set<Socket>();
-  private port = 0;
-  private mode: PlexMode = 'up';
 
   constructor(opts: { token?: string; sections?: FakeSection[] } = {}) {
+    super();
     this.token = opts.token ?? 'plex-token-123';
     this.sections = opts.sections ?? DEFAULT_SECTIONS;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(port = 0): Promise<this> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port || this.port, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    this.port = (server.address() as AddressInfo).port;
-    this.mode = 'up';
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** 'down' closes the port (connection refused), 'error503' answers 503, 'up' serves again on the same port. */
-  async setMode(mode: PlexMode): Promise<void> {
-    if (mode === 'down') {
-      await this.stop();
-    } else if (!this.server) {
-      await this.start(this.port);
-    }
-    this.mode = mode;
   }
 
   /** The partial scans Plex received: section id and decoded folder, in order. */
@@ -107,7 +66,7 @@ export class FakePlex {
     return this.calls.filter((c) => c.method === method && pattern.test(c.path));
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const query = Object.fromEntries(url.searchParams);
     const token = (req.headers['x-plex-token'] as string | undefined) ?? url.searchParams.get('X-Plex-Token') ?? undefined;

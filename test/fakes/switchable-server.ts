@@ -1,0 +1,53 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** up: serves; error503: answers 503; down: the port is closed (connection refused). */
+export type ServerMode = 'up' | 'error503' | 'down';
+
+/**
+ * The part every fake media server shares: listen on 127.0.0.1 (random port), and switch between up,
+ * 503 and down while keeping the same port, so a client sees an outage and a recovery.
+ */
+export abstract class SwitchableServer {
+  protected mode: ServerMode = 'up';
+  private server: Server | undefined;
+  private sockets = new Set<Socket>();
+  private port = 0;
+
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(port = 0): Promise<this> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port || this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    this.mode = 'up';
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** 'down' closes the port, 'error503' answers 503, 'up' serves again on the same port. */
+  async setMode(mode: ServerMode): Promise<void> {
+    if (mode === 'down') await this.stop();
+    else if (!this.server) await this.start(this.port);
+    this.mode = mode;
+  }
+}
