@@ -52,6 +52,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const isSecret = makeSecretCheck(config.SERVER_PASS);
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Only JSON and forms are scan requests; anything else (text/plain included) is answered 415.
+  app.removeContentTypeParser('text/plain');
   if (config.SERVER_RATE_LIMIT > 0) {
     await app.register(rateLimit, {
       max: config.SERVER_RATE_LIMIT,

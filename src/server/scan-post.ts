@@ -5,7 +5,14 @@ import { PathProblem, resolveIntent } from '../triggers/resolve.ts';
 import { sendError, wantsHtml, type AppDeps } from './app.ts';
 
 const EXPECTED =
-  'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook';
+  'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook ' +
+  '(JSON with eventType and series, movie, artist or author and their file paths)';
+
+/** A client's field, safe to log: strings only, and short (bodies may be up to 1 MiB or deeply nested). */
+function shown(value: unknown): string | undefined {
+  if (typeof value !== 'string') return value === undefined ? undefined : `(${Array.isArray(value) ? 'array' : typeof value})`;
+  return value.length > 100 ? `${value.slice(0, 100)}...` : value;
+}
 
 /** POST /<secret>: recognise the payload, map its paths, commit the scans, then answer. */
 export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<unknown> {
@@ -20,11 +27,14 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
       if (intent) break;
     }
   } catch (err) {
-    if (err instanceof PayloadError) return sendError(req, reply, 400, err.message);
+    if (err instanceof PayloadError) {
+      req.log.warn({ client: req.ip, eventType: shown((body as Record<string, unknown>).eventType), error: err.message }, 'scan request rejected');
+      return sendError(req, reply, 400, err.message);
+    }
     throw err;
   }
   if (!intent) {
-    req.log.warn({ client: req.ip, eventType: (body as Record<string, unknown>).eventType }, 'unrecognised scan request');
+    req.log.warn({ client: req.ip, eventType: shown((body as Record<string, unknown>).eventType) }, 'unrecognised scan request');
     return sendError(req, reply, 400, `unrecognised payload: ${EXPECTED}`);
   }
   if (intent.kind === 'test') {
@@ -41,7 +51,7 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
     outcomes = resolveIntent(intent, deps.config, deps.probe);
   } catch (err) {
     if (err instanceof PathProblem) {
-      req.log.warn({ client: req.ip, source: intent.source, error: err.message }, 'scan request rejected');
+      req.log.warn({ client: req.ip, source: intent.source, event: intent.event, title: intent.title, error: err.message }, 'scan request rejected');
       return sendError(req, reply, 400, err.message);
     }
     throw err;
@@ -62,6 +72,7 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
       source: intent.source,
       event: intent.event,
       title: intent.title,
+      ids: intent.ids,
       received: outcomes.map((o) => o.received),
       mapped: scans.map((s) => s.path),
       folders: scans.map((s) => ('folder' in s ? s.folder : undefined)),
