@@ -58,7 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(rateLimit, {
       max: config.SERVER_RATE_LIMIT,
       timeWindow: '1 minute',
-      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: `rate limit: at most ${ctx.max} requests per minute per client` }),
+      // Thrown to the error handler below, which answers {"error": message}: it must be an Error with a message.
+      errorResponseBuilder: (_req, ctx) => Object.assign(new Error(`rate limit: at most ${ctx.max} requests per minute per client`), { statusCode: 429 }),
     });
   }
 
@@ -97,7 +98,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.type('text/html; charset=utf-8').send(manualScanPage());
   });
 
-  app.post<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, (req, reply) => handleScanPost(req, reply, deps));
+  // The managers' Webhook connection sends POST, or PUT when the user picks it.
+  app.route<{ Params: { secret: string } }>({
+    method: ['POST', 'PUT'],
+    url: '/:secret',
+    preHandler: guard,
+    handler: (req, reply) => handleScanPost(req, reply, deps),
+  });
 
   app.route<{ Params: { secret: string } }>({
     method: ['GET', 'POST'],
