@@ -112,7 +112,7 @@ describe('media-manager webhooks, end to end: the exact folders that reach Plex'
 
   test('each scan request is logged with source, event, title, ids and mapped folders', async () => {
     await scannedFor('radarr/download');
-    const line = await relay.waitForLog((e) => e.msg === 'scan request' && e.title === 'Interstellar (2014)');
+    const line = await relay.waitForLog((e) => e.msg === 'scan request' && e.title === 'Interstellar');
     assert.equal(line.source, 'Radarr');
     assert.equal(line.event, 'Download');
     assert.deepEqual(line.ids, { tmdbId: 157336, imdbId: 'tt0816692' });

@@ -48,7 +48,7 @@ describe('POST /<secret> with media-manager webhooks (in process)', () => {
     assert.equal(open.length, 2);
     for (const e of open) {
       assert.equal(e.source, 'Sonarr');
-      assert.equal(e.title, 'Westworld (2016)');
+      assert.equal(e.title, 'Westworld');
       assert.deepEqual(e.ids, { tvdbId: 296762, tmdbId: 63247, imdbId: 'tt0475784', tvMazeId: 1371 });
     }
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
 import { anyValue, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
-import { arrRecognizer, titleWithYear } from './recognizer.ts';
+import { arrRecognizer } from './recognizer.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
 const radarrPayload = z.object({
@@ -9,13 +9,12 @@ const radarrPayload = z.object({
     z.object({
       folderPath: optional(pathField),
       title: lenientText,
-      year: anyValue,
       tmdbId: lenientId,
       imdbId: lenientId,
     }),
   ),
   /** What the release was grabbed as; plex_autoscan took the title and ids from here. */
-  remoteMovie: lenientObject(z.object({ title: lenientText, year: anyValue, tmdbId: lenientId, imdbId: lenientId })),
+  remoteMovie: lenientObject(z.object({ title: lenientText, tmdbId: lenientId, imdbId: lenientId })),
   movieFile: optional(mediaFileSchema),
   renamedMovieFiles: optional(z.array(renamedFileSchema)),
   isUpgrade: anyValue,
@@ -50,7 +49,7 @@ export const recognizeRadarr = arrRecognizer({
     MovieDelete: (p) => deleteOfItem(p.movie?.folderPath, 'movie.folderPath', p.deletedFiles),
   },
   describe: (p) => ({
-    title: titleWithYear(p.movie?.title, p.movie?.year) ?? titleWithYear(p.remoteMovie?.title, p.remoteMovie?.year),
+    title: p.movie?.title ?? p.remoteMovie?.title,
     ids: { tmdbId: p.movie?.tmdbId ?? p.remoteMovie?.tmdbId, imdbId: p.movie?.imdbId ?? p.remoteMovie?.imdbId },
   }),
 });

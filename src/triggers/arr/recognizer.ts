@@ -68,9 +68,3 @@ export function arrRecognizer<S extends z.ZodType>(spec: ManagerSpec<S>): Recogn
     return intent;
   };
 }
-
-/** Title shown for an item: "Name (Year)" when the year is known. */
-export function titleWithYear(title: string | undefined, year: unknown): string | undefined {
-  if (!title) return undefined;
-  return typeof year === 'number' && year > 0 ? `${title} (${year})` : title;
-}

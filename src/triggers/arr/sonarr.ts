@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { anyValue, lenientId, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
-import { arrRecognizer, titleWithYear } from './recognizer.ts';
+import { arrRecognizer } from './recognizer.ts';
 import { deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
@@ -9,7 +9,6 @@ const sonarrPayload = z.object({
     z.object({
       path: optional(pathField),
       title: lenientText,
-      year: anyValue,
       tvdbId: lenientId,
       tmdbId: lenientId,
       imdbId: lenientId,
@@ -58,7 +57,8 @@ export const recognizeSonarr = arrRecognizer({
     SeriesDelete: (p) => deleteOfItem(p.series?.path, 'series.path', p.deletedFiles),
   },
   describe: (p) => ({
-    title: titleWithYear(p.series?.title, p.series?.year),
+    // The plain title, as plex_autoscan passed it to Plex when fixing a match.
+    title: p.series?.title,
     ids: { tvdbId: p.series?.tvdbId, tmdbId: p.series?.tmdbId, imdbId: p.series?.imdbId, tvMazeId: p.series?.tvMazeId },
   }),
 });

@@ -29,11 +29,11 @@ type Expected = Intent | ReturnType<typeof ignored>;
 const CASES: Array<[string, Expected]> = [
   // Sonarr
   ['sonarr/test', { kind: 'test', source: 'Sonarr' }],
-  ['sonarr/download', { kind: 'scan', source: 'Sonarr', event: 'Download', title: 'Westworld (2016)', ids: WESTWORLD_IDS, updateType: 'Created',
+  ['sonarr/download', { kind: 'scan', source: 'Sonarr', event: 'Download', title: 'Westworld', ids: WESTWORLD_IDS, updateType: 'Created',
     paths: [file('/tv/Westworld/Season 01/Westworld - S01E01 - The Original WEBDL-1080p.mkv')] }],
-  ['sonarr/download-upgrade', { kind: 'scan', source: 'Sonarr', event: 'Upgrade', title: 'Westworld (2016)', ids: WESTWORLD_IDS, updateType: 'Modified',
+  ['sonarr/download-upgrade', { kind: 'scan', source: 'Sonarr', event: 'Upgrade', title: 'Westworld', ids: WESTWORLD_IDS, updateType: 'Modified',
     paths: [file('/tv/Westworld/Season 01/Westworld - S01E01 - The Original Bluray-2160p.mkv')] }],
-  ['sonarr/download-v4-multi', { kind: 'scan', source: 'Sonarr', event: 'Download', title: 'Westworld (2016)', ids: WESTWORLD_IDS, updateType: 'Created',
+  ['sonarr/download-v4-multi', { kind: 'scan', source: 'Sonarr', event: 'Download', title: 'Westworld', ids: WESTWORLD_IDS, updateType: 'Created',
     paths: [
       file('/tv/Westworld/Season 01/Westworld - S01E01 - The Original WEBDL-1080p.mkv'),
       file('/tv/Westworld/Season 01/Westworld - S01E02 - Chestnut WEBDL-1080p.mkv'),
@@ -42,22 +42,22 @@ const CASES: Array<[string, Expected]> = [
   ['sonarr/download-trimmed', { kind: 'scan', source: 'Sonarr', event: 'Download', updateType: 'Created', paths: [file('/tv/Westworld/Season 1/Westworld.S01E01.mkv')] }],
   ['sonarr/download-trimmed-v4', { kind: 'scan', source: 'Sonarr', event: 'Download', updateType: 'Created',
     paths: [file('/tv/Westworld/Season 02/Westworld.S02E03.mkv'), file('/tv/Westworld/Season 02/Westworld.S02E04.mkv')] }],
-  ['sonarr/download-unicode', { kind: 'scan', source: 'Sonarr', event: 'Download', title: 'Pokémon (1997)', ids: { tvdbId: 76703 }, updateType: 'Created',
+  ['sonarr/download-unicode', { kind: 'scan', source: 'Sonarr', event: 'Download', title: 'Pokémon', ids: { tvdbId: 76703 }, updateType: 'Created',
     paths: [file('/tv/Pokémon (1997)/Season 01/Pokémon – S01E01 – Ash’s “First” Day ポケモン.mkv')] }],
-  ['sonarr/download-quotes', { kind: 'scan', source: 'Sonarr', event: 'Download', title: "Schitt's Creek (2015)", ids: { tvdbId: 289574, imdbId: 'tt3526078' }, updateType: 'Created',
+  ['sonarr/download-quotes', { kind: 'scan', source: 'Sonarr', event: 'Download', title: "Schitt's Creek", ids: { tvdbId: 289574, imdbId: 'tt3526078' }, updateType: 'Created',
     paths: [file(`/tv/Schitt's Creek/Season 01/Schitt's Creek - S01E01 - Our Cup Runneth Over "Pilot" [HDTV-720p].mkv`)] }],
   // The series folder stands for Season 01 and the old Season 1 inside it.
-  ['sonarr/rename', { kind: 'scan', source: 'Sonarr', event: 'Rename', title: 'Westworld (2016)', ids: { tvdbId: 296762 }, updateType: 'Modified',
+  ['sonarr/rename', { kind: 'scan', source: 'Sonarr', event: 'Rename', title: 'Westworld', ids: { tvdbId: 296762 }, updateType: 'Modified',
     paths: [folder('/tv/Westworld')] }],
   // The old series folder is gone: its parent is scanned too, so Plex drops the old items.
-  ['sonarr/rename-series-folder', { kind: 'scan', source: 'Sonarr', event: 'Rename', title: 'Breaking Bad (2008)', ids: { tvdbId: 81189, imdbId: 'tt0903747' }, updateType: 'Modified',
+  ['sonarr/rename-series-folder', { kind: 'scan', source: 'Sonarr', event: 'Rename', title: 'Breaking Bad', ids: { tvdbId: 81189, imdbId: 'tt0903747' }, updateType: 'Modified',
     paths: [folder('/tv/Breaking Bad (2008)'), gone('/tv/Breaking.Bad')] }],
   ['sonarr/rename-trimmed', { kind: 'scan', source: 'Sonarr', event: 'Rename', updateType: 'Modified', paths: [folder('/tv/Westworld')] }],
-  ['sonarr/rename-no-files', { kind: 'scan', source: 'Sonarr', event: 'Rename', title: 'Westworld (2016)', ids: { tvdbId: 296762 }, updateType: 'Modified', paths: [folder('/tv/Westworld')] }],
-  ['sonarr/episode-file-delete', { kind: 'scan', source: 'Sonarr', event: 'EpisodeFileDelete', title: 'Westworld (2016)', ids: WESTWORLD_IDS, updateType: 'Deleted',
+  ['sonarr/rename-no-files', { kind: 'scan', source: 'Sonarr', event: 'Rename', title: 'Westworld', ids: { tvdbId: 296762 }, updateType: 'Modified', paths: [folder('/tv/Westworld')] }],
+  ['sonarr/episode-file-delete', { kind: 'scan', source: 'Sonarr', event: 'EpisodeFileDelete', title: 'Westworld', ids: WESTWORLD_IDS, updateType: 'Deleted',
     paths: [file('/tv/Westworld/Season 01/Westworld - S01E01 - The Original WEBDL-1080p.mkv')] }],
   ['sonarr/episode-file-delete-trimmed', { kind: 'scan', source: 'Sonarr', event: 'EpisodeFileDelete', updateType: 'Deleted', paths: [file('/tv/Westworld/Season 01/Westworld.S01E01.mkv')] }],
-  ['sonarr/series-delete', { kind: 'scan', source: 'Sonarr', event: 'SeriesDelete', title: 'Westworld (2016)', ids: WESTWORLD_IDS, updateType: 'Deleted', paths: [gone('/tv/Westworld')] }],
+  ['sonarr/series-delete', { kind: 'scan', source: 'Sonarr', event: 'SeriesDelete', title: 'Westworld', ids: WESTWORLD_IDS, updateType: 'Deleted', paths: [gone('/tv/Westworld')] }],
   ['sonarr/series-delete-files-kept', ignored('Sonarr', 'SeriesDelete', /kept on disk/)],
   ['sonarr/grab', ignored('Sonarr', 'Grab', 'Sonarr event Grab has nothing to scan')],
   ['sonarr/series-add', ignored('Sonarr', 'SeriesAdd', 'Sonarr event SeriesAdd has nothing to scan')],
@@ -67,21 +67,21 @@ const CASES: Array<[string, Expected]> = [
   ['sonarr/application-update', ignored('Sonarr', 'ApplicationUpdate', 'ApplicationUpdate events have nothing to scan')],
   // Radarr
   ['radarr/test', { kind: 'test', source: 'Radarr' }],
-  ['radarr/download', { kind: 'scan', source: 'Radarr', event: 'Download', title: 'Interstellar (2014)', ids: { tmdbId: 157336, imdbId: 'tt0816692' }, updateType: 'Created',
+  ['radarr/download', { kind: 'scan', source: 'Radarr', event: 'Download', title: 'Interstellar', ids: { tmdbId: 157336, imdbId: 'tt0816692' }, updateType: 'Created',
     paths: [file('/movies/Interstellar (2014)/Interstellar (2014) Remux-2160p.mkv')] }],
-  ['radarr/download-upgrade', { kind: 'scan', source: 'Radarr', event: 'Upgrade', title: 'Interstellar (2014)', ids: { tmdbId: 157336, imdbId: 'tt0816692' }, updateType: 'Modified',
+  ['radarr/download-upgrade', { kind: 'scan', source: 'Radarr', event: 'Upgrade', title: 'Interstellar', ids: { tmdbId: 157336, imdbId: 'tt0816692' }, updateType: 'Modified',
     paths: [file('/movies/Interstellar (2014)/Interstellar (2014) Remux-2160p Proper.mkv')] }],
   ['radarr/download-trimmed', { kind: 'scan', source: 'Radarr', event: 'Download', updateType: 'Created', paths: [file('/movies/Interstellar (2014)/Interstellar (2014).mkv')] }],
   ['radarr/download-trimmed-folder', { kind: 'scan', source: 'Radarr', event: 'Download', updateType: 'Created', paths: [folder('/movies/Amélie (2001)')] }],
-  ['radarr/download-unicode', { kind: 'scan', source: 'Radarr', event: 'Download', title: "Le Fabuleux Destin d'Amélie Poulain (2001)", ids: { tmdbId: 194, imdbId: 'tt0211915' }, updateType: 'Created',
+  ['radarr/download-unicode', { kind: 'scan', source: 'Radarr', event: 'Download', title: "Le Fabuleux Destin d'Amélie Poulain", ids: { tmdbId: 194, imdbId: 'tt0211915' }, updateType: 'Created',
     paths: [file("/movies/Le Fabuleux Destin d'Amélie Poulain (2001)/Le Fabuleux Destin d'Amélie Poulain (2001) “Amélie” Bluray-1080p.mkv")] }],
-  ['radarr/rename', { kind: 'scan', source: 'Radarr', event: 'Rename', title: 'Deadpool (2016)', ids: { tmdbId: 293660, imdbId: 'tt1431045' }, updateType: 'Modified',
+  ['radarr/rename', { kind: 'scan', source: 'Radarr', event: 'Rename', title: 'Deadpool', ids: { tmdbId: 293660, imdbId: 'tt1431045' }, updateType: 'Modified',
     paths: [folder('/movies/Deadpool (2016)')] }],
-  ['radarr/rename-movie-folder', { kind: 'scan', source: 'Radarr', event: 'Rename', title: 'Deadpool (2016)', ids: { tmdbId: 293660, imdbId: 'tt1431045' }, updateType: 'Modified',
+  ['radarr/rename-movie-folder', { kind: 'scan', source: 'Radarr', event: 'Rename', title: 'Deadpool', ids: { tmdbId: 293660, imdbId: 'tt1431045' }, updateType: 'Modified',
     paths: [folder('/movies/Deadpool (2016) {tmdb-293660}'), gone('/movies/Deadpool (2016)')] }],
-  ['radarr/movie-file-delete', { kind: 'scan', source: 'Radarr', event: 'MovieFileDelete', title: 'Tenet (2020)', ids: { tmdbId: 577922, imdbId: 'tt6723592' }, updateType: 'Deleted',
+  ['radarr/movie-file-delete', { kind: 'scan', source: 'Radarr', event: 'MovieFileDelete', title: 'Tenet', ids: { tmdbId: 577922, imdbId: 'tt6723592' }, updateType: 'Deleted',
     paths: [file('/movies/Tenet (2020)/Tenet.2020.mkv')] }],
-  ['radarr/movie-delete', { kind: 'scan', source: 'Radarr', event: 'MovieDelete', title: 'Wonder Woman 1984 (2020)', ids: { tmdbId: 464052, imdbId: 'tt7126948' }, updateType: 'Deleted',
+  ['radarr/movie-delete', { kind: 'scan', source: 'Radarr', event: 'MovieDelete', title: 'Wonder Woman 1984', ids: { tmdbId: 464052, imdbId: 'tt7126948' }, updateType: 'Deleted',
     paths: [gone('/movies/Wonder Woman 1984 (2020)')] }],
   ['radarr/movie-delete-trimmed', { kind: 'scan', source: 'Radarr', event: 'MovieDelete', updateType: 'Deleted', paths: [gone('/movies/Wonder Woman 1984 (2020)')] }],
   ['radarr/grab', ignored('Radarr', 'Grab', 'Radarr event Grab has nothing to scan')],
@@ -222,6 +222,13 @@ describe('media-manager webhooks: shapes and wrong fields', () => {
   test('Windows paths join with backslashes', () => {
     const intent = recognize({ eventType: 'Download', series: { path: 'D:\\TV\\Dark' }, episodeFile: { relativePath: 'Season 01/Dark - S01E01.mkv' } });
     assert.deepEqual(intent?.kind === 'scan' && intent.paths, [file('D:\\TV\\Dark\\Season 01\\Dark - S01E01.mkv')]);
+  });
+
+  test('notices without an item take their source from instanceName when it names a manager', () => {
+    assert.deepEqual(recognize({ eventType: 'Health', instanceName: 'Radarr 4K', level: 'warning' }), {
+      kind: 'ignore', source: 'Radarr', event: 'Health', reason: 'Health events have nothing to scan',
+    });
+    assert.equal(recognize({ eventType: 'ApplicationUpdate', instanceName: 'Media box' })?.source, 'Unknown');
   });
 
   test('unknown events of a known manager are ignored, with the event name kept short', () => {
