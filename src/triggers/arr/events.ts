@@ -2,6 +2,8 @@ import { PayloadError, type ScanPath } from '../intent.ts';
 import type { Plan } from './recognizer.ts';
 import { renameScans } from './scans.ts';
 
+const FILES_KEPT = 'the files were kept on disk (deletedFiles is false): nothing changed for the media server';
+
 /** An import: new files are Created, an upgrade (plex_autoscan's "Upgrade" event) Modified. */
 export function upgradeOr(isUpgrade: unknown): { updateType: 'Created' | 'Modified'; event?: string } {
   return isUpgrade === true ? { updateType: 'Modified', event: 'Upgrade' } : { updateType: 'Created' };
@@ -18,7 +20,7 @@ export function fileDelete(paths: ScanPath[]): Plan {
  * (`deletedFiles: false`) nothing changed on disk and nothing is scanned.
  */
 export function deleteOfItem(folder: string | undefined, field: string, deletedFiles: unknown): Plan {
-  if (deletedFiles === false) return { ignore: 'the files were kept on disk (deletedFiles is false): nothing changed for the media server' };
+  if (deletedFiles === false) return { ignore: FILES_KEPT };
   if (!folder) throw new PayloadError(`${field} is missing: it names the deleted folder`);
   return { updateType: 'Deleted', paths: [{ path: folder, kind: 'gone' }] };
 }
@@ -28,7 +30,7 @@ export function deleteOfItem(folder: string | undefined, field: string, deletedF
  * the item's folder above it still exists and is scanned.
  */
 export function deleteInsideItem(itemFolder: string | undefined, field: string, deletedFiles: unknown): Plan {
-  if (deletedFiles === false) return { ignore: 'the files were kept on disk (deletedFiles is false): nothing changed for the media server' };
+  if (deletedFiles === false) return { ignore: FILES_KEPT };
   if (!itemFolder) throw new PayloadError(`${field} is missing: it names the folder to scan`);
   return { updateType: 'Deleted', paths: [{ path: itemFolder, kind: 'folder' }] };
 }

@@ -28,7 +28,7 @@ export const lenientId = z
   .transform((v) => ((typeof v === 'number' && Number.isFinite(v) && v !== 0) || (typeof v === 'string' && v.trim() !== '') ? v : undefined))
   .optional();
 
-/** A field read as-is (isUpgrade, deletedFiles, year): its value is checked where it is used. */
+/** A field read as-is (isUpgrade, deletedFiles): its value is checked where it is used. */
 export const anyValue = z.unknown().optional();
 
 /** One media file in a payload: `path` is absolute, `relativePath` is below the item's folder. */
@@ -44,7 +44,6 @@ export const renamedFileSchema = mediaFileSchema.extend({
 });
 
 export type MediaFile = z.output<typeof mediaFileSchema>;
-export type RenamedFile = z.output<typeof renamedFileSchema>;
 
 /** An optional object or array field: null means absent; any other wrong type is an error naming the field. */
 export function optional<T extends z.ZodType>(schema: T) {
