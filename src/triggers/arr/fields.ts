@@ -16,16 +16,16 @@ export const pathField = z.string().superRefine((value, ctx) => {
 
 const optionalPath = pathField.nullish().transform((v) => v ?? undefined);
 
-/** Display-only text: kept when it is a non-empty string, dropped otherwise. */
+/** Display-only text: kept when it is a non-empty string (cut to 300 characters for logs and history), dropped otherwise. */
 export const lenientText = z
   .unknown()
-  .transform((v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined))
+  .transform((v) => (typeof v === 'string' && v.trim() !== '' ? v.slice(0, 300) : undefined))
   .optional();
 
-/** An external id (tvdbId, tmdbId, imdbId, mbId ...): kept when it is a non-zero number or a non-empty string. */
+/** An external id (tvdbId, tmdbId, imdbId, mbId ...): kept when it is a non-zero number or a short non-empty string. */
 export const lenientId = z
   .unknown()
-  .transform((v) => ((typeof v === 'number' && Number.isFinite(v) && v !== 0) || (typeof v === 'string' && v.trim() !== '') ? v : undefined))
+  .transform((v) => ((typeof v === 'number' && Number.isFinite(v) && v !== 0) || (typeof v === 'string' && v.trim() !== '' && v.length <= 100) ? v : undefined))
   .optional();
 
 /** A field read as-is (isUpgrade, deletedFiles): its value is checked where it is used. */

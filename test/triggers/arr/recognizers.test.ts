@@ -212,6 +212,10 @@ describe('media-manager webhooks: shapes and wrong fields', () => {
     assert.deepEqual(intent, { kind: 'scan', source: 'Sonarr', event: 'Download', updateType: 'Created', paths: [file('/tv/X/a.mkv')] });
     const radarr = recognize({ eventType: 'Download', movie: { folderPath: '/movies/M (2000)' }, remoteMovie: 'nope', movieFile: { relativePath: 'm.mkv' } });
     assert.equal(radarr?.kind, 'scan');
+    const huge = recognize({ eventType: 'Download', movie: { folderPath: '/movies/M', title: 'T'.repeat(100_000), imdbId: 'x'.repeat(1000), tmdbId: 42 }, movieFile: { relativePath: 'm.mkv' } });
+    assert.ok(huge?.kind === 'scan');
+    assert.equal(huge.title, 'T'.repeat(300), 'titles are cut for logs and history');
+    assert.deepEqual(huge.ids, { tmdbId: 42 }, 'an absurd id is dropped');
   });
 
   test('null fields count as absent (other senders write nulls)', () => {
