@@ -7,8 +7,8 @@ import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import { QueueStore } from '../queue/store.ts';
 import { buildTargets } from '../targets/index.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
-import type { Recognizer } from '../triggers/intent.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
+import type { Recognizer } from '../triggers/intent.ts';
 import { buildApp, type AppDeps } from './app.ts';
 
 export interface RelayOptions {
