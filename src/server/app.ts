@@ -57,13 +57,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
   });
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Only JSON and forms are scan requests; anything else (text/plain included) is answered 415.
+  app.removeContentTypeParser('text/plain');
   if (config.SERVER_RATE_LIMIT > 0) {
     // Loaded only when configured: most installs never rate-limit and should not pay its memory.
     const { default: rateLimit } = await import('@fastify/rate-limit');
     await app.register(rateLimit, {
       max: config.SERVER_RATE_LIMIT,
       timeWindow: '1 minute',
-      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: `rate limit: at most ${ctx.max} requests per minute per client` }),
+      // Thrown to the error handler below, which answers {"error": message}: it must be an Error with a message.
+      errorResponseBuilder: (_req, ctx) => Object.assign(new Error(`rate limit: at most ${ctx.max} requests per minute per client`), { statusCode: 429 }),
     });
   }
 
@@ -87,7 +90,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const guard = makeGuard(config);
 
-  app.post<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, (req, reply) => handleScanPost(req, reply, deps));
+  // The managers' Webhook connection sends POST, or PUT when the user picks it.
+  app.route<{ Params: { secret: string } }>({
+    method: ['POST', 'PUT'],
+    url: '/:secret',
+    preHandler: guard,
+    handler: (req, reply) => handleScanPost(req, reply, deps),
+  });
 
   app.route<{ Params: { secret: string } }>({
     method: ['GET', 'POST'],

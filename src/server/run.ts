@@ -7,6 +7,7 @@ import { QueueIntake } from '../queue/intake.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import { QueueStore } from '../queue/store.ts';
 import { buildTargets } from '../targets/index.ts';
+import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
 import type { Recognizer } from '../triggers/intent.ts';
 import { startDriveMonitor } from '../triggers/drive/index.ts';
@@ -45,8 +46,11 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-/** Recognizers tried in order on POST /<secret>; webhooks add theirs after the manual one. */
-export const DEFAULT_RECOGNIZERS: Recognizer[] = [recognizeTest, recognizeManual];
+/**
+ * Recognizers tried in order on POST /<secret>: manual requests, then the media managers' webhooks
+ * (which answer their own Test with their name), then any other eventType=Test.
+ */
+export const DEFAULT_RECOGNIZERS: Recognizer[] = [recognizeManual, ...ARR_RECOGNIZERS, recognizeTest];
 
 /** Wires trigger -> queue -> target and starts listening. */
 export async function startRelay(opts: RelayOptions): Promise<Relay> {

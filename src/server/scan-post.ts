@@ -6,7 +6,14 @@ import { sendError, wantsHtml, type AppDeps } from './app.ts';
 import { submitIntent } from './submit.ts';
 
 const EXPECTED =
-  'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook';
+  'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook ' +
+  '(JSON with eventType and series, movie, artist or author and their file paths)';
+
+/** A client's field, safe to log: strings only, and short (bodies may be up to 1 MiB or deeply nested). */
+function shown(value: unknown): string | undefined {
+  if (typeof value !== 'string') return value === undefined ? undefined : `(${Array.isArray(value) ? 'array' : typeof value})`;
+  return value.length > 100 ? `${value.slice(0, 100)}...` : value;
+}
 
 /** POST /<secret>: recognise the payload, map its paths, commit the scans, then answer. */
 export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<unknown> {
@@ -24,13 +31,14 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
   } catch (err) {
     if (err instanceof PayloadError) {
       deps.metrics?.request('unknown', 'rejected');
+      req.log.warn({ client: req.ip, eventType: shown((body as Record<string, unknown>).eventType), error: err.message }, 'scan request rejected');
       return sendError(req, reply, 400, err.message);
     }
     throw err;
   }
   if (!intent) {
     deps.metrics?.request('unknown', 'rejected');
-    req.log.warn({ client: req.ip, eventType: (body as Record<string, unknown>).eventType }, 'unrecognised scan request');
+    req.log.warn({ client: req.ip, eventType: shown((body as Record<string, unknown>).eventType) }, 'unrecognised scan request');
     return sendError(req, reply, 400, `unrecognised payload: ${EXPECTED}`);
   }
   if (intent.kind === 'test') {
@@ -50,7 +58,7 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
   } catch (err) {
     if (err instanceof PathProblem) {
       deps.metrics?.request(intent.source, 'rejected');
-      req.log.warn({ client: req.ip, source: intent.source, error: err.message }, 'scan request rejected');
+      req.log.warn({ client: req.ip, source: intent.source, event: intent.event, title: intent.title, error: err.message }, 'scan request rejected');
       return sendError(req, reply, 400, err.message);
     }
     throw err;

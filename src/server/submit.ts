@@ -42,6 +42,7 @@ export async function submitIntent(
       source: intent.source,
       event: intent.event,
       title: intent.title,
+      ids: intent.ids,
       received: outcomes.map((o) => o.received),
       mapped: scans.map((s) => s.path),
       folders: scans.map((s) => ('folder' in s ? s.folder : undefined)),

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { ScanRequest } from '../core/scan.ts';
-import { mapPath, normalizeFolder, parentFolder } from '../paths/mapping.ts';
+import { ancestors, mapPath, normalizeFolder, parentFolder } from '../paths/mapping.ts';
 import { scanFolderFor, statProbe, type FolderProbe } from '../paths/folder.ts';
 import { ignoredBy, priorityOf } from '../paths/rules.ts';
 import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
@@ -35,7 +35,9 @@ export function resolveIntent(
       folder,
       request: {
         folder,
-        files: kind === 'file' || (kind === 'guess' && folder !== normalizeFolder(mapped)) ? [mapped] : [],
+        // Files are what the steps around a scan wait for and analyze; a deleted file is neither, and it
+        // must not make a scan it merges into (an import of the same folder) wait for it.
+        files: intent.updateType !== 'Deleted' && (kind === 'file' || (kind === 'guess' && folder !== normalizeFolder(mapped))) ? [mapped] : [],
         source: intent.source,
         event: intent.event,
         title: intent.title,
@@ -61,21 +63,20 @@ function folderToScan(mapped: string, kind: 'file' | 'folder' | 'guess' | 'gone'
 }
 
 /**
- * A deleted folder: Plex drops its items only when the parent is scanned. Walk up to the nearest
- * ancestor scanrelay can see; when it cannot see the files at all, the parent.
+ * A deleted folder: Plex drops its items only when a folder above it is scanned. Walk up to the nearest
+ * ancestor scanrelay can see through SERVER_FILE_EXIST_PATH_MAPPINGS, never above the mappings' roots
+ * (there the local file system says nothing about the media). Without mappings, or when nothing on
+ * the way is visible, the parent.
  */
 export function nearestExistingAncestor(mapped: string, fileExist: Config['SERVER_FILE_EXIST_PATH_MAPPINGS'], probe: FolderProbe): string {
-  let current = parentFolder(mapped);
-  const canSee = Object.keys(fileExist).length > 0;
-  if (!canSee) return current;
-  for (let i = 0; i < 64; i++) {
-    const visible = mapPath(fileExist, current).path;
-    if (probe(visible) === 'folder') return current;
-    const up = parentFolder(current);
-    if (up === current) break;
-    current = up;
+  const parent = parentFolder(mapped);
+  if (Object.keys(fileExist).length === 0) return parent;
+  for (const candidate of [parent, ...ancestors(parent)]) {
+    const visible = mapPath(fileExist, candidate);
+    if (!visible.match) break;
+    if (probe(visible.path) === 'folder') return candidate;
   }
-  return parentFolder(mapped);
+  return parent;
 }
 
 export class PathProblem extends Error {

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { anyValue, lenientId, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
+import { arrRecognizer } from './recognizer.ts';
+import { deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
+import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
+
+const sonarrPayload = z.object({
+  series: optional(
+    z.object({
+      path: optional(pathField),
+      title: lenientText,
+      tvdbId: lenientId,
+      tmdbId: lenientId,
+      imdbId: lenientId,
+      tvMazeId: lenientId,
+    }),
+  ),
+  /** Sonarr v3 and v4 "On Import": one file. */
+  episodeFile: optional(mediaFileSchema),
+  /** Sonarr v4 "On Import Complete": every file of a multi-file import. */
+  episodeFiles: optional(z.array(mediaFileSchema)),
+  renamedEpisodeFiles: optional(z.array(renamedFileSchema)),
+  isUpgrade: anyValue,
+  deletedFiles: anyValue,
+});
+type SonarrPayload = z.output<typeof sonarrPayload>;
+
+const base = (p: SonarrPayload): Base => ({ path: p.series?.path, field: 'series.path' });
+
+export const recognizeSonarr = arrRecognizer({
+  source: 'Sonarr',
+  shapeKeys: ['series', 'episodes', 'episodeFile', 'episodeFiles', 'renamedEpisodeFiles'],
+  schema: sonarrPayload,
+  events: {
+    Download: (p) => ({
+      ...upgradeOr(p.isUpgrade),
+      paths: fileScans(
+        filesOf(
+          [
+            { field: 'episodeFile', file: p.episodeFile },
+            { field: 'episodeFiles', files: p.episodeFiles },
+          ],
+          base(p),
+          'episodeFile (Sonarr v3) or episodeFiles[] (Sonarr v4) with path, or relativePath and series.path',
+        ),
+      ),
+    }),
+    Rename: (p) =>
+      rename(
+        p.series?.path,
+        'series.path',
+        'renamedEpisodeFiles',
+        (p.renamedEpisodeFiles ?? []).map((f, i) => ({ now: fullPath(f, base(p), `renamedEpisodeFiles[${i}]`), before: previousPath(f, base(p)) })),
+      ),
+    EpisodeFileDelete: (p) =>
+      fileDelete(fileScans(filesOf([{ field: 'episodeFile', file: p.episodeFile }], base(p), 'episodeFile with path, or relativePath and series.path'))),
+    SeriesDelete: (p) => deleteOfItem(p.series?.path, 'series.path', p.deletedFiles),
+  },
+  describe: (p) => ({
+    // The plain title, as plex_autoscan passed it to Plex when fixing a match.
+    title: p.series?.title,
+    ids: { tvdbId: p.series?.tvdbId, tmdbId: p.series?.tmdbId, imdbId: p.series?.imdbId, tvMazeId: p.series?.tvMazeId },
+  }),
+});
