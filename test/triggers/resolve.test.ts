@@ -53,7 +53,7 @@ describe('resolveIntent for webhook paths', () => {
     const [o] = resolveIntent(intent([{ path: '/tv/Dark/Season 01/a.mkv', kind: 'file' }]), config, () => (probes++, 'missing'));
     assert.ok(o && 'request' in o);
     assert.equal(o.request.folder, '/data/TV/Dark/Season 01');
-    assert.deepEqual(o.request.files, ['/data/TV/Dark/Season 01/a.mkv']);
+    assert.deepEqual(o.request.files, [], 'a deleted file is not waited for or analyzed');
     assert.equal(probes, 0);
   });
   test('SERVER_IGNORE_LIST: a case-insensitive substring of the mapped path (plex_autoscan utils.should_ignore)', () => {
