@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { resolveScanMethod } from '../config/schema.ts';
 import { mapPath } from '../paths/mapping.ts';
 import { scanFolderFor } from '../paths/folder.ts';
-import { PlexApi } from '../targets/plex/api.ts';
-import { sectionFor } from '../targets/plex/sections.ts';
+import { plexBackendFor } from '../targets/index.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 
 export function registerMap(program: Command): void {
@@ -19,15 +17,11 @@ export function registerMap(program: Command): void {
         const folder = scanFolderFor(mapped.path, config.SERVER_FILE_EXIST_PATH_MAPPINGS);
         let section: { id: string; title: string; location: string } | undefined;
         let sectionError: string | undefined;
-        if (config.PLEX_ENABLED && resolveScanMethod(config) === 'api') {
-          try {
-            const match = sectionFor(await new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN).sections(), folder);
-            if (match) section = { id: match.section.id, title: match.section.title, location: match.location };
-          } catch (err) {
-            sectionError = (err as Error).message;
-          }
-        } else {
-          sectionError = 'sections are looked up through the Plex API; PLEX_TOKEN is not set';
+        try {
+          // The same lookup the relay makes: Plex's API, or its database for the scanner method.
+          section = await plexBackendFor(config).resolveSection(folder);
+        } catch (err) {
+          sectionError = (err as Error).message;
         }
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ input: path, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null })}\n`);

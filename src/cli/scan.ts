@@ -3,8 +3,7 @@ import { UserError } from '../config/errors.ts';
 import { resolveScanMethod, type Config } from '../config/schema.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { mapPath } from '../paths/mapping.ts';
-import { PlexApi } from '../targets/plex/api.ts';
-import { PlexApiBackend } from '../targets/plex/api-backend.ts';
+import { plexBackendFor } from '../targets/index.ts';
 import type { PlexScanBackend } from '../targets/plex/backend.ts';
 import { PlexScannerBackend } from '../targets/plex-scanner/backend.ts';
 import { describeRun, exitStatusOf } from '../targets/plex-scanner/run.ts';
@@ -83,9 +82,8 @@ function folderOf(config: Config, path: string | undefined, directory: string | 
 }
 
 function backendFor(config: Config, method: 'api' | 'scanner'): PlexScanBackend {
-  if (method === 'scanner') return PlexScannerBackend.fromConfig(config);
-  if (!config.PLEX_TOKEN) throw new UserError('the api method needs PLEX_TOKEN in the config (or use --method scanner)');
-  return new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
+  if (method === 'api' && !config.PLEX_TOKEN) throw new UserError('the api method needs PLEX_TOKEN in the config (or use --method scanner)');
+  return plexBackendFor(config, method);
 }
 
 async function sectionOf(backend: PlexScanBackend, folder: string): Promise<string> {

@@ -54,7 +54,11 @@ export interface DriveClientOptions {
   log?: Logger;
   backoff?: BackoffOptions;
   timeoutMs?: number;
+  /** Called for every failed API call, retried or not (metrics). */
+  onApiError?: (kind: DriveApiErrorMetric) => void;
 }
+
+export type DriveApiErrorMetric = 'auth' | 'rate_limit' | 'network' | 'server' | 'other';
 
 const RATE_REASONS = new Set(['userRateLimitExceeded', 'rateLimitExceeded']);
 
@@ -128,6 +132,7 @@ export class DriveClient {
         });
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+        this.opts.onApiError?.('network');
         if (attempt < this.backoff.attempts) {
           await this.wait(attempt, undefined, `cannot reach ${this.base}: ${cause}`);
           continue;
@@ -147,6 +152,8 @@ export class DriveClient {
         return parsed.data;
       }
       const { reason, message } = errorOf(text);
+      const rateLimited = res.status === 429 || (res.status === 403 && !!reason && RATE_REASONS.has(reason));
+      this.opts.onApiError?.(rateLimited ? 'rate_limit' : res.status === 401 || res.status === 403 ? 'auth' : res.status >= 500 ? 'server' : 'other');
       if (res.status === 401) {
         if (!refreshed) {
           refreshed = true;
@@ -162,7 +169,7 @@ export class DriveClient {
           path,
         );
       }
-      const retryable = res.status === 429 || res.status >= 500 || (res.status === 403 && !!reason && RATE_REASONS.has(reason));
+      const retryable = rateLimited || res.status >= 500;
       if (retryable && attempt < this.backoff.attempts) {
         await this.wait(attempt, retryAfterMs(res.headers.get('retry-after')), `HTTP ${res.status}${reason ? ` ${reason}` : ''}`);
         continue;

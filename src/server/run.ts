@@ -80,6 +80,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         intake,
         log,
         backoff: opts.driveBackoff,
+        onPoll: (outcome) => metrics.drivePoll(outcome),
+        onApiError: (kind) => metrics.driveApiError(kind),
       })
     : undefined;
   const app = await buildApp({
@@ -91,7 +93,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     recognizers: opts.recognizers ?? DEFAULT_RECOGNIZERS,
     targets,
     metrics,
-    driveStatus: opts.driveStatus,
+    driveStatus: opts.driveStatus ?? (drive ? () => drive.poller.status() : undefined),
     onQueued: () => scheduler.poke(),
     plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
   });

@@ -25,11 +25,7 @@ export function buildTargets(config: Config, log: Logger): Target[] {
     );
     const plexLog = log.child({ target: 'plex' });
     const api = config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN) : undefined;
-    if (method === 'api') {
-      targets.push(plexTarget(new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN)), config, api, plexLog));
-    } else {
-      targets.push(plexTarget(PlexScannerBackend.fromConfig(config), config, api, plexLog));
-    }
+    targets.push(plexTarget(plexBackendFor(config, method), config, api, plexLog));
   }
   if (config.JELLYFIN.ENABLED) {
     log.info({ url: config.JELLYFIN.URL }, 'Jellyfin target enabled');
@@ -40,6 +36,11 @@ export function buildTargets(config: Config, log: Logger): Target[] {
     targets.push(embyTarget(config.EMBY.URL, config.EMBY.API_KEY, log.child({ target: 'emby' })));
   }
   return targets;
+}
+
+/** How Plex is made to scan: its HTTP API, or the scanner binary (PLEX_SCAN_METHOD, `auto` by token). */
+export function plexBackendFor(config: Config, method: 'api' | 'scanner' = resolveScanMethod(config)): PlexScanBackend {
+  return method === 'scanner' ? PlexScannerBackend.fromConfig(config) : new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
 }
 
 /** The Plex target with plex_autoscan's steps around the scan (file checks, waits, empty trash, analyze, commands). */

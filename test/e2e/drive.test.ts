@@ -29,6 +29,7 @@ describe('drive monitoring in the real server process', () => {
       PLEX_TOKEN: plex.token,
       PLEX_DATABASE_PATH: join(dir, 'no-plex.db'),
       SERVER_SCAN_DELAY: 1,
+      SERVER_ALLOW_MANUAL_SCAN: true,
       SERVER_PATH_MAPPINGS: { '/data/Movies/': ['My Drive/Media/Movies/'] },
       CLOUD: {
         ENABLED: true,
@@ -68,6 +69,12 @@ describe('drive monitoring in the real server process', () => {
     assert.deepEqual(plex.refreshes().map((r) => [r.section, r.path]), [['1', '/data/Movies/Film (2020)']]);
     const queued = relay.events().filter((e) => e.component === 'drive' && /change\(s\)/.test(e.msg ?? ''));
     assert.equal(queued.at(-1)?.added, 1, 'the cached, unchanged file is not counted as added');
+
+    // Operators see the monitor: a poll counted in /metrics, the state on the dashboard's status strip.
+    const metrics = await fetch(`${relay.base}/metrics`).then((r) => r.text());
+    assert.match(metrics, /scanrelay_drive_polls_total\{outcome="ok"\} [1-9]/);
+    const page = await fetch(relay.url, { headers: { accept: 'text/html' } }).then((r) => r.text());
+    assert.match(page, /data-drive="polling"/);
 
     const starts = google.driveCalls().filter((c) => c.path === '/drive/v3/changes/startPageToken').length;
     const reset = await postJson(`${relay.base}/api/${relay.secret}`, { cmd: 'reset_page_token' });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { RCLONE_BINARY_DEFAULT, type Config } from '../../config/schema.ts';
 import { tokenSourceFor } from '../../drive/auth.ts';
 import { DriveCache } from '../../drive/cache.ts';
-import { DriveClient, type BackoffOptions } from '../../drive/client.ts';
+import { DriveClient, type BackoffOptions, type DriveClientOptions } from '../../drive/client.ts';
 import { DriveWatcher } from '../../drive/watcher.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
@@ -22,14 +22,20 @@ export function rcloneBinaryOf(config: Pick<Config, 'RCLONE'>): string {
 }
 
 /** Client + cache + watcher for the GOOGLE section (shared by the server and build_caches). */
-export function openDrive(config: Config, files: DriveFiles, log: Logger, backoff?: BackoffOptions): { watcher: DriveWatcher; cache: DriveCache; client: DriveClient } {
+export function openDrive(
+  config: Config,
+  files: DriveFiles,
+  log: Logger,
+  backoff?: BackoffOptions,
+  onApiError?: DriveClientOptions['onApiError'],
+): { watcher: DriveWatcher; cache: DriveCache; client: DriveClient } {
   const auth = tokenSourceFor(config.GOOGLE, {
     tokenfile: files.tokenfile,
     rcloneConfigPath: config.RCLONE.CONFIG || undefined,
     rcloneBinary: rcloneBinaryOf(config),
     log,
   });
-  const client = new DriveClient({ baseUrl: config.GOOGLE.DRIVE_API_URL, auth, log, backoff });
+  const client = new DriveClient({ baseUrl: config.GOOGLE.DRIVE_API_URL, auth, log, backoff, onApiError });
   const cache = new DriveCache(files.cachefile);
   return { watcher: new DriveWatcher(client, cache, config.GOOGLE, log), cache, client };
 }
@@ -42,9 +48,11 @@ export function startDriveMonitor(opts: {
   intake: QueueIntake;
   log: Logger;
   backoff?: BackoffOptions;
+  onPoll?: (outcome: 'ok' | 'error') => void;
+  onApiError?: DriveClientOptions['onApiError'];
 }): { poller: DrivePoller; close(): Promise<void> } {
   const log = opts.log.child({ component: 'drive' });
-  const { watcher, cache } = openDrive(opts.config, opts.files, log, opts.backoff);
+  const { watcher, cache } = openDrive(opts.config, opts.files, log, opts.backoff, opts.onApiError);
   const dbPath = opts.config.PLEX_DATABASE_PATH;
   // Opened lazily: a database that is missing or locked now is simply not consulted until it can be read.
   const plexDb = dbPath ? new PlexDatabase(dbPath) : undefined;
@@ -57,6 +65,7 @@ export function startDriveMonitor(opts: {
     intake: opts.intake,
     inPlex: inPlexChecker(opts.config, plexDb, log),
     log,
+    onPoll: opts.onPoll,
   });
   poller.start();
   return {

@@ -1,3 +1,4 @@
+import type { DriveStatus } from '../../core/status.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import type { CacheOp, DriveCache } from '../../drive/cache.ts';
@@ -28,6 +29,8 @@ export interface DrivePollerOptions {
   inPlex: (mappedPath: string) => boolean;
   log: Logger;
   probe?: FolderProbe;
+  /** Called after each scheduled poll (metrics). */
+  onPoll?: (outcome: 'ok' | 'error') => void;
 }
 
 /**
@@ -41,8 +44,19 @@ export class DrivePoller implements DriveControl {
   private chain: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
+  private lastPollAt: number | undefined;
+  private nextPollAt: number | undefined;
+  private lastError: string | undefined;
 
   constructor(private readonly opts: DrivePollerOptions) {}
+
+  /** The monitor's state for the dashboard: polling, or the last error (needs-authorize when a token is missing). */
+  status(): DriveStatus {
+    const base = { lastPollAt: this.lastPollAt, nextPollAt: this.nextPollAt };
+    if (this.stopped) return { state: 'off', ...base };
+    if (!this.lastError) return { state: 'polling', ...base };
+    return { state: /scanrelay authorize/.test(this.lastError) ? 'needs-authorize' : 'error', error: this.lastError, ...base };
+  }
 
   enabled(): boolean {
     return true;
@@ -95,10 +109,22 @@ export class DrivePoller implements DriveControl {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    this.nextPollAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
       void this.pollOnce()
-        .catch((err: Error) => this.opts.log.error({ err: err.message }, `drive poll failed, trying again in ${this.opts.config.GOOGLE.POLL_INTERVAL} s: ${err.message}`))
-        .finally(() => this.schedule(this.opts.config.GOOGLE.POLL_INTERVAL * 1000));
+        .then(() => {
+          this.lastError = undefined;
+          this.opts.onPoll?.('ok');
+        })
+        .catch((err: Error) => {
+          this.lastError = err.message;
+          this.opts.onPoll?.('error');
+          this.opts.log.error({ err: err.message }, `drive poll failed, trying again in ${this.opts.config.GOOGLE.POLL_INTERVAL} s: ${err.message}`);
+        })
+        .finally(() => {
+          this.lastPollAt = Date.now();
+          this.schedule(this.opts.config.GOOGLE.POLL_INTERVAL * 1000);
+        });
     }, delayMs);
   }
 
