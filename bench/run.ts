@@ -3,6 +3,7 @@
  * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive.
  */
 import { benchCoalesce } from './coalesce.ts';
+import { benchDrive } from './drive.ts';
 import { benchIntake } from './intake.ts';
 import { benchMemoryDrain } from './memory-drain.ts';
 
@@ -14,4 +15,5 @@ const summary: Record<string, unknown> = {};
 if (want('intake')) summary.intake = await benchIntake();
 if (want('coalesce')) summary.coalesce = await benchCoalesce();
 if (want('memory')) summary.memory = await benchMemoryDrain();
+if (want('drive')) summary.drive = await benchDrive();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

@@ -1,0 +1,84 @@
+/**
+ * Drive monitoring cost, through the real client, watcher and poller against the fake Drive API:
+ * API calls per idle poll (target 1), per 1,000 new files, and the cache's size.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { configSchema, type Config } from '../src/config/schema.ts';
+import { writeTokenFile } from '../src/drive/token-file.ts';
+import { silentLogger } from '../src/log.ts';
+import { QueueIntake } from '../src/queue/intake.ts';
+import { QueueStore } from '../src/queue/store.ts';
+import { openDrive } from '../src/triggers/drive/index.ts';
+import { DrivePoller } from '../src/triggers/drive/poller.ts';
+import { FOLDER, FakeGoogle } from '../test/fakes/google.ts';
+import { tempDir } from '../test/helpers/relay.ts';
+import { report } from './lib.ts';
+
+export async function benchDrive(): Promise<Record<string, unknown>> {
+  const google = await new FakeGoogle().start();
+  const dir = tempDir('scanrelay-bench-drive-');
+  const root = google.rootName;
+  const config = configSchema.parse({
+    SERVER_PASS: 'bench',
+    SERVER_PATH_MAPPINGS: { '/data/': [`${root}/Media/`] },
+    PLEX_DATABASE_PATH: join(dir, 'absent-plex.db'),
+    GOOGLE: {
+      ENABLED: true,
+      CLIENT_ID: google.client.id,
+      CLIENT_SECRET: google.client.secret,
+      OAUTH_TOKEN_URL: google.tokenUrl,
+      DRIVE_API_URL: google.driveUrl,
+      ALLOWED: { FILE_PATHS: [`${root}/Media/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
+    },
+  }) as Config;
+  const cachefile = join(dir, 'cache.db');
+  const tokenfile = join(dir, 'token.json');
+  writeTokenFile(tokenfile, google.issueToken());
+  const store = new QueueStore(join(dir, 'queue.db'));
+  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const log = silentLogger();
+  google.seed({ id: 'media', name: 'Media', parents: [google.rootId], mimeType: FOLDER });
+  google.seed({ id: 'tv', name: 'TV', parents: ['media'], mimeType: FOLDER });
+  const { watcher, cache } = openDrive(config, { cachefile, tokenfile }, log);
+  const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log });
+
+  const calls = () => google.driveCalls().length;
+  const rows: Array<Record<string, unknown>> = [];
+  await poller.pollOnce(); // first run: stores the start page token
+  const poll = async (name: string) => {
+    const before = calls();
+    const started = Date.now();
+    await poller.pollOnce();
+    rows.push({ poll: name, 'API calls': calls() - before, 'scans queued': store.countOpen(), ms: Date.now() - started });
+  };
+  await poll('idle');
+
+  // 1,000 new episodes in 20 new show folders (folders arrive in the same change feed first).
+  for (let s = 0; s < 20; s++) {
+    google.put({ id: `show${s}`, name: `Show ${s}`, parents: ['tv'], mimeType: FOLDER });
+    for (let e = 0; e < 50; e++) google.put({ id: `ep${s}-${e}`, name: `Show ${s} - S01E${String(e + 1).padStart(2, '0')}.mkv`, parents: [`show${s}`], md5Checksum: `md5-${s}-${e}` });
+  }
+  await poll('1,000 new files');
+  await poll('idle again');
+
+  await poller.stop();
+  cache.close();
+  const cacheItems = 2 + 20 + 1000;
+  const cacheKb = Math.round((statSync(cachefile).size + safeSize(`${cachefile}-wal`)) / 1024);
+  store.close();
+  await google.stop();
+  const summary = { idleCalls: rows[0]!['API calls'], cacheKb, cacheItems, bytesPerItem: Math.round((cacheKb * 1024) / cacheItems) };
+  report('drive', rows, summary);
+  return summary;
+}
+
+function safeSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchDrive();
