@@ -50,6 +50,7 @@ export interface DeliveryRow {
   detail: string | null;
   finished_at: number | null;
   file_checks: number;
+  priority: number;
 }
 
 export interface QueueEntry {
@@ -121,16 +122,18 @@ export class QueueStore {
       deleteScan: db.prepare(`DELETE FROM scans WHERE id = ?`),
       deleteFiles: db.prepare(`DELETE FROM scan_files WHERE scan_id = ?`),
       deleteDeliveries: db.prepare(`DELETE FROM deliveries WHERE scan_id = ?`),
-      duePending: db.prepare<[number], { id: number }>(
-        `SELECT id FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY priority DESC, due_at, id`,
+      duePending: db.prepare<[number, number], { id: number }>(
+        `SELECT id FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY priority DESC, due_at, id LIMIT ?`,
       ),
       activate: db.prepare(`UPDATE scans SET status = 'active' WHERE id = ?`),
       addDelivery: db.prepare(
-        `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at) VALUES (?, ?, 'waiting', 0, ?)`,
+        `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at, priority)
+         SELECT ?, ?, 'waiting', 0, ?, priority FROM scans WHERE id = ?`,
       ),
-      dueDeliveries: db.prepare<[number, number], DeliveryRow & { priority: number }>(
-        `SELECT d.*, s.priority FROM deliveries d JOIN scans s ON s.id = d.scan_id
-         WHERE d.status = 'waiting' AND d.next_at <= ? ORDER BY s.priority DESC, d.next_at, d.scan_id LIMIT ?`,
+      dueDeliveries: db.prepare<[number, number], DeliveryRow>(
+        // INDEXED BY: walk the claim order and stop at LIMIT; the planner would otherwise sort every due row.
+        `SELECT * FROM deliveries INDEXED BY deliveries_claim_order
+         WHERE status = 'waiting' AND next_at <= ? ORDER BY priority DESC, next_at, scan_id LIMIT ?`,
       ),
       markSending: db.prepare(`UPDATE deliveries SET status = 'sending', attempts = attempts + 1 WHERE scan_id = ? AND target = ?`),
       finishDelivery: db.prepare(
@@ -273,13 +276,16 @@ export class QueueStore {
     return { id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
   }
 
-  /** Moves due pending scans to 'active' and creates one waiting delivery per target. */
-  activateDue(targets: readonly string[], now = Date.now()): number {
+  /**
+   * Moves due pending scans to 'active' and creates one waiting delivery per target. At most `limit` per
+   * call, so a large backlog falling due at once never stalls the event loop (the scheduler calls again).
+   */
+  activateDue(targets: readonly string[], now = Date.now(), limit = 1000): number {
     return this.db.transaction(() => {
-      const due = this.stmt.duePending.all(now);
+      const due = this.stmt.duePending.all(now, limit);
       for (const { id } of due) {
         this.stmt.activate.run(id);
-        for (const t of targets) this.stmt.addDelivery.run(id, t, now);
+        for (const t of targets) this.stmt.addDelivery.run(id, t, now, id);
       }
       return due.length;
     })();
@@ -352,7 +358,7 @@ export class QueueStore {
           `SELECT id FROM scans s WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id)`,
         )
         .all();
-      for (const { id } of orphans) for (const t of targets) this.stmt.addDelivery.run(id, t, now);
+      for (const { id } of orphans) for (const t of targets) this.stmt.addDelivery.run(id, t, now, id);
     })();
     return rows.length;
   }
