@@ -25,11 +25,11 @@ export function looksLikeFile(path: string): boolean {
 export type FolderProbe = (visiblePath: string) => 'file' | 'folder' | 'missing';
 
 export const statProbe: FolderProbe = (visiblePath) => {
-  try {
-    return statSync(visiblePath).isDirectory() ? 'folder' : 'file';
-  } catch {
-    return 'missing';
-  }
+  // throwIfNoEntry: a missing path is the common case for a relay that cannot see the media, and an
+  // exception per request (stack trace included) costs more than the stat itself.
+  const st = statSync(visiblePath, { throwIfNoEntry: false });
+  if (!st) return 'missing';
+  return st.isDirectory() ? 'folder' : 'file';
 };
 
 /**
