@@ -4,8 +4,9 @@
  * Every accepted request is committed to the queue file before its answer.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.ts';
-import { spawnRelay } from '../test/helpers/relay.ts';
+import { spawnRelay, tempDir } from '../test/helpers/relay.ts';
 import { bareServer, load, report, type LoadResult } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -36,7 +37,7 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
       SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] },
     },
     env: { SCANRELAY_LOGLEVEL: 'info' },
-    discardLogsAfterStart: true,
+    logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
   const bare = await bareServer();
   const loads = [

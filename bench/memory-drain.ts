@@ -36,7 +36,7 @@ async function relayWith(plex: FakePlex, dir: string): Promise<RelayProcess> {
     dir,
     config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_SCAN_DELAY: 3600 },
     env: { SCANRELAY_LOGLEVEL: 'info' },
-    discardLogsAfterStart: true,
+    logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
 }
 
