@@ -25,10 +25,7 @@ export async function benchDrive(): Promise<Record<string, unknown>> {
     PLEX_DATABASE_PATH: join(dir, 'absent-plex.db'),
     GOOGLE: {
       ENABLED: true,
-      CLIENT_ID: google.client.id,
-      CLIENT_SECRET: google.client.secret,
-      OAUTH_TOKEN_URL: google.tokenUrl,
-      DRIVE_API_URL: google.driveUrl,
+      ...google.configKeys(),
       ALLOWED: { FILE_PATHS: [`${root}/Media/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
     },
   }) as Config;

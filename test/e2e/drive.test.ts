@@ -33,11 +33,7 @@ describe('drive monitoring in the real server process', () => {
       SERVER_PATH_MAPPINGS: { '/data/Movies/': ['My Drive/Media/Movies/'] },
       CLOUD: {
         ENABLED: true,
-        CLIENT_ID: google.client.id,
-        CLIENT_SECRET: google.client.secret,
-        OAUTH_AUTH_URL: google.authUrl,
-        OAUTH_TOKEN_URL: google.tokenUrl,
-        DRIVE_API_URL: google.driveUrl,
+        ...google.configKeys(),
         POLL_INTERVAL: 0.5,
         ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
       },

@@ -88,6 +88,11 @@ export class FakeGoogle {
     return `${this.url}/drive/v3/`;
   }
 
+  /** The GOOGLE keys that point scanrelay at this fake (client and endpoints). */
+  configKeys(): { CLIENT_ID: string; CLIENT_SECRET: string; OAUTH_AUTH_URL: string; OAUTH_TOKEN_URL: string; DRIVE_API_URL: string } {
+    return { CLIENT_ID: this.client.id, CLIENT_SECRET: this.client.secret, OAUTH_AUTH_URL: this.authUrl, OAUTH_TOKEN_URL: this.tokenUrl, DRIVE_API_URL: this.driveUrl };
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (s) => {

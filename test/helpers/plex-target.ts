@@ -24,6 +24,8 @@ export const FAST_TIMINGS: Partial<PlexTimings> = {
   externalScanPollMs: 50,
   aliveRetryMs: 50,
   aliveRetryMaxMs: 200,
+  // Tests change Plex's activities between two calls: no snapshot reuse (concurrent reads still share one).
+  activitiesMaxAgeMs: 0,
   completionPollMs: 30,
   completionAppearMs: 150,
   completionFallbackMs: 50,

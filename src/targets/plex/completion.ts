@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log.ts';
-import type { PlexApi } from './api.ts';
+import type { PlexActivity } from './api.ts';
 import { runningScans } from './wait.ts';
 
 export interface CompletionTimings {
@@ -21,13 +21,13 @@ export type Completion = { completed: true; scanSeen: boolean } | { completed: f
  * Plex may finish a small folder before the first poll, so no activity within `appearWithinMs` counts as
  * completed. When /activities cannot be read, waits plex_autoscan's fixed 10 s and reports "unknown".
  */
-export async function watchScanCompletion(api: PlexApi, sectionId: string, timings: CompletionTimings, log: Logger, signal: AbortSignal): Promise<Completion> {
+export async function watchScanCompletion(readActivities: () => Promise<PlexActivity[]>, sectionId: string, timings: CompletionTimings, log: Logger, signal: AbortSignal): Promise<Completion> {
   const started = Date.now();
   let seen = false;
   for (;;) {
     let running: number;
     try {
-      running = runningScans(await api.activities(), sectionId).length;
+      running = runningScans(await readActivities(), sectionId).length;
     } catch (err) {
       log.info({ section: sectionId, err: (err as Error).message, waitMs: timings.fallbackMs }, 'cannot read Plex /activities; waiting a fixed time before the after-scan steps');
       await sleep(timings.fallbackMs, undefined, { signal });

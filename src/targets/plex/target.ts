@@ -7,6 +7,7 @@ import { analyzeFiles } from './analyze.ts';
 import type { PlexApi } from './api.ts';
 import type { PlexScanBackend, PlexSectionRef } from './backend.ts';
 import { runScanCommand } from './commands.ts';
+import { ActivityFeed } from './activity-feed.ts';
 import { watchScanCompletion } from './completion.ts';
 import type { PlexDatabase } from './database.ts';
 import { emptyTrashEnabled, emptyTrashGuarded } from './empty-trash.ts';
@@ -26,6 +27,8 @@ export interface PlexTimings {
   /** PLEX_CHECK_BEFORE_SCAN: first retry (plex_autoscan: 15 s), doubling up to the max. */
   aliveRetryMs: number;
   aliveRetryMaxMs: number;
+  /** How old a shared /activities snapshot may be (activity-feed.ts). */
+  activitiesMaxAgeMs: number;
   /** Scan completion watch (see completion.ts). */
   completionPollMs: number;
   completionAppearMs: number;
@@ -45,6 +48,7 @@ export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
   externalScanMaxWaitMs: 60 * 60_000,
   aliveRetryMs: 15_000,
   aliveRetryMaxMs: 2 * 60_000,
+  activitiesMaxAgeMs: 1_000,
   completionPollMs: 2_000,
   completionAppearMs: 6_000,
   completionMaxMs: 2 * 60 * 60_000,
@@ -80,6 +84,7 @@ export class PlexTarget implements Target {
   private readonly externalWaits = new WaitTracker();
   private readonly aliveWaits = new WaitTracker();
   private readonly warned = new Set<string>();
+  private activities: ActivityFeed | undefined;
 
   constructor(
     readonly backend: PlexScanBackend,
@@ -219,7 +224,7 @@ export class PlexTarget implements Target {
     }
     let running;
     try {
-      running = runningScans(await api.activities());
+      running = runningScans(await this.activityFeed(api).current());
     } catch (err) {
       this.log.debug({ scan: item.id, err: (err as Error).message }, 'cannot read Plex /activities; not waiting for other scans');
       this.externalWaits.end(item.id);
@@ -274,7 +279,8 @@ export class PlexTarget implements Target {
         parts.push('completed');
       } else if (steps.api) {
         const t = this.timings;
-        const done = await watchScanCompletion(steps.api, section.id, { pollMs: t.completionPollMs, appearWithinMs: t.completionAppearMs, maxMs: t.completionMaxMs, fallbackMs: t.completionFallbackMs }, log, signal);
+        const feed = this.activityFeed(steps.api);
+        const done = await watchScanCompletion(() => feed.current(), section.id, { pollMs: t.completionPollMs, appearWithinMs: t.completionAppearMs, maxMs: t.completionMaxMs, fallbackMs: t.completionFallbackMs }, log, signal);
         parts.push(done.completed ? 'completed' : `sent, completion unknown (${done.reason})`);
       } else {
         parts.push('sent, completion unknown');
@@ -291,6 +297,12 @@ export class PlexTarget implements Target {
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
       return parts.filter(Boolean).join('; ');
     };
+  }
+
+  /** The shared /activities reader (created on first use). */
+  private activityFeed(api: PlexApi): ActivityFeed {
+    this.activities ??= new ActivityFeed(api, this.timings.activitiesMaxAgeMs);
+    return this.activities;
   }
 
   private warnOnce(id: string, fields: Record<string, unknown>, message: string): void {

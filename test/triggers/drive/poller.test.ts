@@ -47,11 +47,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
     PLEX_DATABASE_PATH: join(dir, 'plex.db'),
     GOOGLE: {
       ENABLED: true,
-      CLIENT_ID: google.client.id,
-      CLIENT_SECRET: google.client.secret,
-      OAUTH_AUTH_URL: google.authUrl,
-      OAUTH_TOKEN_URL: google.tokenUrl,
-      DRIVE_API_URL: google.driveUrl,
+      ...google.configKeys(),
       ALLOWED: {
         FILE_PATHS: [`${root}/Media/`],
         FILE_EXTENSIONS: true,
