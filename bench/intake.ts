@@ -36,7 +36,7 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
       SERVER_SCAN_DELAY: 3600,
       SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] },
     },
-    env: { SCANRELAY_LOGLEVEL: 'info' },
+    env: { SCANRELAY_LOGLEVEL: 'info', NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '' },
     logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
   const bare = await bareServer();

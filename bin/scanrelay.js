@@ -18,7 +18,8 @@ function newestMtime(dir) {
 }
 
 const stamp = join(root, 'dist', '.built');
-const fresh = !process.env.SCANRELAY_FROM_SOURCE && existsSync(stamp) && newestMtime(join(root, 'src')) <= statSync(stamp).mtimeMs;
+const src = join(root, 'src');
+const fresh = !process.env.SCANRELAY_FROM_SOURCE && existsSync(stamp) && (!existsSync(src) || newestMtime(src) <= statSync(stamp).mtimeMs);
 if (fresh) {
   await import('../dist/src/cli/main.js');
 } else {
