@@ -69,7 +69,3 @@ export function report(name: string, rows: Array<Record<string, unknown>>, summa
   process.stdout.write(`\n== ${name} ==\n${table(rows)}\n`);
   process.stdout.write(`${JSON.stringify({ bench: name, ...summary, rows })}\n`);
 }
-
-export function rssMb(): number {
-  return Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10;
-}
