@@ -36,14 +36,15 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
       SERVER_SCAN_DELAY: 3600,
       SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] },
     },
-    env: { SCANRELAY_LOGLEVEL: 'info', NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '' },
+    env: { SCANRELAY_LOGLEVEL: 'info' },
+    nodeArgs: (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean),
     logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
   const bare = await bareServer();
   const loads = [
     { name: 'manual form', body: 'eventType=Manual&filepath=%2Fmovies%2FHeat%20(1995)%2FHeat.mkv', type: 'application/x-www-form-urlencoded' },
     { name: 'sonarr webhook', body: sonarr, type: 'application/json' },
-  ];
+  ].filter((l) => !process.env.BENCH_LOADS || process.env.BENCH_LOADS.split(',').some((w) => l.name.startsWith(w)));
   const rows: Array<Record<string, unknown>> = [];
   const ratios: Record<string, number> = {};
   try {

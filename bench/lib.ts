@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 export interface LoadResult {
   label: string;
@@ -42,19 +42,22 @@ export async function load(opts: {
   };
 }
 
-/** The baseline: a bare node:http server that reads the body and answers 200. */
+/** The baseline: bench/bare-server.mjs (node:http, reads the body, answers 200) in its own process, as the relay is. */
 export async function bareServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      Buffer.concat(chunks);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-    });
+  const proc = spawn(process.execPath, [fileURLToPath(new URL('./bare-server.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    proc.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(() => r())) };
+  proc.removeAllListeners('exit');
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: async () => {
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 export function table(rows: Array<Record<string, unknown>>): string {

@@ -15,9 +15,14 @@ export function separatorOf(path: string): Separator {
   return path.includes('\\') ? '\\' : '/';
 }
 
+const isSeparator = (code: number) => code === 47 /* / */ || code === 92; /* \ */
+
 function trimTrailingSeparators(path: string): string {
-  const trimmed = path.replace(/[\\/]+$/, '');
-  return trimmed === '' && path !== '' ? path[0]! : trimmed;
+  // A loop, not a regex: this runs several times for every path of every request.
+  let end = path.length;
+  while (end > 0 && isSeparator(path.charCodeAt(end - 1))) end--;
+  if (end === path.length) return path;
+  return end === 0 ? path[0]! : path.slice(0, end);
 }
 
 /** The part of `path` below `prefix`, or undefined when prefix is not a whole-segment prefix of path. */
@@ -34,7 +39,9 @@ export function relativeTo(path: string, prefix: string): string | undefined {
 export function joinPath(base: string, rest: string, sep: Separator = separatorOf(base)): string {
   const root = trimTrailingSeparators(base);
   if (rest === '') return root;
-  const tail = rest.replace(/[\\/]/g, sep).replace(/[\\/]+$/, '');
+  const other = sep === '/' ? '\\' : '/';
+  const tail = trimTrailingSeparators(rest.includes(other) ? rest.replaceAll(other, sep) : rest);
+  if (tail.length === 1 && isSeparator(tail.charCodeAt(0))) return root;
   if (tail === '') return root;
   return root.endsWith(sep) ? `${root}${tail}` : `${root}${sep}${tail}`;
 }

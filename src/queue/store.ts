@@ -4,8 +4,7 @@ import { openSqlite } from '../db/sqlite.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
-import { ancestors } from '../paths/mapping.ts';
-import { descendantRange, dueAt, mergeUpdateType } from './coalesce.ts';
+import { EnqueueBatch } from './enqueue-batch.ts';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -23,7 +22,7 @@ export interface Timing {
   maxMs: number;
 }
 
-interface ScanRow {
+export interface ScanRow {
   id: number;
   folder: string;
   status: string;
@@ -196,7 +195,7 @@ export class QueueStore {
    * folders below it. The check and the insert are in the same transaction, so a burst cannot race.
    */
   enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now()): EnqueueResult[] {
-    return this.db.transaction(() => requests.map((r) => this.enqueueOne(r, timing, now)))();
+    return this.db.transaction(() => this.enqueueAll(requests, timing, now))();
   }
 
   /**
@@ -210,70 +209,17 @@ export class QueueStore {
     now = Date.now(),
   ): EnqueueResult[] {
     return this.db.transaction(() => {
-      const results = requests.map((r) => this.enqueueOne(r, timing, now));
+      const results = this.enqueueAll(requests, timing, now);
       for (const [key, value] of Object.entries(meta)) this.stmt.setMeta.run(key, value);
       return results;
     })();
   }
 
-  private enqueueOne(req: NormalizedScanRequest, timing: Timing, now: number): EnqueueResult {
-    const candidates = [req.folder, ...ancestors(req.folder)];
-    const holder = this.stmt.pendingIn(candidates.length).all(...candidates)[0];
-    const ids = req.ids && Object.keys(req.ids).length ? JSON.stringify(req.ids) : null;
-    if (holder) {
-      const due = dueAt(holder.first_at, now, timing.delayMs, timing.maxMs);
-      this.stmt.merge.run({
-        id: holder.id,
-        requests: holder.requests + 1,
-        priority: Math.max(holder.priority, req.priority),
-        lastAt: now,
-        firstAt: holder.first_at,
-        dueAt: due,
-        updateType: mergeUpdateType(holder.update_type as UpdateType, req.updateType),
-        title: req.title ?? null,
-        ids,
-        event: req.event,
-        source: req.source,
-      });
-      for (const f of req.files) this.stmt.addFile.run(holder.id, f);
-      return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: due };
-    }
-
-    // A new folder takes over pending folders below it: one scan of the parent covers them.
-    const [low, high] = descendantRange(req.folder);
-    const below = this.stmt.pendingBelow.all(low, high);
-    let firstAt = now;
-    let requests = 1;
-    let priority = req.priority;
-    let updateType: UpdateType = req.updateType;
-    for (const d of below) {
-      firstAt = Math.min(firstAt, d.first_at);
-      requests += d.requests;
-      priority = Math.max(priority, d.priority);
-      updateType = mergeUpdateType(updateType, d.update_type as UpdateType);
-    }
-    const due = dueAt(firstAt, now, timing.delayMs, timing.maxMs);
-    const info = this.stmt.insert.run({
-      folder: req.folder,
-      priority,
-      source: req.source,
-      event: req.event,
-      title: req.title ?? null,
-      ids,
-      updateType,
-      requests,
-      firstAt,
-      lastAt: now,
-      dueAt: due,
-    });
-    const id = Number(info.lastInsertRowid);
-    for (const f of req.files) this.stmt.addFile.run(id, f);
-    for (const d of below) {
-      this.stmt.moveFiles.run(id, d.id);
-      this.stmt.deleteFiles.run(d.id);
-      this.stmt.deleteScan.run(d.id);
-    }
-    return { id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
+  private enqueueAll(requests: readonly NormalizedScanRequest[], timing: Timing, now: number): EnqueueResult[] {
+    const batch = new EnqueueBatch(this.stmt, timing, now);
+    const results = requests.map((r) => batch.add(r));
+    batch.flush();
+    return results;
   }
 
   /**

@@ -1,16 +1,27 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
-const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+// One-shot hashing (no Hash object); used for Basic auth, not on every intake request.
+const digest = (s: string) => hash('sha256', s, 'buffer');
 
 /** Equality in constant time for any lengths: both sides are hashed to 32 bytes first. */
 export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-/** The secret URL segment check; the router matches any segment, so timing never depends on the secret. */
+/**
+ * The secret URL segment check; the router matches any segment, so timing never depends on the secret's
+ * contents. Only its length can show (comparing buffers is cheaper than hashing on every request).
+ */
 export function makeSecretCheck(secret: string): (candidate: string | undefined) => boolean {
-  const expected = digest(secret);
-  return (candidate) => timingSafeEqual(digest(candidate ?? ''), expected);
+  const expected = Buffer.from(secret, 'utf8');
+  return (candidate) => {
+    const got = Buffer.from(candidate ?? '', 'utf8');
+    if (got.length !== expected.length) {
+      timingSafeEqual(expected, expected);
+      return false;
+    }
+    return timingSafeEqual(got, expected);
+  };
 }
 
 export function basicAuthMatches(header: string | undefined, user: string, pass: string): boolean {

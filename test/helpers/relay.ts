@@ -40,6 +40,8 @@ export interface SpawnOptions {
    * (benchmarks: the harness then spends no CPU on log lines while it generates load).
    */
   logFile?: string;
+  /** Flags for the relay's node process (before the script), e.g. `--cpu-prof` for a benchmark. */
+  nodeArgs?: string[];
 }
 
 /** Starts the real `scanrelay server` process and waits until it logs its scan URL. */
@@ -55,7 +57,7 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
   }
   const queuefile = join(dir, 'queue.db');
   const logFd = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
-  const proc = spawn(process.execPath, [CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {
     cwd: dir,
     env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...opts.env },
     stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
