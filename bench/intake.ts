@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { spawnRelay, tempDir } from '../test/helpers/relay.ts';
-import { bareServer, load, report, type LoadResult } from './lib.ts';
+import { bareServer, fastifyFloor, load, report, type LoadResult } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,50,200').split(',').map(Number);
@@ -41,29 +41,37 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
     logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
   const bare = await bareServer();
+  const floor = await fastifyFloor();
   const loads = [
     { name: 'manual form', body: 'eventType=Manual&filepath=%2Fmovies%2FHeat%20(1995)%2FHeat.mkv', type: 'application/x-www-form-urlencoded' },
     { name: 'sonarr webhook', body: sonarr, type: 'application/json' },
   ].filter((l) => !process.env.BENCH_LOADS || process.env.BENCH_LOADS.split(',').some((w) => l.name.startsWith(w)));
   const rows: Array<Record<string, unknown>> = [];
   const ratios: Record<string, number> = {};
+  const floorRatios: Record<string, number> = {};
   try {
     for (const l of loads) {
       for (const c of CONCURRENCY) {
-        const ours: LoadResult = await load({ label: `scanrelay ${l.name}`, url: relay.url, connections: c, durationSec: DURATION, body: l.body, contentType: l.type });
-        const base: LoadResult = await load({ label: `bare node:http ${l.name}`, url: bare.url, connections: c, durationSec: DURATION, body: l.body, contentType: l.type });
+        const run = (label: string, url: string) => load({ label: `${label} ${l.name}`, url, connections: c, durationSec: DURATION, body: l.body, contentType: l.type });
+        const ours: LoadResult = await run('scanrelay', relay.url);
+        const base: LoadResult = await run('bare node:http', bare.url);
+        const framework: LoadResult = await run('fastify floor', floor.url);
         const ratio = Math.round((ours.requestsPerSec / base.requestsPerSec) * 100) / 100;
+        const ofFloor = Math.round((ours.requestsPerSec / framework.requestsPerSec) * 100) / 100;
         ratios[`${l.name} c${c}`] = ratio;
-        for (const r of [ours, base]) rows.push({ load: r.label, c: r.connections, 'req/s': r.requestsPerSec, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors, non2xx: r.non2xx });
+        floorRatios[`${l.name} c${c}`] = ofFloor;
+        for (const r of [ours, base, framework]) rows.push({ load: r.label, c: r.connections, 'req/s': r.requestsPerSec, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors, non2xx: r.non2xx });
         rows.push({ load: `ratio scanrelay/bare`, c, 'req/s': ratio, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
+        rows.push({ load: `ratio scanrelay/fastify floor`, c, 'req/s': ofFloor, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
       }
     }
   } finally {
     await bare.close();
+    await floor.close();
     await relay.kill();
     await plex.stop();
   }
-  const summary = { durationSec: DURATION, ratios };
+  const summary = { durationSec: DURATION, ratios, ofFastifyFloor: floorRatios };
   report('intake', rows, summary);
   return summary;
 }

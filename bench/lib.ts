@@ -42,23 +42,29 @@ export async function load(opts: {
   };
 }
 
-/** The baseline: bench/bare-server.mjs (node:http, reads the body, answers 200) in its own process, as the relay is. */
-export async function bareServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const proc = spawn(process.execPath, [fileURLToPath(new URL('./bare-server.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A server script from bench/ in its own process, as the relay is; it prints its port when listening. */
+async function serverProcess(script: string, path: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const proc = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     proc.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
   });
   proc.removeAllListeners('exit');
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${path}`,
     close: async () => {
       proc.kill('SIGTERM');
       await exited;
     },
   };
 }
+
+/** The baseline the issue names: node:http that reads the body and answers 200 (bench/bare-server.mjs). */
+export const bareServer = () => serverProcess('./bare-server.mjs', '/');
+
+/** The framework floor: fastify + formbody parsing the body, nothing else (bench/fastify-floor.mjs). */
+export const fastifyFloor = () => serverProcess('./fastify-floor.mjs', '/secret');
 
 export function table(rows: Array<Record<string, unknown>>): string {
   if (rows.length === 0) return '';
