@@ -1,6 +1,7 @@
 /**
  * Memory and queue drain, on the real `scanrelay server` process:
- * - RSS idle, with 100,000 pending scans (seeded into its queue file), and after they drained;
+ * - RSS 2 s after start, idle (at rest for BENCH_SETTLE_S), with 100,000 pending scans (seeded into its queue
+ *   file), at the peak of their drain, 2 s after it and settled;
  * - time to deliver 10,000 pending scans to a fake Plex answering instantly, and with 50 ms latency.
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,10 @@ import { QueueStore } from '../src/queue/store.ts';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { spawnRelay, tempDir, waitFor, type RelayProcess } from '../test/helpers/relay.ts';
 import { report } from './lib.ts';
+
+/** How long a relay rests before "idle" and "settled" are read (BENCH_SETTLE_S, default 20). */
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 20) * 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -49,7 +54,10 @@ async function memory(): Promise<Record<string, unknown>> {
   const plex = await new FakePlex().start();
   const idleDir = tempDir('scanrelay-bench-');
   let relay = await relayWith(plex, idleDir);
-  await new Promise((r) => setTimeout(r, 2000));
+  await sleep(2000);
+  const started = rssOf(relay.proc.pid!);
+  // A relay at rest: V8 returns startup garbage to the system a few seconds after the work stops.
+  await sleep(SETTLE_MS);
   const idle = rssOf(relay.proc.pid!);
   await relay.kill();
 
@@ -58,7 +66,7 @@ async function memory(): Promise<Record<string, unknown>> {
   seed(join(dir, 'queue.db'), n, 60_000);
   await plex.setMode('down');
   relay = await relayWith(plex, dir);
-  await new Promise((r) => setTimeout(r, 2000));
+  await sleep(2000);
   const backlog = rssOf(relay.proc.pid!);
   // Make everything due now and let it drain into Plex.
   await relay.kill();
@@ -68,17 +76,27 @@ async function memory(): Promise<Record<string, unknown>> {
   await plex.setMode('up');
   relay = await relayWith(plex, dir);
   let peak = 0;
-  const started = Date.now();
+  const drainStarted = Date.now();
   await waitFor(async () => {
     peak = Math.max(peak, rssOf(relay.proc.pid!));
     return (await queueCount(relay)) === 0;
   }, 600_000, 'backlog drain');
-  const drainMs = Date.now() - started;
-  await new Promise((r) => setTimeout(r, 2000));
+  const drainMs = Date.now() - drainStarted;
+  await sleep(2000);
+  const justAfter = rssOf(relay.proc.pid!);
+  await sleep(SETTLE_MS);
   const after = rssOf(relay.proc.pid!);
   await relay.kill();
   await plex.stop();
-  return { 'idle MB': idle, [`${n} pending MB`]: backlog, 'peak while draining MB': peak, 'after drain MB': after, [`drain ${n} s`]: Math.round(drainMs / 100) / 10 };
+  return {
+    'started MB': started,
+    'idle MB': idle,
+    [`${n} pending MB`]: backlog,
+    'peak while draining MB': peak,
+    '2 s after drain MB': justAfter,
+    'settled after drain MB': after,
+    [`drain ${n} s`]: Math.round(drainMs / 100) / 10,
+  };
 }
 
 async function drain(latencyMs: number, n: number): Promise<Record<string, unknown>> {
