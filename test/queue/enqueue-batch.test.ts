@@ -19,7 +19,7 @@ const requestArb = fc.record({
   id: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
 });
 
-const normalize = (r: fc.RecordValue<{ folder: string; file?: string; priority: number; updateType: string; title?: string; id?: number }>) =>
+const normalize = (r: { folder: string; file?: string; priority: number; updateType: string; title?: string; id?: number }) =>
   scanRequestSchema.parse({
     folder: r.folder,
     files: r.file ? [`${r.folder}/${r.file}`] : [],
