@@ -88,7 +88,11 @@ function memoByCount<T>(make: (n: number) => T): (n: number) => T {
   };
 }
 
-/** Durable queue state in one SQLite file (WAL). All methods are synchronous and atomic. */
+/**
+ * Durable queue state in one SQLite file (WAL). All methods are synchronous and atomic. Write transactions
+ * are IMMEDIATE: if another connection writes the file too, a transaction that reads before it writes
+ * holds the write lock from its start (waiting on the busy timeout) instead of failing to upgrade.
+ */
 export class QueueStore {
   readonly db: Database.Database;
   private readonly stmt;
@@ -185,7 +189,7 @@ export class QueueStore {
       this.db.transaction(() => {
         this.db.exec(sql);
         this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
-      })();
+      }).immediate();
     }
   }
 
@@ -195,7 +199,7 @@ export class QueueStore {
    * folders below it. The check and the insert are in the same transaction, so a burst cannot race.
    */
   enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now()): EnqueueResult[] {
-    return this.db.transaction(() => this.enqueueAll(requests, timing, now))();
+    return this.db.transaction(() => this.enqueueAll(requests, timing, now)).immediate();
   }
 
   /**
@@ -212,7 +216,7 @@ export class QueueStore {
       const results = this.enqueueAll(requests, timing, now);
       for (const [key, value] of Object.entries(meta)) this.stmt.setMeta.run(key, value);
       return results;
-    })();
+    }).immediate();
   }
 
   private enqueueAll(requests: readonly NormalizedScanRequest[], timing: Timing, now: number): EnqueueResult[] {
@@ -234,7 +238,7 @@ export class QueueStore {
         for (const t of targets) this.stmt.addDelivery.run(id, t, now, id);
       }
       return due.length;
-    })();
+    }).immediate();
   }
 
   /** Claims up to `limit` due deliveries (marks them sending, counts the attempt). */
@@ -246,7 +250,7 @@ export class QueueStore {
         this.stmt.markSending.run(d.scan_id, d.target);
         return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1, d.file_checks), target: d.target };
       });
-    })();
+    }).immediate();
   }
 
   completeDelivery(
@@ -269,7 +273,7 @@ export class QueueStore {
       const status: 'done' | 'failed' = failed ? 'failed' : 'done';
       this.stmt.finishScan.run(status, now, scanId);
       return { scanFinished: status };
-    })();
+    }).immediate();
   }
 
   retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): void {
@@ -305,7 +309,7 @@ export class QueueStore {
         )
         .all();
       for (const { id } of orphans) for (const t of targets) this.stmt.addDelivery.run(id, t, now, id);
-    })();
+    }).immediate();
     return rows.length;
   }
 
@@ -365,7 +369,7 @@ export class QueueStore {
         this.stmt.deleteScan.run(id);
       }
       return old.length;
-    })();
+    }).immediate();
   }
 
   /** Removes an open scan (the dashboard's delete). Returns false when it is not open. */
@@ -378,7 +382,7 @@ export class QueueStore {
       this.stmt.deleteDeliveries.run(id);
       this.stmt.deleteScan.run(id);
       return true;
-    })();
+    }).immediate();
   }
 
   /** Makes an open scan due now, or puts a failed one back to be delivered again. */
@@ -398,7 +402,7 @@ export class QueueStore {
         return true;
       }
       return false;
-    })();
+    }).immediate();
   }
 
   getMeta(key: string): string | undefined {
