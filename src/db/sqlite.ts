@@ -10,7 +10,7 @@ export function openSqlite(file: string, opts: { durable?: boolean } = {}): Data
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  if (opts.durable) db.pragma(process.env.XSYNC ? 'synchronous = ' + process.env.XSYNC : 'synchronous = FULL');
+  if (opts.durable) db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   return db;
 }
