@@ -63,6 +63,8 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
         for (const r of [ours, base, framework]) rows.push({ load: r.label, c: r.connections, 'req/s': r.requestsPerSec, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors, non2xx: r.non2xx });
         rows.push({ load: `ratio scanrelay/bare`, c, 'req/s': ratio, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
         rows.push({ load: `ratio scanrelay/fastify floor`, c, 'req/s': ofFloor, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
+        const floorOfBare = Math.round((framework.requestsPerSec / base.requestsPerSec) * 100) / 100;
+        rows.push({ load: `ratio fastify floor/bare`, c, 'req/s': floorOfBare, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
       }
     }
   } finally {
