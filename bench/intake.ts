@@ -27,6 +27,9 @@ function readSonarrPayload(): string {
   }
 }
 
+/** Requests/s of one server over another's, to two decimals. */
+const ratioOf = (a: LoadResult, b: LoadResult) => Math.round((a.requestsPerSec / b.requestsPerSec) * 100) / 100;
+
 export async function benchIntake(): Promise<Record<string, unknown>> {
   const plex = await new FakePlex().start();
   const relay = await spawnRelay({
@@ -56,14 +59,14 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
         const ours: LoadResult = await run('scanrelay', relay.url);
         const base: LoadResult = await run('bare node:http', bare.url);
         const framework: LoadResult = await run('fastify floor', floor.url);
-        const ratio = Math.round((ours.requestsPerSec / base.requestsPerSec) * 100) / 100;
-        const ofFloor = Math.round((ours.requestsPerSec / framework.requestsPerSec) * 100) / 100;
+        const ratio = ratioOf(ours, base);
+        const ofFloor = ratioOf(ours, framework);
         ratios[`${l.name} c${c}`] = ratio;
         floorRatios[`${l.name} c${c}`] = ofFloor;
         for (const r of [ours, base, framework]) rows.push({ load: r.label, c: r.connections, 'req/s': r.requestsPerSec, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors, non2xx: r.non2xx });
         rows.push({ load: `ratio scanrelay/bare`, c, 'req/s': ratio, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
         rows.push({ load: `ratio scanrelay/fastify floor`, c, 'req/s': ofFloor, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
-        const floorOfBare = Math.round((framework.requestsPerSec / base.requestsPerSec) * 100) / 100;
+        const floorOfBare = ratioOf(framework, base);
         rows.push({ load: `ratio fastify floor/bare`, c, 'req/s': floorOfBare, 'p50 ms': '', 'p99 ms': '', errors: '', non2xx: '' });
       }
     }
