@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt.
  */
 import { benchCoalesce } from './coalesce.ts';
+import { benchCrypt } from './crypt.ts';
 import { benchDrive } from './drive.ts';
+import { benchHardening } from './hardening.ts';
 import { benchIntake } from './intake.ts';
 import { benchMemoryDrain } from './memory-drain.ts';
 
@@ -16,4 +18,6 @@ if (want('intake')) summary.intake = await benchIntake();
 if (want('coalesce')) summary.coalesce = await benchCoalesce();
 if (want('memory')) summary.memory = await benchMemoryDrain();
 if (want('drive')) summary.drive = await benchDrive();
+if (want('crypt')) summary.crypt = await benchCrypt();
+if (want('hardening')) summary.hardening = await benchHardening();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

@@ -74,7 +74,7 @@ test('the Dockerfile copies files that exist, runs `bin/scanrelay.js server` as 
   assert.ok(existsSync(join(ROOT, 'package-lock.json')));
 });
 
-test('with only SCANRELAY_CONFIG set, the relay keeps config.json and queue.db together in that folder, and the HEALTHCHECK one-liner passes against it', async () => {
+test('with only SCANRELAY_CONFIG set, the relay keeps config.json and queue.db together in that folder, and the HEALTHCHECK command passes against it', async () => {
   const volume = tempDir('scanrelay-volume-');
   const workdir = tempDir('scanrelay-app-');
   const port = await freePort();
@@ -91,15 +91,65 @@ test('with only SCANRELAY_CONFIG set, the relay keeps config.json and queue.db t
 
     const health = JSON.parse(instructions(dockerfile).find((i) => i.op === 'HEALTHCHECK')!.args.replace(/^.*?CMD\s+/, ''));
     assert.equal(health[0], 'node', 'the check needs no curl in a slim image');
-    const ok = await run(process.execPath, health.slice(1), { env: { SERVER_PORT: String(port) } });
+    const ok = await run(process.execPath, health.slice(1), { env });
     assert.equal(ok.code, 0, ok.out);
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
   }
   const health = JSON.parse(instructions(dockerfile).find((i) => i.op === 'HEALTHCHECK')!.args.replace(/^.*?CMD\s+/, ''));
-  const down = await run(process.execPath, health.slice(1), { env: { SERVER_PORT: String(port) } });
-  assert.equal(down.code, 1, 'unhealthy once the relay is gone');
+  const down = await run(process.execPath, health.slice(1), { env });
+  assert.notEqual(down.code, 0, 'unhealthy once the relay is gone');
+  assert.match(down.out, new RegExp(`unhealthy: .*127\\.0\\.0\\.1:${port}/healthz`), down.out);
+});
+
+test('`scanrelay health` reads the port from config.json alone (a user who changed only the file is still checked)', async () => {
+  const dir = tempDir();
+  const port = await freePort();
+  const config = join(dir, 'config.json');
+  // No SERVER_PORT in the environment: only the file names the port.
+  writeFileSync(config, JSON.stringify({ SERVER_IP: '127.0.0.1', SERVER_PORT: port, SERVER_PASS: 'health-secret', PLEX_ENABLED: false }));
+  const env = { SCANRELAY_CONFIG: config, SERVER_PORT: undefined, SERVER_IP: undefined };
+  const before = await run(process.execPath, [join(ROOT, 'bin', 'scanrelay.js'), 'health'], { env });
+  assert.equal(before.code, 1, before.out);
+  assert.match(before.out, new RegExp(`unhealthy: .*:${port}/healthz unreachable: ECONNREFUSED`));
+  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'scanrelay.js'), 'server', `--queuefile=${join(dir, 'queue.db')}`], { cwd: dir, env: { ...process.env, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  try {
+    await waitFor(() => out.includes('scan URL') || proc.exitCode !== null, 30_000, 'relay start');
+    const ok = await run(process.execPath, [join(ROOT, 'bin', 'scanrelay.js'), 'health'], { env });
+    assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, new RegExp(`healthy: http://127\\.0\\.0\\.1:${port}/healthz answered 200`));
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  }
+  const missing = await run(process.execPath, [join(ROOT, 'bin', 'scanrelay.js'), 'health'], { env: { SCANRELAY_CONFIG: join(dir, 'nope.json') } });
+  assert.equal(missing.code, 2);
+  assert.match(missing.out, /nope\.json does not exist/);
+});
+
+test('the Dockerfile, compose file, docs and starter file all name the same port (3468)', async () => {
+  const { starterConfig } = await import('../src/config/defaults.ts');
+  const starter = starterConfig().SERVER_PORT;
+  assert.equal(starter, 3468);
+  const ins = instructions(dockerfile);
+  assert.deepEqual(ins.filter((i) => i.op === 'EXPOSE').map((i) => i.args), [String(starter)]);
+  // Every port-looking number in the Docker files and the user docs that show URLs or -p flags.
+  const ports = (text: string) => [...text.matchAll(/(?:localhost|127\.0\.0\.1|scanrelay|ipaddress|<host>):(\d{4,5})\b|-p (\d{4,5}):(\d{4,5})|- "(\d{4,5}):(\d{4,5})"|EXPOSE (\d+)/g)]
+    .flatMap((m) => m.slice(1).filter(Boolean).map(Number));
+  const files = { Dockerfile: dockerfile, 'docker-compose.yml': compose, 'docs/docker.md': 0, 'docs/dashboard.md': 0, 'docs/webhooks.md': 0, 'README.md': 0 } as Record<string, string | number>;
+  for (const [name, given] of Object.entries(files)) {
+    const text = typeof given === 'string' ? given : readFileSync(join(ROOT, name), 'utf8');
+    const found = ports(text).filter((p) => p !== 32400 && p !== 8989);
+    assert.ok(found.length > 0 || name === 'README.md', `${name} names the relay's port`);
+    assert.deepEqual([...new Set(found)], found.length ? [starter] : [], `${name}: ${found}`);
+  }
+  // A file without the key keeps plex_autoscan's 3467 (config.py:45 base_config SERVER_PORT).
+  const { parseConfig } = await import('../src/config/load.ts');
+  assert.equal(parseConfig({}).config.SERVER_PORT, 3467);
+  assert.match(dockerfile, /HEALTHCHECK[^\n]*\\\n\s*CMD \["node", "bin\/scanrelay\.js", "health"\]/);
 });
 
 test('the compose example builds this Dockerfile and mounts /config as the Dockerfile expects', () => {
@@ -107,7 +157,7 @@ test('the compose example builds this Dockerfile and mounts /config as the Docke
   assert.match(compose, /:\/config\s*$/m);
   assert.match(compose, /SCANRELAY_CONFIG=\/config\/config\.json/);
   for (const service of ['scanrelay', 'plex', 'sonarr']) assert.match(compose, new RegExp(`^  ${service}:\\s*$`, 'm'));
-  assert.match(compose, /"3467:3467"/);
+  assert.match(compose, /"3468:3468"/);
 });
 
 test('the systemd unit starts the server with options the CLI accepts', async () => {
@@ -117,6 +167,8 @@ test('the systemd unit starts the server with options the CLI accepts', async ()
   assert.equal(exec[2], 'server');
   assert.match(unit, /^WorkingDirectory=\/opt\/scanrelay\/$/m);
   assert.match(unit, /^Restart=always$/m);
+  // Issue 23: systemd's default soft limit of 1,024 open files is what slow clients exhausted.
+  assert.ok(Number(/^LimitNOFILE=(\d+)$/m.exec(unit)?.[1]) >= 65536, 'LimitNOFILE raised');
 
   // The same command with /opt/scanrelay standing for this checkout and a temp config.
   const dir = tempDir();
@@ -125,5 +177,21 @@ test('the systemd unit starts the server with options the CLI accepts', async ()
   const args = exec.slice(1).map((a) => a.replace('/opt/scanrelay/config/config.json', config).replace('/opt/scanrelay/', `${ROOT}/`));
   args.push(`--queuefile=${join(dir, 'queue.db')}`);
   const res = await run(process.execPath, args, { cwd: dir, env: { SCANRELAY_LOGLEVEL: '' }, until: (o) => o.includes('scan URL') });
-  assert.match(res.out, /"level":30.*scan URL: http:\/\/127\.0\.0\.1:\d+\/unit-secret/);
+  // An existing config: the secret is shown shortened, with where to find it (issue 23).
+  assert.match(res.out, /"level":30.*scan URL: http:\/\/127\.0\.0\.1:\d+\/unit…/);
+  assert.ok(!res.out.includes('unit-secret'));
+});
+
+test('every package npm ci installs runs on the Node versions package.json promises (no EBADENGINE on Node 20)', async () => {
+  const semver = (await import('semver')).default;
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+  const floor = semver.minVersion(pkg.engines.node)!.version;
+  assert.equal(floor, '20.19.0');
+  const bad = Object.entries(lock.packages as Record<string, { version?: string; engines?: { node?: string } }>)
+    .filter(([name, p]) => name && p.engines?.node && !(semver.satisfies(floor, p.engines.node) && semver.satisfies(process.versions.node, p.engines.node)))
+    .map(([name, p]) => `${name}@${p.version} wants node ${p.engines!.node}`);
+  assert.deepEqual(bad, []);
+  // The README says which Node versions are tested.
+  assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), /tested on Node 20\.x/i);
 });

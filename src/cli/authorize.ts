@@ -135,7 +135,7 @@ export function registerAuthorize(program: Command): void {
         if (backend !== undefined) return authorizeRclone(backend, blob);
         const settings = settingsOf(cmd);
         const { config } = loadExistingConfig(settings);
-        await authorizeDriveMonitor({ config, tokenfile: settings.tokenfile, log: loggerFor(settings), oob: opts.oob === true });
+        await authorizeDriveMonitor({ config, tokenfile: settings.tokenfile, log: await loggerFor(settings), oob: opts.oob === true });
       }),
     );
 }

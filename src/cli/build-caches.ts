@@ -13,10 +13,12 @@ export function registerBuildCaches(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const settings = settingsOf(cmd);
-        const log = loggerFor(settings).child({ component: 'drive' });
+        const log = (await loggerFor(settings)).child({ component: 'drive' });
         const { config } = loadExistingConfig(settings);
-        const { watcher, cache } = openDrive(config, settings, log);
+        const { watcher, cache, auth } = openDrive(config, settings, log);
         try {
+          // A missing or unusable token fails here, before anything claims to be building.
+          await auth.accessToken();
           log.info({ cachefile: settings.cachefile }, 'Building caches');
           for (const drive of await watcher.drives()) {
             log.info({ drive: drive.name }, `Building cache for drive: ${drive.name}`);

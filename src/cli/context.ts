@@ -11,19 +11,21 @@ export function settingsOf(cmd: Command): Settings {
   return resolveSettings(o);
 }
 
-export function loggerFor(settings: Settings, opts: { pretty?: boolean } = {}): Logger {
+export function loggerFor(settings: Settings, opts: { pretty?: boolean } = {}): Promise<Logger> {
   return createLogger({ level: settings.loglevel, file: settings.logfile, pretty: opts.pretty });
 }
 
 /** Loads the config; writes a starter file first when there is none (plex_autoscan exits there instead). */
-export function loadOrCreateConfig(settings: Settings, log: Logger): LoadedConfig {
-  if (!configExists(settings.config)) {
+export function loadOrCreateConfig(settings: Settings, log: Logger): LoadedConfig & { created: boolean } {
+  const created = !configExists(settings.config);
+  if (created) {
     writeConfigFile(settings.config, starterConfig());
     log.info({ config: settings.config }, `no config file found: wrote a new one to ${settings.config}`);
   }
   const loaded = loadConfigFile(settings.config);
+  for (const n of loaded.notices) log.info(n);
   for (const w of loaded.warnings) log.warn(w);
-  return loaded;
+  return { ...loaded, created };
 }
 
 /** Loads an existing config without creating one (commands other than server). */

@@ -1,14 +1,40 @@
 import { Command } from 'commander';
-import { registerAuthorize } from './authorize.ts';
-import { registerBuildCaches } from './build-caches.ts';
-import { registerMap } from './map.ts';
-import { registerRemote } from './remote.ts';
-import { registerScan } from './scan.ts';
-import { registerSections } from './sections.ts';
-import { registerServer } from './server.ts';
-import { registerUpdateConfig } from './update-config.ts';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module is loaded only when that command runs (every one for help or an unknown word), so
+ * the server never loads the remote wizard's prompts, the OAuth flow or the scanner tools it does not use.
+ */
+const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
+  { names: ['server', 'serve'], load: async () => (await import('./server.ts')).registerServer },
+  { names: ['map'], load: async () => (await import('./map.ts')).registerMap },
+  { names: ['update_config'], load: async () => (await import('./update-config.ts')).registerUpdateConfig },
+  { names: ['scan'], load: async () => (await import('./scan.ts')).registerScan },
+  { names: ['sections', 'sections+'], load: async () => (await import('./sections.ts')).registerSections },
+  { names: ['authorize'], load: async () => (await import('./authorize.ts')).registerAuthorize },
+  { names: ['build_caches'], load: async () => (await import('./build-caches.ts')).registerBuildCaches },
+  { names: ['remote'], load: async () => (await import('./remote.ts')).registerRemote },
+  { names: ['import-autoscan'], load: async () => (await import('./import-autoscan.ts')).registerImportAutoscan },
+  { names: ['import-plex-autoscan', 'import'], load: async () => (await import('./import.ts')).registerImport },
+  { names: ['health'], load: async () => (await import('./health.ts')).registerHealth },
+];
+
+/** Global options that take a value (the word after them is not the command). */
+const VALUE_OPTIONS = new Set(['--config', '--logfile', '--loglevel', '--queuefile', '--cachefile', '--tokenfile']);
+
+/** The command word in the arguments (after the global options), if there is one. */
+export function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return args[i + 1];
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+export async function buildProgram(args: readonly string[] = process.argv.slice(2)): Promise<Command> {
   const program = new Command('scanrelay')
     .description('Scan relay for Plex, Jellyfin and Emby: scans exactly the folder that changed')
     .option('--config <file>', 'config file (env SCANRELAY_CONFIG, PLEX_AUTOSCAN_CONFIG; default ./config/config.json)')
@@ -18,15 +44,10 @@ export function buildProgram(): Command {
     .option('--cachefile <file>', 'drive cache database (env SCANRELAY_CACHEFILE, PLEX_AUTOSCAN_CACHEFILE; default cache.db next to the config)')
     .option('--tokenfile <file>', 'drive OAuth token file (env SCANRELAY_TOKENFILE; default token.json next to the config)')
     .showHelpAfterError();
-  registerServer(program);
-  registerMap(program);
-  registerUpdateConfig(program);
-  registerScan(program);
-  registerSections(program);
-  registerAuthorize(program);
-  registerBuildCaches(program);
-  registerRemote(program);
+  const word = commandWord(args);
+  const chosen = COMMANDS.filter((c) => word !== undefined && c.names.includes(word));
+  for (const c of chosen.length ? chosen : COMMANDS) (await c.load())(program);
   return program;
 }
 
-await buildProgram().parseAsync(process.argv);
+await (await buildProgram()).parseAsync(process.argv);

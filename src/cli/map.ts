@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { mapPath } from '../paths/mapping.ts';
+import { UserError } from '../config/errors.ts';
+import { mapIncomingPath } from '../paths/rewrite.ts';
+import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { plexBackendFor } from '../targets/index.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
@@ -7,14 +9,19 @@ import { action, loadExistingConfig, settingsOf } from './context.ts';
 export function registerMap(program: Command): void {
   program
     .command('map')
-    .description('show what SERVER_PATH_MAPPINGS makes of a path, and the Plex section it falls in')
+    .description('show what SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS make of a path (every rule that fired), and the Plex section it falls in')
     .argument('<path>', 'a path in any form (container, mount, drive)')
     .option('--json', 'print JSON')
     .action(
       action(async (path: string, opts: { json?: boolean }, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
-        const mapped = mapPath(config.SERVER_PATH_MAPPINGS, path);
-        const folder = scanFolderFor(mapped.path, config.SERVER_FILE_EXIST_PATH_MAPPINGS);
+        // The checks the relay makes on a request, before and after mapping: what it would refuse, map refuses.
+        const problem = invalidRequestPath(path);
+        if (problem) throw new UserError(`the relay would refuse this path (400): ${problem}`);
+        const mapped = mapIncomingPath(config, path);
+        const mappedProblem = invalidMappedPath(mapped.path);
+        if (mappedProblem) throw new UserError(`the relay would refuse this path (400): ${mappedProblem}`);
+        const folder = scanFolderFor(mapped.path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
         let section: { id: string; title: string; location: string } | undefined;
         let sectionError: string | undefined;
         try {
@@ -24,11 +31,12 @@ export function registerMap(program: Command): void {
           sectionError = (err as Error).message;
         }
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ input: path, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null })}\n`);
+          process.stdout.write(`${JSON.stringify({ input: path, rewrites: mapped.rewrites, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null })}\n`);
           return;
         }
         const lines = [
           `input:   ${path}`,
+          ...mapped.rewrites.map((r) => `rewrite: SERVER_PATH_REWRITES[${r.index}] "${r.from}" -> "${r.to}": ${r.after}`),
           `mapped:  ${mapped.path}`,
           mapped.match ? `matched: "${mapped.match.value}" -> "${mapped.match.key}"` : 'matched: no SERVER_PATH_MAPPINGS entry (path left as it is)',
           `folder:  ${folder}`,

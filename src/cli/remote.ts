@@ -86,7 +86,7 @@ export function registerRemote(program: Command): void {
     .command('remote')
     .description('create or edit the rclone "drive" remote interactively (like "rclone config")')
     .option('--rclone-config <file>', 'rclone.conf to edit (default: $RCLONE_CONFIG, else the file "rclone config file" names, else rclone\'s search order)')
-    .option('--settings <file>', 'install settings.yml naming the remote to use (env SCANRELAY_SETTINGS; default ./settings.yml; remote defaults to "cloud")')
+    .option('--settings <file>', 'a settings.yml whose top-level "remote:" key names the rclone remote your mounts use (Cloudbox/Saltbox style); the new remote is named after it (env SCANRELAY_SETTINGS; default ./settings.yml; without it: "cloud")')
     .action(
       action(async (opts: RemoteOptions) => {
         const env = process.env;

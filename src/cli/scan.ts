@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../config/errors.ts';
 import { resolveScanMethod, type Config } from '../config/schema.ts';
 import { scanFolderFor } from '../paths/folder.ts';
-import { mapPath } from '../paths/mapping.ts';
+import { mapIncomingPath } from '../paths/rewrite.ts';
 import { plexBackendFor } from '../targets/index.ts';
 import type { PlexScanBackend } from '../targets/plex/backend.ts';
 import { PlexScannerBackend } from '../targets/plex-scanner/backend.ts';
@@ -18,8 +18,8 @@ interface ScanOptions {
 }
 
 /**
- * `scanrelay scan`: one Plex scan now, bypassing the queue (spec E5). Prints the exact command line or
- * request, and exits with the scanner's status.
+ * `scanrelay scan`: one Plex scan now, bypassing the queue. `--dry-run` prints the exact command line or
+ * request (pasteable); a real run says what it ran and how it ended, and exits with the scanner's status.
  */
 export function registerScan(program: Command): void {
   program
@@ -42,8 +42,12 @@ export function registerScan(program: Command): void {
         const report = (extra: Record<string, unknown>) => {
           if (opts.json) process.stdout.write(`${JSON.stringify({ method, section, directory: folder, command, dryRun: !!opts.dryRun, ...extra })}\n`);
         };
-        if (!opts.json) process.stdout.write(`${command}\n`);
-        if (opts.dryRun) return report({});
+        if (opts.dryRun) {
+          if (!opts.json) process.stdout.write(`${command}\n`);
+          return report({});
+        }
+        const what = `section ${section}, "${folder}"`;
+        if (!opts.json) process.stdout.write(`${method === 'api' ? 'requesting' : 'running'}: ${command}\n`);
 
         if (backend instanceof PlexScannerBackend) {
           const result = await backend.run(backend.scanCommand(section, folder), { forwardSignals: true });
@@ -53,7 +57,8 @@ export function registerScan(program: Command): void {
           } else {
             process.stdout.write(result.stdout);
             process.stderr.write(result.stderr);
-            if (status !== 0) process.stderr.write(`scanrelay: ${describeRun('Plex Media Scanner', result)}\n`);
+            if (status !== 0) process.stderr.write(`scanrelay: failed (${what}): ${describeRun('Plex Media Scanner', result)}\n`);
+            else process.stdout.write(`done (${what}): Plex Media Scanner exited with status 0\n`);
           }
           process.exitCode = status;
           return;
@@ -61,9 +66,10 @@ export function registerScan(program: Command): void {
         try {
           await backend.scan(section, folder);
           report({ status: 0 });
+          if (!opts.json) process.stdout.write(`done (${what}): Plex accepted the refresh and scans the folder in the background\n`);
         } catch (err) {
           report({ status: 1, error: (err as Error).message });
-          if (!opts.json) process.stderr.write(`scanrelay: ${(err as Error).message}\n`);
+          if (!opts.json) process.stderr.write(`scanrelay: failed (${what}): ${(err as Error).message}\n`);
           process.exitCode = 1;
         }
       }),
@@ -78,7 +84,7 @@ function folderOf(config: Config, path: string | undefined, directory: string | 
     return directory;
   }
   if (!path) throw new UserError('give a path to scan, or --section <id> --directory <path>');
-  return scanFolderFor(mapPath(config.SERVER_PATH_MAPPINGS, path).path, config.SERVER_FILE_EXIST_PATH_MAPPINGS);
+  return scanFolderFor(mapIncomingPath(config, path).path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
 }
 
 function backendFor(config: Config, method: 'api' | 'scanner'): PlexScanBackend {

@@ -51,7 +51,7 @@ export function registerSections(program: Command): void {
         if (!config.PLEX_TOKEN) throw new UserError('sections+ needs PLEX_TOKEN in the config (or use "scanrelay sections", which asks the scanner)');
         let sections;
         try {
-          sections = await new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN).sections('/library/sections/all');
+          sections = await new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }).sections('/library/sections/all');
         } catch (err) {
           throw new UserError(`cannot list Plex sections: ${(err as Error).message}`, 1);
         }

@@ -10,9 +10,17 @@ export function registerServer(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const settings = settingsOf(cmd);
-        const log = loggerFor(settings);
-        const { config } = loadOrCreateConfig(settings, log);
-        const relay = await startRelay({ config, log, queuefile: settings.queuefile, cachefile: settings.cachefile, tokenfile: settings.tokenfile });
+        const log = await loggerFor(settings);
+        const { config, created } = loadOrCreateConfig(settings, log);
+        const relay = await startRelay({
+          config,
+          log,
+          queuefile: settings.queuefile,
+          cachefile: settings.cachefile,
+          tokenfile: settings.tokenfile,
+          configPath: settings.config,
+          firstStart: created,
+        });
         let stopping = false;
         const stop = async (signal: string) => {
           if (stopping) return;

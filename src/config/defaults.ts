@@ -1,11 +1,20 @@
 import { configSchema, PLEX_AUTOSCAN_KEYS } from './schema.ts';
 import { newServerPass, type JsonObject } from './load.ts';
 
+/**
+ * Keys scanrelay added to the GOOGLE section. plex_autoscan's base_config has none of them, so
+ * update_config and the starter file leave them out (the endpoint URLs exist for tests' fakes).
+ */
+export const SCANRELAY_DRIVE_KEYS = ['SERVICE_ACCOUNT_FILE', 'RCLONE_REMOTE', 'SCAN_REMOVED', 'OAUTH_AUTH_URL', 'OAUTH_TOKEN_URL', 'DRIVE_API_URL'] as const;
+
 /** plex_autoscan's base_config, derived from the schema's defaults so it is written once. */
 export function plexAutoscanDefaults(): JsonObject {
   const all = configSchema.parse({}) as JsonObject;
   const out: JsonObject = {};
   for (const key of PLEX_AUTOSCAN_KEYS) out[key] = key === 'SERVER_PASS' ? newServerPass() : all[key];
+  const google = { ...(out.GOOGLE as JsonObject) };
+  for (const key of SCANRELAY_DRIVE_KEYS) delete google[key];
+  out.GOOGLE = google;
   return out;
 }
 
@@ -31,6 +40,7 @@ export function starterConfig(): JsonObject {
       '/data/TV/': ['/tv/', '/mnt/unionfs/Media/TV/', 'My Drive/Media/TV/'],
     },
     SERVER_IGNORE_LIST: ['/.grab/', '.DS_Store', 'Thumbs.db'],
+    // plex_autoscan's example; lower numbers go first, so movies, then TV, then music (unmatched paths are 0).
     SERVER_SCAN_PRIORITIES: { '0': ['/Movies/'], '1': ['/TV/'], '2': ['/Music/'] },
     PLEX_EMPTY_TRASH_CONTROL_FILES: ['/mnt/unionfs/mounted.bin'],
     PLEX_SCAN_METHOD: 'auto',

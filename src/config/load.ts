@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { distance } from 'fastest-levenshtein';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
 import type { z } from 'zod';
 import { UserError } from './errors.ts';
+import { findJsonProblem } from './json-position.ts';
+import { parseLoosely, serverPassNotes } from './loose.ts';
 import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config } from './schema.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -13,6 +16,8 @@ export interface LoadedConfig {
   raw: JsonObject;
   /** One line each; the caller logs them once. */
   warnings: string[];
+  /** Facts worth one INFO line at start (environment overrides in use, as plex_autoscan logs them). */
+  notices: string[];
 }
 
 export function newServerPass(): string {
@@ -27,21 +32,28 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
   } catch (err) {
     throw new UserError(`cannot read config file ${path}: ${(err as Error).message}`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
-  }
+  const raw = parseJsonText(text, path);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UserError(`config file ${path} must hold a JSON object`);
   }
   return parseConfig(raw as JsonObject, env, path);
 }
 
+/** JSON.parse, with a mistake reported by line and column (what an editor shows). */
+export function parseJsonText(text: string, path: string): JsonObject {
+  try {
+    return JSON.parse(text) as JsonObject;
+  } catch (err) {
+    const problem = findJsonProblem(text);
+    const where = problem ? `line ${problem.line}, column ${problem.column}: ${problem.message}` : (err as Error).message;
+    throw new UserError(`config file ${path} is not valid JSON: ${where}`);
+  }
+}
+
 /** Validates a config object (after environment overrides), the pure core of loading. */
 export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source = 'config'): LoadedConfig {
   const warnings: string[] = [];
+  const notices: string[] = [];
   const input: JsonObject = { ...raw };
 
   // plex_autoscan lets a top-level key be replaced by an environment variable holding JSON.
@@ -51,9 +63,10 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
     try {
       input[key] = JSON.parse(value);
     } catch {
-      throw new UserError(`environment variable ${key} must hold JSON (as plex_autoscan reads it), got ${JSON.stringify(value)}`);
+      throw new UserError(envNotJsonMessage(key, value));
     }
-    warnings.push(`using environment setting ${key}`);
+    // plex_autoscan logs this at INFO too (config.py:276, "Using ENV setting").
+    notices.push(`using environment setting ${key} (it replaces the config file's value)`);
   }
 
   // The spec calls the drive section CLOUD; plex_autoscan calls it GOOGLE. Either, not both.
@@ -72,26 +85,65 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
     }
   }
   const unknown = Object.keys(raw).filter((k) => !KNOWN_KEYS.has(k) && !(k in RETIRED_KEYS));
-  if (unknown.length > 0) warnings.push(`unknown config keys kept and ignored: ${unknown.join(', ')}`);
+  warnings.push(...unknownKeyWarnings(unknown));
 
-  const result = configSchema.safeParse(input);
+  const { result, warnings: loose } = parseLoosely(configSchema, input);
+  warnings.push(...loose);
   if (!result.success) throw new UserError(`${source}: ${formatIssues(result.error)}`);
   const parsed = result.data;
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
+  if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
   if (!parsed.SERVER_PASS) warnings.push('SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)');
   if (!config.SERVER_USE_SQLITE && 'SERVER_USE_SQLITE' in raw) {
     warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in SQLite, so nothing is lost on a crash');
   }
-  return { config, raw, warnings };
+  return { config, raw, warnings, notices };
 }
 
 export function formatIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const key = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-      return `${key}: ${issue.message}`;
+      // A record key that fails its own check: zod says "Invalid key in record"; the key's rule says why.
+      const inner = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+      return `${key}: ${inner ?? issue.message}`;
     })
     .join('; ');
+}
+
+/** A shell line that sets `key` to `value` as a JSON string, which is what a bare word was meant to be. */
+export function envNotJsonMessage(key: string, value: string): string {
+  const quoted = `'${JSON.stringify(value).replace(/'/g, "'\\''")}'`;
+  return `environment variable ${key} must hold JSON (as plex_autoscan reads it), got ${JSON.stringify(value)}; a text value needs JSON's double quotes inside the shell's: ${key}=${quoted}`;
+}
+
+/** Keys a user may have meant; a close spelling (or another case) gets "did you mean". */
+export function unknownKeyWarnings(unknown: string[]): string[] {
+  const out: string[] = [];
+  const plain: string[] = [];
+  for (const key of unknown) {
+    if (key === 'GDRIVE') {
+      out.push('GDRIVE is ignored: it is the drive section\'s old name; plex_autoscan renamed it GOOGLE with new keys (run "scanrelay update_config" to add a GOOGLE section, then move your settings there; docs/drive.md)');
+      continue;
+    }
+    const guess = closestKey(key);
+    if (guess) out.push(`unknown config key ${key} kept and ignored: did you mean ${guess}?`);
+    else plain.push(key);
+  }
+  if (plain.length > 0) out.push(`unknown config keys kept and ignored: ${plain.join(', ')}`);
+  return out;
+}
+
+function closestKey(key: string): string | undefined {
+  const upper = key.toUpperCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const known of KNOWN_KEYS) {
+    const d = distance(upper, known);
+    if (d < bestDistance) [best, bestDistance] = [known, d];
+  }
+  // One edit per four characters, at least two: PLEX_TOKN, SERVER_PROT, plex_token; not unrelated names.
+  return bestDistance <= Math.max(2, Math.floor(key.length / 4)) ? best : undefined;
 }
 
 /** JSON as plex_autoscan writes it: 2-space indent, keys sorted at every level. */
@@ -111,12 +163,12 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-/** Writes atomically (temp file + rename) so a crash never leaves half a config. */
-export function writeConfigFile(path: string, value: unknown): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, formatConfigJson(value), { mode: 0o600 });
-  renameSync(tmp, path);
+/**
+ * Writes atomically (fsynced temp file + rename + folder fsync) so a crash never leaves half a config. A new
+ * file is private (0600, it holds secrets); `mode` keeps an existing file's permissions.
+ */
+export function writeConfigFile(path: string, value: unknown, mode = 0o600): void {
+  writeFileAtomic(path, formatConfigJson(value), { mode });
 }
 
 export function configExists(path: string): boolean {

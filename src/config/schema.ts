@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
+import { rewritePatternProblem } from '../paths/rewrite.ts';
 
 /*
  * The config file is a plex_autoscan config.json. Every key plex_autoscan's `base_config` knows is
@@ -9,7 +11,7 @@ import { z } from 'zod';
 const str = (def: string) => z.string().default(def);
 const bool = (def: boolean) => z.boolean().default(def);
 const stringList = () => z.array(z.string()).default([]);
-const pathMappings = () => z.record(z.string(), z.array(z.string())).default({});
+const pathMappings = () => pathMappingsSchema.default({});
 const seconds = (def: number) => z.number().min(0).default(def);
 
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
@@ -29,7 +31,9 @@ export const rcloneSchema = z
       })
       .prefault({}),
     BINARY: str(RCLONE_BINARY_DEFAULT),
-    CRYPT_MAPPINGS: z.record(z.string(), z.unknown()).default({}),
+    // A drive folder -> the crypt remotes that decode what lies below it (rclone.py:17-44). A lone
+    // remote written as a string is taken as a list of one.
+    CRYPT_MAPPINGS: z.record(z.string(), z.union([z.string().transform((s) => [s]), z.array(z.string())])).default({}),
     CONFIG: str(''),
   })
   .prefault({});
@@ -63,6 +67,33 @@ export const driveSchema = z
   })
   .prefault({});
 
+const regexList = () =>
+  z
+    .array(
+      z.string().refine((s) => {
+        try {
+          new RegExp(s);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'not a valid regular expression'),
+    )
+    .default([]);
+
+/** scanrelay: the folder watcher (src/triggers/watch). */
+export const watchSchema = z
+  .object({
+    ENABLED: bool(false),
+    PATHS: stringList(),
+    INCLUDE: regexList(),
+    EXCLUDE: regexList(),
+    POLL: bool(false),
+    POLL_INTERVAL: z.number().positive().default(60),
+  })
+  .prefault({})
+  .refine((w) => !w.ENABLED || w.PATHS.length > 0, { message: 'ENABLED needs at least one folder in PATHS', path: ['PATHS'] });
+
 const mediaServerSchema = z
   .object({ ENABLED: bool(false), URL: str(''), API_KEY: str('') })
   .prefault({});
@@ -91,12 +122,9 @@ export const configSchema = z.object({
   PLEX_CHECK_BEFORE_SCAN: bool(false),
   SERVER_IP: str('0.0.0.0'),
   SERVER_PORT: z.number().int().min(0).max(65535).default(3467),
-  // plex_autoscan generates a random one when missing; a file without it gets one at load time.
-  SERVER_PASS: z
-    .string()
-    .min(1, 'must not be empty')
-    .regex(/^[^/?#\s]+$/, 'must be one URL path segment (no "/", "?", "#" or spaces)')
-    .optional(),
+  // plex_autoscan generates a random one when missing; a file without it gets one at load time. Any
+  // text works, as in Flask (a space or "/" is percent-encoded or typed as it is: see config/loose.ts).
+  SERVER_PASS: z.string().min(1, 'must not be empty').optional(),
   SERVER_PATH_MAPPINGS: pathMappings(),
   SERVER_SCAN_DELAY: seconds(180),
   SERVER_MAX_FILE_CHECKS: z.number().int().min(0).default(10),
@@ -119,14 +147,22 @@ export const configSchema = z.object({
 
   // scanrelay: new keys (README "config reference").
   PLEX_ENABLED: bool(true),
+  /** false accepts any TLS certificate from an https PLEX_LOCAL_URL (a LAN address has none a client can check). */
+  PLEX_VERIFY_SSL: bool(true),
   PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
   /** Seconds before a hung Plex Media Scanner run (scanner method) is killed and retried; 0 = never. */
   PLEX_SCANNER_TIMEOUT: seconds(3600),
+  /** scanrelay: a scanner run that exits non-zero is run again at most this many times, then the scan fails. */
+  PLEX_SCANNER_MAX_RETRIES: z.number().int().min(0).default(3),
+  /** scanrelay: seconds before RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN is killed (plex_autoscan had no limit). */
+  RUN_COMMAND_TIMEOUT: seconds(3600),
   /** Longest wait after the first request for a folder; null = 3x SERVER_SCAN_DELAY, 0 = no cap. */
   SERVER_SCAN_DELAY_MAX: z.number().min(0).nullable().default(null),
   SERVER_AUTH_USER: str(''),
   SERVER_AUTH_PASS: str(''),
   SERVER_RATE_LIMIT: z.number().int().min(0).default(0),
+  /** scanrelay: behind a reverse proxy, the client address (rate limits, logs) is read from X-Forwarded-For. */
+  SERVER_TRUST_PROXY: bool(false),
   SERVER_METRICS: bool(true),
   SERVER_SKIP_FILES_IN_PLEX: bool(false),
   /**
@@ -134,15 +170,34 @@ export const configSchema = z.object({
    * had no way to do this: its SERVER_MAX_FILE_CHECKS 0 still checks once (kept as it was).
    */
   SERVER_FILE_CHECKS_ENABLED: bool(true),
+  /** scanrelay: files that must all exist (one per mount) for any scan to be sent (autoscan's `anchors`); see MountGuard. */
+  SERVER_ANCHOR_FILES: stringList(),
   JELLYFIN: mediaServerSchema,
   EMBY: mediaServerSchema,
+  // scanrelay: autoscan-style regular-expression rewrites, all applied in order before SERVER_PATH_MAPPINGS.
+  SERVER_PATH_REWRITES: z
+    .array(z.object({ from: z.string().min(1, 'must not be empty'), to: z.string() }))
+    .default([])
+    .superRefine((rules, ctx) => {
+      rules.forEach((rule, i) => {
+        const problem = rewritePatternProblem(rule.from);
+        if (problem) ctx.addIssue({ code: 'custom', path: [i, 'from'], message: problem });
+      });
+    }),
+  // scanrelay: autoscan's webhook routes POST /triggers/<name> (name -> priority, lowest first; "manual" sets
+  // the manual trigger's). Served only with SERVER_AUTH_USER and SERVER_AUTH_PASS set.
+  SERVER_AUTOSCAN_TRIGGERS: z
+    .record(z.string().regex(/^[A-Za-z0-9._~-]+$/, 'trigger names must be one URL path segment (letters, digits, ".", "_", "~", "-")'), z.number().int())
+    .default({ sonarr: 0, radarr: 0, lidarr: 0, readarr: 0 }),
+  WATCH: watchSchema,
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type Config = Omit<RawConfig, 'SERVER_PASS'> & { SERVER_PASS: string };
 export type DriveConfig = z.infer<typeof driveSchema>;
 export type RcloneConfig = z.infer<typeof rcloneSchema>;
-export type PathMappings = Config['SERVER_PATH_MAPPINGS'];
+export type WatchConfig = z.infer<typeof watchSchema>;
+export type { PathMappings };
 
 /** Keys of plex_autoscan's base_config: the ones `update_config` adds and environment variables override. */
 export const PLEX_AUTOSCAN_KEYS = [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Where a scan request came from, in the user's words. */
-export const sourceSchema = z.enum(['Manual', 'Sonarr', 'Radarr', 'Lidarr', 'Readarr', 'Drive', 'API']);
+export const sourceSchema = z.enum(['Manual', 'Sonarr', 'Radarr', 'Lidarr', 'Readarr', 'Drive', 'API', 'Watch']);
 export type Source = z.infer<typeof sourceSchema>;
 
 /** What Jellyfin/Emby are told about the path (plex ignores it). */
@@ -23,6 +23,11 @@ export const scanRequestSchema = z.object({
   priority: z.number().int().default(0),
 });
 export type ScanRequest = z.input<typeof scanRequestSchema>;
+
+/** An upgrade of a file (plex_autoscan's "Upgrade" event): it makes the scan empty Plex's trash even with nothing deleted. */
+export function isUpgradeEvent(event: string): boolean {
+  return /upgrade/i.test(event);
+}
 export type NormalizedScanRequest = z.output<typeof scanRequestSchema>;
 
 /** A queued scan as the queue hands it to a target. */
@@ -37,6 +42,8 @@ export interface ScanItem {
   updateType: UpdateType;
   priority: number;
   requests: number;
+  /** Any request merged into the scan was an upgrade (isUpgradeEvent). */
+  upgrade: boolean;
   firstAt: number;
   /** This target's attempts so far, including the current one. */
   attempt: number;
@@ -65,7 +72,18 @@ export type DeliveryResult =
 export interface Target {
   /** Stable name stored with each delivery: plex, jellyfin, emby. */
   readonly name: string;
+  /**
+   * One delivery at a time, and a delivery's after-steps hold the turn until they end (Plex: plex_autoscan's
+   * scan lock). Other targets share the scheduler's concurrency and never wait for this one.
+   */
+  readonly serial?: boolean;
   deliver(item: ScanItem): Promise<DeliveryResult>;
   /** Cheap reachability check for status displays. */
   available(): Promise<{ ok: boolean; error?: string }>;
+  /**
+   * The folders this server's libraries live in (Plex section locations, Jellyfin/Emby virtual folders),
+   * as the server names them. `fresh` asks the server again instead of a cached list. Throws when the
+   * server cannot be asked. Absent: the target does not know its libraries.
+   */
+  libraryRoots?(fresh?: boolean): Promise<string[]>;
 }

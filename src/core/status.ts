@@ -11,3 +11,16 @@ export interface DriveStatus {
   /** The last error, while in backoff or error. */
   error?: string;
 }
+
+/** What the cmd API may ask of the drive monitor (plex_autoscan's `reset_page_token`). */
+export interface DriveControl {
+  enabled(): boolean;
+  resetPageToken(): Promise<void>;
+}
+
+/** A problem the start-up check found with a target's set-up (logged, and shown on the dashboard). */
+export interface SetupProblem {
+  /** The config key to look at. */
+  key: string;
+  message: string;
+}

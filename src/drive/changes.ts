@@ -1,6 +1,7 @@
 import type { Logger } from '../log.ts';
 import { isFolder, type CachedItem, type ItemStore } from './cache.ts';
 import { filterPaths, type AllowedConfig } from './filters.ts';
+import type { Decoded } from '../rclone/cryptdecode.ts';
 import type { DriveChange, DriveFile } from './types.ts';
 
 /**
@@ -32,13 +33,18 @@ export interface ChangeContext {
   scanRemoved: boolean;
   log: Logger;
   showCacheLogs: boolean;
+  /**
+   * RCLONE.CRYPT_MAPPINGS: the clear form of drive paths (paths outside every crypt folder come back
+   * as they are). Called once per page with every path the filters will see.
+   */
+  decode?: (paths: readonly string[]) => Promise<Map<string, Decoded>>;
 }
 
 export interface ChangeResult {
   scans: Array<{ fileId: string; path: string; reason: ScanReason }>;
   /** Former paths of removed/trashed files (only with SCAN_REMOVED). */
   removals: Array<{ fileId: string; path: string }>;
-  counts: { added: number; removed: number; unwanted: number; ignored: number; renamed: number; moved: number; folders: number };
+  counts: { added: number; removed: number; unwanted: number; ignored: number; renamed: number; moved: number; folders: number; undecoded: number };
 }
 
 const MAX_DEPTH = 64;
@@ -66,13 +72,20 @@ export async function pathsOf(id: string, ctx: ChangeContext, driveId: string | 
   return paths;
 }
 
+/** A change after its cache update, waiting for its paths to be decoded, filtered and classified. */
+type Walked =
+  | { kind: 'file'; fileId: string; file: DriveFile; before: CachedItem | undefined; paths: string[] }
+  | { kind: 'removed'; fileId: string; before: CachedItem };
+
 export async function processChanges(changes: readonly DriveChange[], ctx: ChangeContext): Promise<ChangeResult> {
   const result: ChangeResult = {
     scans: [],
     removals: [],
-    counts: { added: 0, removed: 0, unwanted: 0, ignored: 0, renamed: 0, moved: 0, folders: 0 },
+    counts: { added: 0, removed: 0, unwanted: 0, ignored: 0, renamed: 0, moved: 0, folders: 0, undecoded: 0 },
   };
   const { counts } = result;
+  // First the cache walk, in change order (a change's paths depend on the ones before it)...
+  const walked: Walked[] = [];
   for (const change of changes) {
     if (change.changeType === 'drive' || (!change.fileId && !change.file)) continue;
     const fileId = change.fileId ?? change.file!.id;
@@ -82,9 +95,7 @@ export async function processChanges(changes: readonly DriveChange[], ctx: Chang
       const before = ctx.items.get(fileId);
       if (ctx.items.remove(fileId) && ctx.showCacheLogs) ctx.log.info({ fileId, name: before?.name }, `removed '${fileId}' from the drive cache: ${before?.name}`);
       counts.removed++;
-      if (ctx.scanRemoved && before && !isFolder(before.mimeType)) {
-        for (const path of filterPaths(before.paths, before.mimeType ?? undefined, ctx.allowed).kept) result.removals.push({ fileId, path });
-      }
+      if (ctx.scanRemoved && before && !isFolder(before.mimeType)) walked.push({ kind: 'removed', fileId, before });
       continue;
     }
 
@@ -101,13 +112,39 @@ export async function processChanges(changes: readonly DriveChange[], ctx: Chang
       if (before && (before.name !== file.name || !sameList(before.parents, base.parents))) await refreshDescendants(fileId, ctx, file.driveId);
       continue;
     }
+    walked.push({ kind: 'file', fileId, file, before, paths });
+  }
 
-    const { kept, removed } = filterPaths(paths, file.mimeType, ctx.allowed);
+  // ...then one decode of every path of the page (google/drive.py:600-604 decodes before the filters)...
+  const all = walked.flatMap((w) => (w.kind === 'file' ? w.paths : w.before.paths));
+  const decoded = ctx.decode && all.length ? await ctx.decode(all) : undefined;
+  /** Each drive path with the path the filters and the mappings see; undecodable ones are logged and dropped. */
+  const clear = (fileId: string, paths: readonly string[]) =>
+    paths.flatMap((drive) => {
+      const d = decoded?.get(drive) ?? { path: drive };
+      if ('path' in d) return [{ drive, shown: d.path }];
+      counts.undecoded++;
+      ctx.log.warn({ fileId, path: drive }, `not scanning ${drive}: ${d.failed}`);
+      return [];
+    });
+
+  // ...then the filters and the change rules, which only read.
+  for (const w of walked) {
+    if (w.kind === 'removed') {
+      const shown = clear(w.fileId, w.before.paths).map((p) => p.shown);
+      for (const path of filterPaths(shown, w.before.mimeType ?? undefined, ctx.allowed).kept) result.removals.push({ fileId: w.fileId, path });
+      continue;
+    }
+    const { fileId, file, before } = w;
+    const pairs = clear(fileId, w.paths);
+    const { kept, removed } = filterPaths(pairs.map((p) => p.shown), file.mimeType, ctx.allowed);
     counts.unwanted += removed.length;
     for (const r of removed) ctx.log.debug({ fileId, path: r.path, rule: r.reason }, `ignoring ${r.path}: not allowed by ${r.reason}`);
     if (!kept.length) continue;
 
-    const verdict = classify(before, file, kept);
+    // The cache holds drive paths, so a move is judged on the drive form of the kept paths.
+    const keptDrive = pairs.filter((p) => kept.includes(p.shown)).map((p) => p.drive);
+    const verdict = classify(before, file, keptDrive);
     if (verdict === 'unchanged' || verdict === 'no-md5') {
       counts.ignored++;
       if (verdict === 'no-md5') ctx.log.warn({ fileId, name: file.name }, `no md5Checksum for ${file.name}: cannot tell whether it changed, not scanned`);

@@ -54,3 +54,15 @@ export function watchedSharedDrives<T extends { id: string; name: string }>(driv
   if (!config.TEAMDRIVE) return [];
   return drives.filter((d) => config.TEAMDRIVES.includes(d.name));
 }
+
+/** What Drive reports for every file of an rclone crypt remote: its content is ciphertext. */
+export const CRYPT_MIME = 'application/octet-stream';
+
+/**
+ * With CRYPT_MAPPINGS, the MIME filter sees Drive's type for encrypted files, not the decoded name's
+ * (google/drive.py:531-554, called at :618): a list without a match for application/octet-stream drops them all.
+ */
+export function cryptMimeProblem(allowed: AllowedConfig): string | undefined {
+  if (!allowed.MIME_TYPES || mimeAllowed([], CRYPT_MIME, allowed.MIME_TYPES_LIST)) return undefined;
+  return `GOOGLE.ALLOWED.MIME_TYPES_LIST has no entry matching ${CRYPT_MIME}, the type Drive reports for rclone crypt files: encrypted files will not be scanned (add "octet-stream", or turn MIME_TYPES off)`;
+}

@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { UserError } from '../config/errors.ts';
 import type { OAuthToken } from '../oauth/flow.ts';
 
@@ -24,9 +24,5 @@ export function readTokenFile(file: string): OAuthToken | undefined {
 
 /** Writes the token readable by its owner only (0600), replacing the old file atomically. */
 export function writeTokenFile(file: string, token: OAuthToken): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(token, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
+  writeFileAtomic(file, `${JSON.stringify(token, null, 2)}\n`, { mode: 0o600 });
 }

@@ -1,5 +1,6 @@
 import type { DriveConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
+import type { CryptDecoder } from '../rclone/cryptdecode.ts';
 import { FOLDER_MIME, StagedItems, type CacheOp, type CachedItem, type DriveCache } from './cache.ts';
 import { processChanges, type ChangeResult } from './changes.ts';
 import { DriveApiError, type DriveClient } from './client.ts';
@@ -29,6 +30,8 @@ export class DriveWatcher {
     private readonly cache: DriveCache,
     private readonly config: DriveConfig,
     private readonly log: Logger,
+    /** RCLONE.CRYPT_MAPPINGS decoding, when mappings are set. */
+    private readonly decoder?: Pick<CryptDecoder, 'decode'>,
   ) {}
 
   /** My Drive plus the shared drives TEAMDRIVES names (only with TEAMDRIVE on), named as drives.list returns them. */
@@ -62,6 +65,8 @@ export class DriveWatcher {
       scanRemoved: this.config.SCAN_REMOVED,
       showCacheLogs: this.config.SHOW_CACHE_LOGS && !opts.quiet,
       log: this.log,
+      // build_caches (quiet) scans nothing, so it has no use for clear names.
+      decode: this.decoder && !opts.quiet ? (paths) => this.decoder!.decode(paths) : undefined,
     });
     const nextToken = list.nextPageToken ?? list.newStartPageToken;
     if (!nextToken) throw new DriveApiError('Drive API changes answer has neither nextPageToken nor newStartPageToken', 'invalid');

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { NormalizedScanRequest } from '../core/scan.ts';
 import type { DeliveryEvent } from '../queue/scheduler.ts';
 import type { EnqueueResult } from '../queue/store.ts';
@@ -11,63 +11,112 @@ export interface QueueCounts {
   counts(): Record<string, number>;
 }
 
+type Labels = Record<string, string>;
+
+/** One metric as prom-client's registry formats it (the shape its own metrics' `get()` returns). */
+interface MetricView {
+  name: string;
+  get(): { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; aggregator: 'sum'; values: Array<{ labels: Labels; value: number; metricName?: string }> };
+}
+
+/** A labelled counter kept as plain numbers until a scrape formats it. */
+class Tally implements MetricView {
+  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+  ) {}
+
+  inc(labels: Labels, n = 1): void {
+    const key = JSON.stringify(labels);
+    const entry = this.values.get(key);
+    if (entry) entry.value += n;
+    else this.values.set(key, { labels, value: n });
+  }
+
+  get() {
+    return { name: this.name, help: this.help, type: 'counter' as const, aggregator: 'sum' as const, values: [...this.values.values()].map((v) => ({ ...v })) };
+  }
+}
+
+/** A gauge read from its source at scrape time, so it is never stale. */
+function gauge(name: string, help: string, read: () => Array<{ labels: Labels; value: number }>): MetricView {
+  return { name, get: () => ({ name, help, type: 'gauge', aggregator: 'sum', values: read() }) };
+}
+
+/** A labelled histogram (cumulative `le` buckets, `_sum`, `_count`), as Prometheus expects it. */
+class Buckets implements MetricView {
+  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    private readonly bounds: readonly number[],
+  ) {}
+
+  observe(labels: Labels, value: number): void {
+    const key = JSON.stringify(labels);
+    let s = this.series.get(key);
+    if (!s) this.series.set(key, (s = { labels, counts: this.bounds.map(() => 0), sum: 0, count: 0 }));
+    this.bounds.forEach((b, i) => {
+      if (value <= b) s.counts[i]!++;
+    });
+    s.sum += value;
+    s.count++;
+  }
+
+  get() {
+    const values = [...this.series.values()].flatMap((s) => [
+      ...this.bounds.map((b, i) => ({ labels: { le: String(b), ...s.labels }, value: s.counts[i]!, metricName: `${this.name}_bucket` })),
+      { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${this.name}_bucket` },
+      { labels: s.labels, value: s.sum, metricName: `${this.name}_sum` },
+      { labels: s.labels, value: s.count, metricName: `${this.name}_count` },
+    ]);
+    return { name: this.name, help: this.help, type: 'histogram' as const, aggregator: 'sum' as const, values };
+  }
+}
+
 /**
- * The relay's Prometheus metrics in their own registry (not prom-client's global one), so every relay
- * instance, including several in one test process, counts on its own.
+ * The relay's Prometheus metrics. They are counted as plain numbers; prom-client (its text format and the
+ * process metrics) is loaded on the first scrape of /metrics, so a relay nobody scrapes never pays for it.
+ * Each relay instance has its own registry (several run in one test process).
  */
 export class Metrics {
-  readonly registry = new Registry();
-  private readonly requests: Counter<'source' | 'outcome'>;
-  private readonly scans: Counter<'target' | 'outcome'>;
-  private readonly latency: Histogram<'target'>;
-  private readonly drivePolls: Counter<'outcome'>;
-  private readonly driveErrors: Counter<'kind'>;
+  /** prom-client's Prometheus text format type (a constant, so it is known before prom-client is loaded). */
+  readonly contentType = 'text/plain; version=0.0.4; charset=utf-8';
+  private readonly requests = new Tally('scanrelay_requests_total', 'Scan requests (one per path) by source and outcome');
+  private readonly scans = new Tally('scanrelay_scans_total', 'Delivery attempts by target and outcome (done, retry, failed)');
+  private readonly latency = new Buckets(
+    'scanrelay_request_to_scan_seconds',
+    'Time from the first request for a folder to its delivered scan, by target',
+    [1, 5, 15, 30, 60, 120, 180, 300, 600, 1200, 3600, 7200],
+  );
+  private readonly drivePolls = new Tally('scanrelay_drive_polls_total', 'Drive change polls by outcome (ok, error)');
+  private readonly driveErrors = new Tally('scanrelay_drive_api_errors_total', 'Errors from the drive API by kind (auth, rate_limit, network, server, other)');
+  private readonly views: MetricView[];
+  private registry: Promise<Registry> | undefined;
 
-  constructor(queue: QueueCounts, opts: { processMetrics?: boolean } = {}) {
-    const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'scanrelay_requests_total',
-      help: 'Scan requests (one per path) by source and outcome',
-      labelNames: ['source', 'outcome'],
-      registers,
-    });
-    new Gauge({
-      name: 'scanrelay_queue_depth',
-      help: 'Scans in the queue by state (pending: waiting for their delay, active: being delivered)',
-      labelNames: ['state'],
-      registers,
-      collect() {
+  constructor(
+    queue: QueueCounts,
+    private readonly opts: { processMetrics?: boolean; held?: () => { held: boolean } } = {},
+  ) {
+    const held = opts.held;
+    this.views = [
+      this.requests,
+      gauge('scanrelay_queue_depth', 'Scans in the queue by state (pending: waiting for their delay, active: being delivered)', () => {
         const counts = queue.counts();
-        this.set({ state: 'pending' }, counts.pending ?? 0);
-        this.set({ state: 'active' }, counts.active ?? 0);
-      },
-    });
-    this.scans = new Counter({
-      name: 'scanrelay_scans_total',
-      help: 'Delivery attempts by target and outcome (done, retry, failed)',
-      labelNames: ['target', 'outcome'],
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'scanrelay_request_to_scan_seconds',
-      help: 'Time from the first request for a folder to its delivered scan, by target',
-      labelNames: ['target'],
-      buckets: [1, 5, 15, 30, 60, 120, 180, 300, 600, 1200, 3600, 7200],
-      registers,
-    });
-    this.drivePolls = new Counter({
-      name: 'scanrelay_drive_polls_total',
-      help: 'Drive change polls by outcome (ok, error)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.driveErrors = new Counter({
-      name: 'scanrelay_drive_api_errors_total',
-      help: 'Errors from the drive API by kind (auth, rate_limit, network, server, other)',
-      labelNames: ['kind'],
-      registers,
-    });
-    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'scanrelay_' });
+        return [
+          { labels: { state: 'pending' }, value: counts.pending ?? 0 },
+          { labels: { state: 'active' }, value: counts.active ?? 0 },
+        ];
+      }),
+      gauge('scanrelay_held', 'Whether every scan is held (1) and why: mount_guard = an SERVER_ANCHOR_FILES file is missing', () => [
+        { labels: { reason: 'mount_guard' }, value: held?.().held ? 1 : 0 },
+      ]),
+      this.scans,
+      this.latency,
+      this.drivePolls,
+      this.driveErrors,
+    ];
   }
 
   /** A request that did not reach the queue, or a test request. */
@@ -96,11 +145,15 @@ export class Metrics {
     this.driveErrors.inc({ kind });
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    return (await (this.registry ??= this.load())).metrics();
   }
 
-  get contentType(): string {
-    return this.registry.contentType;
+  private async load(): Promise<Registry> {
+    const { Registry, collectDefaultMetrics } = await import('prom-client');
+    const registry = new Registry();
+    for (const view of this.views) registry.registerMetric(view as unknown as Parameters<Registry['registerMetric']>[0]);
+    if (this.opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'scanrelay_' });
+    return registry;
   }
 }

@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
-import { mapPath, normalizeFolder, parentFolder } from './mapping.ts';
-import type { PathMappings } from '../config/schema.ts';
+import { mapPath, normalizeFolder, parentFolder, relativeTo, type PathMappings } from './mapping.ts';
 
 /** Extensions of files media managers and drives deliver; a last segment ending in one names a file. */
 const FILE_EXTENSIONS = new Set(
@@ -35,14 +34,18 @@ export const statProbe: FolderProbe = (visiblePath) => {
 /**
  * The folder to scan for a mapped path: a file's parent folder, a folder itself. When scanrelay can
  * see the path (through SERVER_FILE_EXIST_PATH_MAPPINGS) the file system decides; otherwise the name does.
+ * Only a path inside a SERVER_FILE_EXIST_PATH_MAPPINGS key or a library root (a SERVER_PATH_MAPPINGS key)
+ * is ever looked at on disk: anything else would let a request learn which files the relay's host has.
  */
 export function scanFolderFor(
   mappedPath: string,
   fileExistMappings: PathMappings,
   probe: FolderProbe = statProbe,
+  libraryRoots: readonly string[] = [],
 ): string {
-  const visible = mapPath(fileExistMappings, mappedPath).path;
-  const kind = probe(visible);
+  const visible = mapPath(fileExistMappings, mappedPath);
+  const mayLook = visible.match !== undefined || libraryRoots.some((root) => relativeTo(mappedPath, root) !== undefined);
+  const kind = mayLook ? probe(visible.path) : 'missing';
   const isFile = kind === 'missing' ? looksLikeFile(mappedPath) : kind === 'file';
   return isFile ? parentFolder(mappedPath) : normalizeFolder(mappedPath);
 }

@@ -1,4 +1,8 @@
-import type { PathMappings } from '../config/schema.ts';
+import { z } from 'zod';
+
+/** SERVER_PATH_MAPPINGS (and SERVER_FILE_EXIST_PATH_MAPPINGS): the server's path -> the paths it arrives as. */
+export const pathMappingsSchema = z.record(z.string(), z.array(z.string()));
+export type PathMappings = z.infer<typeof pathMappingsSchema>;
 
 export interface MappedPath {
   /** The path after mapping: the key's form, in the key's separator style. */

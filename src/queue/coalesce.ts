@@ -1,4 +1,5 @@
 import type { UpdateType } from '../core/scan.ts';
+import { longestPrefix, relativeTo } from '../paths/mapping.ts';
 
 /**
  * SERVER_SCAN_DELAY is a debounce: the scan is due `delay` after the latest request, but never later
@@ -28,4 +29,17 @@ export function descendantRange(folder: string): [string, string] {
 export function backoffMs(attempts: number, baseMs: number, capMs: number): number {
   const exp = Math.min(30, Math.max(0, attempts - 1));
   return Math.min(capMs, baseMs * 2 ** exp);
+}
+
+/**
+ * Whether one scan of `upper` standing for `lower` (a folder at or below it) would cross a library root:
+ * true when the deepest known root holding `lower` lies strictly below `upper`. A media server scans one
+ * library at a time, so a scan above a root does not cover what is in it. Unknown roots cross nothing.
+ */
+export function crossesRoot(upper: string, lower: string, roots: readonly string[] | undefined): boolean {
+  if (!roots?.length) return false;
+  const root = longestPrefix(lower, roots, (r) => r);
+  if (root === undefined) return false;
+  const rest = relativeTo(root, upper);
+  return rest !== undefined && rest !== '';
 }

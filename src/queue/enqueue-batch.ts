@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { NormalizedScanRequest, UpdateType } from '../core/scan.ts';
-import { ancestors } from '../paths/mapping.ts';
-import { descendantRange, dueAt, mergeUpdateType } from './coalesce.ts';
-import type { EnqueueResult, ScanRow, Timing } from './store.ts';
+import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../core/scan.ts';
+import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
+import { crossesRoot, descendantRange, dueAt, mergeUpdateType } from './coalesce.ts';
+import type { EnqueueResult, ScanRow, Timing } from './types.ts';
 
 /** The statements one enqueue transaction uses (prepared once by the store). */
 export interface EnqueueStatements {
@@ -11,9 +11,13 @@ export interface EnqueueStatements {
   insert: Database.Statement;
   merge: Database.Statement;
   addFile: Database.Statement;
+  addFiles: Database.Statement;
   moveFiles: Database.Statement;
   deleteFiles: Database.Statement;
   deleteScan: Database.Statement;
+  /** Records (or adds to) a request for another folder that a scan stands for (scan_parts). */
+  addPart: Database.Statement;
+  moveParts: Database.Statement;
 }
 
 /** A pending scan as this transaction last left it (written back by flush()). */
@@ -26,6 +30,8 @@ interface PendingState {
   lastAt: number;
   dueAt: number;
   updateType: UpdateType;
+  /** 1 once any request merged in was an upgrade (kept as SQLite stores it). */
+  upgrade: number;
   title: string | null;
   ids: string | null;
   event: string;
@@ -38,9 +44,11 @@ interface PendingState {
  * into the same few pending scans, so pending rows are read once, merged in memory and written once
  * when the transaction ends, instead of a lookup and an UPDATE per request.
  *
- * Correct because pending folders never nest (a request below a pending folder merges into it, a new
- * folder absorbs pending folders below it): a request has at most one pending holder, and a holder
- * seen in this transaction is that holder.
+ * Correct because pending folders never nest inside one library (a request below a pending folder merges
+ * into it, a new folder absorbs pending folders below it), and nothing merges across a library root
+ * (Timing.roots): a request has at most one pending holder, and a holder seen in this transaction is that
+ * holder. A request for another folder than its holder's is kept as a part of the scan (scan_parts), so it
+ * can be queued on its own again if the scan fails for good.
  */
 export class EnqueueBatch {
   private readonly pending = new Map<string, PendingState>();
@@ -57,16 +65,21 @@ export class EnqueueBatch {
     const holder = this.holderOf(req.folder);
     if (holder) {
       holder.requests += 1;
-      holder.priority = Math.max(holder.priority, req.priority);
+      // plex_autoscan serves the smallest number first: the most urgent request decides.
+      holder.priority = Math.min(holder.priority, req.priority);
       holder.lastAt = this.now;
       holder.dueAt = dueAt(holder.firstAt, this.now, this.timing.delayMs, this.timing.maxMs);
       holder.updateType = mergeUpdateType(holder.updateType, req.updateType);
+      if (isUpgradeEvent(req.event)) holder.upgrade = 1;
       holder.title = req.title ?? holder.title;
       holder.ids = ids ?? holder.ids;
       holder.event = req.event;
       holder.source = req.source;
       holder.dirty = true;
       this.addFiles(holder.id, req.files);
+      if (holder.folder !== req.folder) {
+        this.addPart(holder.id, { ...req, ids, upgrade: isUpgradeEvent(req.event) ? 1 : 0, requests: 1, firstAt: this.now });
+      }
       return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: holder.dueAt };
     }
     return this.insert(req, ids);
@@ -84,6 +97,7 @@ export class EnqueueBatch {
         firstAt: p.firstAt,
         dueAt: p.dueAt,
         updateType: p.updateType,
+        upgrade: p.upgrade,
         title: p.title,
         ids: p.ids,
         event: p.event,
@@ -94,12 +108,15 @@ export class EnqueueBatch {
   }
 
   private holderOf(folder: string): PendingState | undefined {
-    const candidates = [folder, ...ancestors(folder)];
+    // Never above the library root that holds the folder.
+    const root = this.timing.roots?.length ? longestPrefix(folder, this.timing.roots, (r) => r) : undefined;
+    const candidates = [folder, ...ancestors(folder)].filter((c) => root === undefined || relativeTo(root, c) === undefined || relativeTo(root, c) === '');
     for (const c of candidates) {
       const seen = this.pending.get(c);
       if (seen) return seen;
     }
-    const row = this.stmt.pendingIn(candidates.length).all(...candidates)[0];
+    // Nearest first: across library roots pending folders may nest.
+    const row = this.stmt.pendingIn(candidates.length).all(...candidates).sort((a, b) => b.folder.length - a.folder.length)[0];
     if (!row) return undefined;
     const state = fromRow(row);
     this.pending.set(state.folder, state);
@@ -110,15 +127,17 @@ export class EnqueueBatch {
   private insert(req: NormalizedScanRequest, ids: string | null): EnqueueResult {
     // The rows below are read from the table: write this transaction's merges first.
     this.flush();
-    const below = this.stmt.pendingBelow.all(...descendantRange(req.folder));
+    const below = this.stmt.pendingBelow.all(...descendantRange(req.folder)).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
     let firstAt = this.now;
     let requests = 1;
     let priority = req.priority;
     let updateType: UpdateType = req.updateType;
+    let upgrade = isUpgradeEvent(req.event) ? 1 : 0;
     for (const d of below) {
+      upgrade |= d.upgrade;
       firstAt = Math.min(firstAt, d.first_at);
       requests += d.requests;
-      priority = Math.max(priority, d.priority);
+      priority = Math.min(priority, d.priority);
       updateType = mergeUpdateType(updateType, d.update_type as UpdateType);
     }
     const due = dueAt(firstAt, this.now, this.timing.delayMs, this.timing.maxMs);
@@ -131,6 +150,7 @@ export class EnqueueBatch {
       lastAt: this.now,
       dueAt: due,
       updateType,
+      upgrade,
       title: req.title ?? null,
       ids,
       event: req.event,
@@ -143,6 +163,8 @@ export class EnqueueBatch {
     this.pending.set(state.folder, state);
     this.addFiles(state.id, req.files);
     for (const d of below) {
+      this.stmt.moveParts.run(state.id, d.id);
+      this.addPart(state.id, { folder: d.folder, priority: d.priority, source: d.source, event: d.event, title: d.title, ids: d.ids, updateType: d.update_type, upgrade: d.upgrade, requests: d.requests, firstAt: d.first_at });
       this.stmt.moveFiles.run(state.id, d.id);
       this.stmt.deleteFiles.run(d.id);
       this.stmt.deleteScan.run(d.id);
@@ -151,13 +173,24 @@ export class EnqueueBatch {
     return { id: state.id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
   }
 
+  private addPart(
+    scanId: number,
+    p: { folder: string; priority: number; source: string; event: string; title?: string | null; ids: string | null; updateType: string; upgrade: number; requests: number; firstAt: number },
+  ): void {
+    this.stmt.addPart.run({ scanId, folder: p.folder, priority: p.priority, source: p.source, event: p.event, title: p.title ?? null, ids: p.ids, updateType: p.updateType, upgrade: p.upgrade, requests: p.requests, firstAt: p.firstAt });
+  }
+
   private addFiles(id: number, files: readonly string[]): void {
+    const fresh: string[] = [];
     for (const f of files) {
       const key = `${id}\0${f}`;
       if (this.filesAdded.has(key)) continue;
       this.filesAdded.add(key);
-      this.stmt.addFile.run(id, f);
+      fresh.push(f);
     }
+    if (fresh.length === 1) this.stmt.addFile.run(id, fresh[0]);
+    // Thousands of files (a season pack) in one statement: SQLite walks the list, not thousands of calls.
+    else if (fresh.length > 1) this.stmt.addFiles.run(id, JSON.stringify(fresh));
   }
 }
 
@@ -171,6 +204,7 @@ function fromRow(row: ScanRow): PendingState {
     lastAt: row.last_at,
     dueAt: row.due_at,
     updateType: row.update_type as UpdateType,
+    upgrade: row.upgrade,
     title: row.title,
     ids: row.ids,
     event: row.event,

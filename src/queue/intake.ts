@@ -1,5 +1,8 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
+import { isBusy } from '../db/sqlite.ts';
 import type { EnqueueResult, QueueStore, Timing } from './store.ts';
+
+const BUSY_RETRY_EVERY_MS = 50;
 
 interface Waiting {
   requests: NormalizedScanRequest[];
@@ -21,6 +24,8 @@ export class QueueIntake {
     private readonly store: QueueStore,
     private readonly timing: () => Timing,
     private readonly onCommitted: (results: EnqueueResult[], requests: NormalizedScanRequest[]) => void = () => {},
+    /** How long a batch keeps retrying while the queue file is locked by another process. */
+    private readonly busyRetryMs = 2000,
   ) {}
 
   enqueue(requests: readonly ScanRequest[]): Promise<EnqueueResult[]> {
@@ -54,12 +59,25 @@ export class QueueIntake {
     this.scheduled = false;
     const batch = this.batch;
     this.batch = [];
+    this.commit(batch, Date.now() + this.busyRetryMs);
+  }
+
+  /**
+   * Commits a batch. While another process holds the queue file's lock, tries again on a timer (the
+   * event loop stays free for other requests and /healthz) until `deadline`, then rejects with the busy
+   * error, which the server answers 503 with Retry-After.
+   */
+  private commit(batch: Waiting[], deadline: number): void {
     const all = batch.flatMap((w) => w.requests);
     let results: EnqueueResult[];
     try {
       const meta = Object.assign({}, ...batch.map((w) => w.meta ?? {})) as Record<string, string | null>;
       results = Object.keys(meta).length ? this.store.enqueueManyWithMeta(all, this.timing(), meta) : this.store.enqueueMany(all, this.timing());
     } catch (err) {
+      if (isBusy(err) && Date.now() < deadline) {
+        setTimeout(() => this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);
+        return;
+      }
       for (const w of batch) w.reject(err);
       return;
     }

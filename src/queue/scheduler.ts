@@ -4,7 +4,7 @@ import { backoffMs } from './coalesce.ts';
 import type { QueueStore } from './store.ts';
 
 export interface SchedulerOptions {
-  /** Deliveries in flight at once, across targets. */
+  /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
   concurrency?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -12,6 +12,10 @@ export interface SchedulerOptions {
   historyLimit?: number;
   /** Called after each delivery, for metrics. */
   onDelivery?: (event: DeliveryEvent) => void;
+  /** True while every delivery must wait (SERVER_ANCHOR_FILES: a mount is down); asked before claiming work. */
+  held?: () => boolean;
+  /** While held, the next look; the guard also pokes the scheduler when it releases. */
+  heldRecheckMs?: number;
 }
 
 export interface DeliveryEvent {
@@ -26,11 +30,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * One timer for the whole queue (no thread or sleep per item): it wakes at the next due time, moves
  * due scans to their targets and retries failed deliveries with backoff. Targets never block each other.
+ * A serial target (Plex) takes one delivery at a time, held until its after-steps end; the others share
+ * `concurrency` slots.
  */
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   private inFlight = 0;
+  /** Deliveries to non-serial targets in flight (they share `concurrency`). */
+  private poolInFlight = 0;
+  /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
+  private readonly serialBusy = new Set<string>();
   private running = false;
   private ticking = false;
   private finishedSincePrune = 0;
@@ -39,7 +49,7 @@ export class Scheduler {
   private readonly afterSteps = new Set<Promise<void>>();
   private readonly afterAbort = new AbortController();
   private readonly targets: Map<string, Target>;
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery'>> & Pick<SchedulerOptions, 'onDelivery'>;
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held'>> & Pick<SchedulerOptions, 'onDelivery' | 'held'>;
 
   constructor(
     private readonly store: QueueStore,
@@ -54,6 +64,8 @@ export class Scheduler {
       retryMaxMs: opts.retryMaxMs ?? 5 * 60_000,
       historyLimit: opts.historyLimit ?? 10_000,
       onDelivery: opts.onDelivery,
+      held: opts.held,
+      heldRecheckMs: opts.heldRecheckMs ?? 15_000,
     };
   }
 
@@ -111,13 +123,22 @@ export class Scheduler {
     this.ticking = true;
     try {
       const now = Date.now();
+      if (this.opts.held?.()) {
+        // Nothing becomes due or is sent while held; queued scans stay as they are.
+        this.log.debug('deliveries held');
+        this.schedule(now + this.opts.heldRecheckMs);
+        return;
+      }
       const activated = this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
-      const claimed = this.store.claimDeliveries(this.opts.concurrency - this.inFlight, now);
-      for (const { item, target } of claimed) void this.deliver(item, target);
-      const next = this.store.nextWakeAt();
-      // While deliveries run, the next claim happens when one finishes.
-      if (next !== undefined && this.inFlight < this.opts.concurrency) this.schedule(next);
+      for (const target of this.targets.values()) {
+        const claimed = this.store.claimDeliveries(this.freeSlots(target), now, target.name);
+        for (const { item } of claimed) void this.deliver(item, target.name);
+      }
+      // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
+      const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0).map((t) => t.name);
+      const next = this.store.nextWakeAt(free);
+      if (next !== undefined) this.schedule(next);
     } catch (err) {
       this.log.error({ err }, 'queue scheduler error; retrying in 5 s');
       this.schedule(Date.now() + 5000);
@@ -126,10 +147,20 @@ export class Scheduler {
     }
   }
 
+  private freeSlots(target: Target): number {
+    if (target.serial) return this.serialBusy.has(target.name) ? 0 : 1;
+    return Math.max(0, this.opts.concurrency - this.poolInFlight);
+  }
+
   private async deliver(item: ScanItem, targetName: string): Promise<void> {
     this.inFlight++;
     const started = Date.now();
     const target = this.targets.get(targetName);
+    const serial = target?.serial === true;
+    if (serial) this.serialBusy.add(targetName);
+    else this.poolInFlight++;
+    // A serial target's turn passes on when its after-steps end (runAfter releases it then).
+    let releaseLater = false;
     let result: DeliveryResult;
     try {
       result = target ? await target.deliver(item) : { outcome: 'failed', error: `unknown target ${targetName}` };
@@ -138,40 +169,48 @@ export class Scheduler {
     }
     const ms = Date.now() - started;
     try {
-      this.record(item, targetName, result);
+      releaseLater = this.record(item, targetName, result, serial);
       this.opts.onDelivery?.({ target: targetName, item, result, ms });
     } catch (err) {
       this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
     } finally {
+      if (serial && !releaseLater) this.serialBusy.delete(targetName);
+      if (!serial) this.poolInFlight--;
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
     }
   }
 
-  private record(item: ScanItem, target: string, result: DeliveryResult): void {
+  /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
+  private record(item: ScanItem, target: string, result: DeliveryResult, serial = false): boolean {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority };
     if (result.outcome === 'done') {
       const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
       this.log.info({ ...ctx, detail: result.detail, waitedMs: Date.now() - item.firstAt }, 'scan delivered');
       if (scanFinished) this.afterFinish();
-      if (result.after) this.runAfter(item, target, result.after, result.detail);
+      if (result.after) {
+        this.runAfter(item, target, result.after, result.detail, serial);
+        return serial;
+      }
     } else if (result.outcome === 'failed') {
-      const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'failed', error: result.error });
+      const { scanFinished, requeued } = this.store.completeDelivery(item.id, target, { status: 'failed', error: result.error });
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
+      if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
       if (scanFinished) this.afterFinish();
     } else {
       const wait = result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
       this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
+    return false;
   }
 
   /**
    * Runs a target's after-delivery steps outside the delivery slots: the delivery is already recorded
    * (and other deliveries go on); what the steps find replaces the delivery's detail.
    */
-  private runAfter(item: ScanItem, target: string, after: NonNullable<Extract<DeliveryResult, { outcome: 'done' }>['after']>, detail: string | undefined): void {
+  private runAfter(item: ScanItem, target: string, after: NonNullable<Extract<DeliveryResult, { outcome: 'done' }>['after']>, detail: string | undefined, holdsTurn = false): void {
     const step = (async () => {
       let full: string;
       try {
@@ -189,7 +228,13 @@ export class Scheduler {
       this.log.info({ scan: item.id, target, folder: item.folder, detail: full }, 'after-scan steps finished');
     })();
     this.afterSteps.add(step);
-    void step.finally(() => this.afterSteps.delete(step));
+    void step.finally(() => {
+      this.afterSteps.delete(step);
+      if (holdsTurn) {
+        this.serialBusy.delete(target);
+        this.poke();
+      }
+    });
   }
 
   private afterFinish(): void {

@@ -1,42 +1,33 @@
 import type Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
-import { openSqlite } from '../db/sqlite.ts';
+import { isBusy, openSqlite } from '../db/sqlite.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
+import { relativeTo } from '../paths/mapping.ts';
 import { EnqueueBatch } from './enqueue-batch.ts';
+import type { EnqueueResult, ScanRow, Timing } from './types.ts';
+
+/** How long one queue statement may block waiting for another process's lock. */
+export const QUEUE_BUSY_TIMEOUT_MS = 20;
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export type EnqueueStatus = 'queued' | 'merged';
+export type { EnqueueResult, EnqueueStatus, ScanRow, Timing } from './types.ts';
 
-export interface EnqueueResult {
-  id: number;
-  status: EnqueueStatus;
+/** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */
+interface PartRow {
+  scan_id: number;
   folder: string;
-  dueAt: number;
-}
-
-export interface Timing {
-  delayMs: number;
-  maxMs: number;
-}
-
-export interface ScanRow {
-  id: number;
-  folder: string;
-  status: string;
   priority: number;
   source: string;
   event: string;
   title: string | null;
   ids: string | null;
   update_type: string;
+  upgrade: number;
   requests: number;
   first_at: number;
-  last_at: number;
-  due_at: number;
-  finished_at: number | null;
 }
 
 export interface DeliveryRow {
@@ -63,6 +54,7 @@ export interface QueueEntry {
   ids: Record<string, string | number>;
   updateType: string;
   requests: number;
+  upgrade: boolean;
   firstAt: number;
   lastAt: number;
   dueAt: number;
@@ -99,8 +91,12 @@ export class QueueStore {
 
   constructor(file: string) {
     // Durable: a commit survives power loss; requests are grouped (QueueIntake) so the fsync is shared.
-    this.db = openSqlite(file, { durable: true });
+    // Private: the queue holds every path the relay was asked about.
+    this.db = openSqlite(file, { durable: true, private: true });
     this.migrate();
+    // After start, a short busy wait: a lock held by another process must not freeze the event loop;
+    // QueueIntake retries without blocking, other callers answer 503.
+    this.db.pragma(`busy_timeout = ${QUEUE_BUSY_TIMEOUT_MS}`);
     const db = this.db;
     this.stmt = {
       pendingIn: memoByCount((n) =>
@@ -112,32 +108,47 @@ export class QueueStore {
         `SELECT * FROM scans WHERE status = 'pending' AND folder >= ? AND folder < ?`,
       ),
       insert: db.prepare(
-        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, first_at, last_at, due_at)
-         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @firstAt, @lastAt, @dueAt)`,
+        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at)
+         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt)`,
       ),
       merge: db.prepare(
         `UPDATE scans SET requests = @requests, priority = @priority, last_at = @lastAt, first_at = @firstAt, due_at = @dueAt,
-           update_type = @updateType, title = coalesce(@title, title), ids = coalesce(@ids, ids), event = @event, source = @source
+           update_type = @updateType, upgrade = @upgrade, title = coalesce(@title, title), ids = coalesce(@ids, ids), event = @event, source = @source
          WHERE id = @id`,
       ),
       addFile: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) VALUES (?, ?)`),
+      addFiles: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) SELECT ?, value FROM json_each(?)`),
       moveFiles: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) SELECT ?, path FROM scan_files WHERE scan_id = ?`),
+      addPart: db.prepare(
+        `INSERT INTO scan_parts (scan_id, folder, priority, source, event, title, ids, update_type, upgrade, requests, first_at)
+         VALUES (@scanId, @folder, @priority, @source, @event, @title, @ids, @updateType, @upgrade, @requests, @firstAt)
+         ON CONFLICT (scan_id, folder) DO UPDATE SET requests = requests + excluded.requests, priority = min(priority, excluded.priority),
+           upgrade = max(upgrade, excluded.upgrade), first_at = min(first_at, excluded.first_at), source = excluded.source, event = excluded.event,
+           update_type = CASE WHEN update_type = excluded.update_type THEN update_type ELSE 'Modified' END,
+           title = coalesce(excluded.title, title), ids = coalesce(excluded.ids, ids)`,
+      ),
+      moveParts: db.prepare(`UPDATE OR REPLACE scan_parts SET scan_id = ? WHERE scan_id = ?`),
+      partsOf: db.prepare<[number], PartRow>(`SELECT * FROM scan_parts WHERE scan_id = ? ORDER BY folder`),
+      deleteParts: db.prepare(`DELETE FROM scan_parts WHERE scan_id = ?`),
+      restoredCounts: db.prepare(`UPDATE scans SET upgrade = max(upgrade, ?), requests = requests + ? - 1, first_at = min(first_at, ?) WHERE id = ?`),
       deleteScan: db.prepare(`DELETE FROM scans WHERE id = ?`),
       deleteFiles: db.prepare(`DELETE FROM scan_files WHERE scan_id = ?`),
       deleteDeliveries: db.prepare(`DELETE FROM deliveries WHERE scan_id = ?`),
       duePending: db.prepare<[number, number], { id: number }>(
-        `SELECT id FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY priority DESC, due_at, id LIMIT ?`,
+        `SELECT id FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY priority, due_at, id LIMIT ?`,
       ),
       activate: db.prepare(`UPDATE scans SET status = 'active' WHERE id = ?`),
       addDelivery: db.prepare(
         `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at, priority)
          SELECT ?, ?, 'waiting', 0, ?, priority FROM scans WHERE id = ?`,
       ),
-      dueDeliveries: db.prepare<[number, number], DeliveryRow>(
+      dueDeliveries: db.prepare<[string, number, number], DeliveryRow>(
         // INDEXED BY: walk the claim order and stop at LIMIT; the planner would otherwise sort every due row.
         `SELECT * FROM deliveries INDEXED BY deliveries_claim_order
-         WHERE status = 'waiting' AND next_at <= ? ORDER BY priority DESC, next_at, scan_id LIMIT ?`,
+         WHERE target = ? AND status = 'waiting' AND next_at <= ? ORDER BY priority, next_at, scan_id LIMIT ?`,
       ),
+      nextDelivery: db.prepare<[string], { at: number | null }>(`SELECT min(next_at) AS at FROM deliveries WHERE target = ? AND status = 'waiting'`),
+      nextDue: db.prepare<[], { at: number | null }>(`SELECT min(due_at) AS at FROM scans WHERE status = 'pending'`),
       markSending: db.prepare(`UPDATE deliveries SET status = 'sending', attempts = attempts + 1 WHERE scan_id = ? AND target = ?`),
       finishDelivery: db.prepare(
         `UPDATE deliveries SET status = @status, last_error = @error, detail = @detail, finished_at = @now WHERE scan_id = @scanId AND target = @target`,
@@ -163,8 +174,8 @@ export class QueueStore {
       deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
       countOpen: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM scans WHERE status IN ('pending', 'active')`),
       countByStatus: db.prepare<[], { status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`),
-      open: db.prepare<[number], ScanRow>(
-        `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority DESC, due_at, id LIMIT ?`,
+      open: db.prepare<[number, number], ScanRow>(
+        `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT ? OFFSET ?`,
       ),
       pruneHistory: db.prepare<[number], { id: number }>(
         `SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC LIMIT -1 OFFSET ?`,
@@ -241,11 +252,19 @@ export class QueueStore {
     }).immediate();
   }
 
-  /** Claims up to `limit` due deliveries (marks them sending, counts the attempt). */
-  claimDeliveries(limit: number, now = Date.now()): Array<{ item: ScanItem; target: string }> {
+  /**
+   * Claims up to `limit` due deliveries of one target (marks them sending, counts the attempt): lowest
+   * priority number first, then the one due longest. Without a target, every target that has deliveries.
+   */
+  claimDeliveries(limit: number, now = Date.now(), target?: string): Array<{ item: ScanItem; target: string }> {
     if (limit <= 0) return [];
+    if (target === undefined) {
+      const out: Array<{ item: ScanItem; target: string }> = [];
+      for (const t of this.deliveryTargets()) out.push(...this.claimDeliveries(limit - out.length, now, t));
+      return out;
+    }
     return this.db.transaction(() => {
-      const rows = this.stmt.dueDeliveries.all(now, limit);
+      const rows = this.stmt.dueDeliveries.all(target, now, limit);
       return rows.map((d) => {
         this.stmt.markSending.run(d.scan_id, d.target);
         return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1, d.file_checks), target: d.target };
@@ -258,7 +277,7 @@ export class QueueStore {
     target: string,
     result: { status: 'done' | 'failed'; error?: string; detail?: string },
     now = Date.now(),
-  ): { scanFinished: 'done' | 'failed' | undefined } {
+  ): { scanFinished: 'done' | 'failed' | undefined; requeued?: string[] } {
     return this.db.transaction(() => {
       this.stmt.finishDelivery.run({
         scanId,
@@ -272,8 +291,34 @@ export class QueueStore {
       if (open) return { scanFinished: undefined };
       const status: 'done' | 'failed' = failed ? 'failed' : 'done';
       this.stmt.finishScan.run(status, now, scanId);
-      return { scanFinished: status };
+      // A scan that failed for good gives back the requests it took in, each queued on its own.
+      const requeued = status === 'failed' ? this.requeueParts(scanId, now) : [];
+      this.stmt.deleteParts.run(scanId);
+      return requeued.length ? { scanFinished: status, requeued } : { scanFinished: status };
     }).immediate();
+  }
+
+  /** Queues the parts of a failed scan again, due now, with the files of theirs it held. Returns their folders. */
+  private requeueParts(scanId: number, now: number): string[] {
+    const parts = this.stmt.partsOf.all(scanId);
+    if (parts.length === 0) return [];
+    const files = this.stmt.files.all(scanId).map((f) => f.path);
+    const batch = new EnqueueBatch(this.stmt, { delayMs: 0, maxMs: 0 }, now);
+    const results = parts.map((p) =>
+      batch.add({
+        folder: p.folder,
+        files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
+        source: p.source as Source,
+        event: p.event,
+        title: p.title ?? undefined,
+        ids: p.ids ? JSON.parse(p.ids) : undefined,
+        updateType: p.update_type as UpdateType,
+        priority: p.priority,
+      }),
+    );
+    batch.flush();
+    parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
+    return parts.map((p) => p.folder);
   }
 
   retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): void {
@@ -313,9 +358,30 @@ export class QueueStore {
     return rows.length;
   }
 
-  /** When the scheduler next has something to do, or undefined when nothing is queued. */
-  nextWakeAt(): number | undefined {
-    return this.stmt.nextWake.get()?.at ?? undefined;
+  /**
+   * When the scheduler next has something to do, or undefined when nothing is queued. With `targets`, only
+   * deliveries to those count (the others are busy and wake the scheduler themselves when they are free).
+   */
+  nextWakeAt(targets?: readonly string[]): number | undefined {
+    if (!targets) return this.stmt.nextWake.get()?.at ?? undefined;
+    const times = [this.stmt.nextDue.get()?.at, ...targets.map((t) => this.stmt.nextDelivery.get(t)?.at)].filter((t): t is number => typeof t === 'number');
+    return times.length ? Math.min(...times) : undefined;
+  }
+
+  private deliveryTargets(): string[] {
+    return this.db.prepare<[], { target: string }>(`SELECT DISTINCT target FROM deliveries WHERE status = 'waiting'`).all().map((r) => r.target);
+  }
+
+  /** Whether a write could start now (false while another process holds the queue file's write lock). */
+  writable(): boolean {
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.db.exec('ROLLBACK');
+      return true;
+    } catch (err) {
+      if (isBusy(err)) return false;
+      throw err;
+    }
   }
 
   countOpen(): number {
@@ -333,8 +399,8 @@ export class QueueStore {
     return row ? this.toEntry(row) : undefined;
   }
 
-  listOpen(limit = 500): QueueEntry[] {
-    return this.stmt.open.all(limit).map((r) => this.toEntry(r));
+  listOpen(limit = 500, offset = 0): QueueEntry[] {
+    return this.stmt.open.all(limit, offset).map((r) => this.toEntry(r));
   }
 
   listHistory(filter: HistoryFilter = {}): QueueEntry[] {
@@ -364,6 +430,7 @@ export class QueueStore {
     return this.db.transaction(() => {
       const old = this.stmt.pruneHistory.all(keep);
       for (const { id } of old) {
+        this.stmt.deleteParts.run(id);
         this.stmt.deleteFiles.run(id);
         this.stmt.deleteDeliveries.run(id);
         this.stmt.deleteScan.run(id);
@@ -378,6 +445,7 @@ export class QueueStore {
       const row = this.stmt.scan.get(id);
       if (!row || (row.status !== 'pending' && row.status !== 'active')) return false;
       if (this.stmt.deliveriesOf.all(id).some((d) => d.status === 'sending')) return false;
+      this.stmt.deleteParts.run(id);
       this.stmt.deleteFiles.run(id);
       this.stmt.deleteDeliveries.run(id);
       this.stmt.deleteScan.run(id);
@@ -429,6 +497,7 @@ export class QueueStore {
       updateType: row.update_type as UpdateType,
       priority: row.priority,
       requests: row.requests,
+      upgrade: row.upgrade === 1,
       firstAt: row.first_at,
       attempt,
       fileChecks,
@@ -447,6 +516,7 @@ export class QueueStore {
       ids: row.ids ? JSON.parse(row.ids) : {},
       updateType: row.update_type,
       requests: row.requests,
+      upgrade: row.upgrade === 1,
       firstAt: row.first_at,
       lastAt: row.last_at,
       dueAt: row.due_at,

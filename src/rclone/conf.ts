@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { UserError } from '../config/errors.ts';
 
 /**
@@ -258,19 +258,7 @@ export function renameRemote(text: string, from: string, to: string): string {
 export function writeRcloneConf(path: string, text: string): void {
   // Never let an edit produce a file rclone would refuse.
   parseRcloneConf(text, path);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  try {
-    writeFileSync(tmp, text, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
-    throw err;
-  }
+  writeFileAtomic(path, text, { mode: 0o600 });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { resolve } from 'node:path';
 
 /**
@@ -55,7 +56,5 @@ export function readInstallSettings(option: string | undefined, env: NodeJS.Proc
 
 export function writeRemoteToSettings(path: string, name: string): void {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, setRemoteInSettings(text, name));
-  renameSync(tmp, path);
+  writeFileAtomic(path, setRemoteInSettings(text, name));
 }

@@ -1,65 +1,47 @@
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
-import type { Target } from '../core/scan.ts';
-import type { DriveStatus } from '../core/status.ts';
 import type { Logger } from '../log.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import type { FolderProbe } from '../paths/folder.ts';
-import type { QueueIntake } from '../queue/intake.ts';
-import type { QueueStore } from '../queue/store.ts';
-import type { Recognizer } from '../triggers/intent.ts';
-import { errorPage, manualScanPage } from '../triggers/manual/page.ts';
-import { cmdApi, type DriveControl } from './cmd-api.ts';
+import { manualScanPage } from './pages.ts';
+import type { AppDeps, PluginDeps } from './deps.ts';
+import { manualScanOff, sendError } from './reply.ts';
+import { autoscanRoutes } from './autoscan-routes.ts';
+import { cmdApi } from './cmd-api.ts';
+import { registerMultipart } from './multipart.ts';
 import { handleScanPost } from './scan-post.ts';
-import { basicAuthMatches, makeSecretCheck } from './secret.ts';
-
-export interface AppDeps {
-  config: Config;
-  log: Logger;
-  intake: QueueIntake;
-  store: QueueStore;
-  /** Payload recognizers tried in order on POST /<secret>. */
-  recognizers: Recognizer[];
-  drive?: DriveControl;
-  probe?: FolderProbe;
-  /** Called after a scan request was committed or made due again (wakes the scheduler). */
-  onQueued?: () => void;
-  /** The enabled targets, for status displays and the mapping preview (never called to scan from here). */
-  targets?: readonly Target[];
-  metrics?: Metrics;
-  /** The drive monitor's state; absent when there is no drive monitor ("off"). */
-  driveStatus?: () => DriveStatus;
-  /** Extra plugins (dashboard, metrics) registered with the same deps. */
-  plugins?: Array<(app: FastifyInstance, deps: AppDeps) => Promise<void>>;
-}
+import { secretRouterOptions, secretUrlRewrite } from './secret-url.ts';
+import { crossSiteRefusal, registerBrowserHeaders } from './browser.ts';
+import { FailureBucket, makeGuards } from './guard.ts';
+import { connectionCap, drainOversizedBody, shedSlowConnections, softFileLimit, TIMEOUTS } from './limits.ts';
+import { redactSecret } from './redact.ts';
+import { isBusy } from '../db/sqlite.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
-
-export function wantsHtml(req: FastifyRequest): boolean {
-  return (req.headers.accept ?? '').includes('text/html');
-}
-
-export function sendError(req: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
-  reply.code(status);
-  if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(errorPage(status, message));
-  return reply.send({ error: message });
-}
 
 /** The relay's HTTP surface: health, the secret-URL intake, and plex_autoscan's cmd API. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    loggerInstance: withRedactedRequests(deps.log, config.SERVER_PASS) as unknown as FastifyBaseLogger,
     // One log line per scan request is written by the handlers; fastify's two per request would double it.
     logController: new LogController({ disableRequestLogging: true }),
     // Handlers log with the relay's logger as it is; a child logger per request (for a request id nobody
     // reads) is a measurable share of intake time.
     childLoggerFactory: (logger) => logger,
     bodyLimit: BODY_LIMIT,
-    trustProxy: false,
+    // SERVER_TRUST_PROXY: the client address (rate limits, logs) comes from X-Forwarded-For.
+    trustProxy: config.SERVER_TRUST_PROXY,
+    ...slowClientTimeouts(),
+    // Any SERVER_PASS plex_autoscan served (a "/", a space, more than 100 characters): see secret-url.ts.
+    routerOptions: secretRouterOptions(config.SERVER_PASS),
+    rewriteUrl: rewriteSecretUrl(config.SERVER_PASS),
   });
+  shedSlowConnections(app.server, deps.maxConnections ?? connectionCap(softFileLimit()));
+  await registerBrowserHeaders(app);
+  app.addHook('onRequest', crossSiteRefusal(config.SERVER_TRUST_PROXY, sendError));
+  app.addHook('onRequest', notFoundBeforeBody);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  await registerMultipart(app, BODY_LIMIT);
   // Only JSON and forms are scan requests; anything else (text/plain included) is answered 415.
   app.removeContentTypeParser('text/plain');
   if (config.SERVER_RATE_LIMIT > 0) {
@@ -68,51 +50,64 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(rateLimit, {
       max: config.SERVER_RATE_LIMIT,
       timeWindow: '1 minute',
+      // After the onRequest credential checks: only clients that authenticated use up this allowance
+      // (failed attempts have their own, stricter bucket in guard.ts).
+      hook: 'preParsing',
+      keyGenerator: (req) => req.ip,
       // Thrown to the error handler below, which answers {"error": message}: it must be an Error with a message.
       errorResponseBuilder: (_req, ctx) => Object.assign(new Error(`rate limit: at most ${ctx.max} requests per minute per client`), { statusCode: 429 }),
     });
   }
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    if (isBusy(err)) return queueBusy(req, reply);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) {
-      req.log.error({ err, url: req.url }, 'internal error while handling a request');
+      req.log.error({ err, url: redactSecret(req.url, config.SERVER_PASS) }, 'internal error while handling a request');
       return sendError(req, reply, 500, 'internal error; see the relay log');
     }
+    if (status === 413) drainOversizedBody(req.raw, reply);
     const message =
       status === 413
         ? `request body is larger than ${BODY_LIMIT} bytes`
         : status === 415
-          ? `unsupported content type "${req.headers['content-type'] ?? ''}": send application/x-www-form-urlencoded or application/json`
+          ? `unsupported content type "${req.headers['content-type'] ?? ''}": send application/x-www-form-urlencoded, multipart/form-data or application/json`
           : err.message;
     return sendError(req, reply, status, message);
   });
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 404, 'not found'));
 
-  app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+  // The queue is checked too: a file locked by another process is reported at once, not waited for.
+  app.get('/healthz', { config: { rateLimit: false } }, async (_req, reply) => {
+    if (deps.store.writable()) return { status: 'ok' };
+    return reply.code(503).header('retry-after', String(QUEUE_RETRY_AFTER_S)).send({ status: 'unavailable', queue: QUEUE_LOCKED });
+  });
 
-  const guard = makeGuard(config);
+  const guards = makeGuards(config, sendError, new FailureBucket(deps.authFailuresPerMinute));
+  const guard = guards.secret;
+  const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
+  await autoscanRoutes(app, pluginDeps);
 
   // The managers' Webhook connection sends POST, or PUT when the user picks it.
   app.route<{ Params: { secret: string } }>({
     method: ['POST', 'PUT'],
     url: '/:secret',
-    preHandler: guard,
+    onRequest: guard,
     handler: (req, reply) => handleScanPost(req, reply, deps),
   });
 
   app.route<{ Params: { secret: string } }>({
     method: ['GET', 'POST'],
     url: '/api/:secret',
-    preHandler: guard,
+    onRequest: guard,
     handler: (req, reply) => cmdApi(req, reply, deps),
   });
 
-  for (const plugin of deps.plugins ?? []) await plugin(app, deps);
+  for (const plugin of deps.plugins ?? []) await plugin(app, pluginDeps);
 
   // The bare manual page, unless a plugin (the dashboard) serves this URL.
   if (!app.hasRoute({ method: 'GET', url: '/:secret' })) {
-    app.get<{ Params: { secret: string } }>('/:secret', { preHandler: guard }, async (req, reply) => {
+    app.get<{ Params: { secret: string } }>('/:secret', { onRequest: guard }, async (req, reply) => {
       if (!config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
       return reply.type('text/html; charset=utf-8').send(manualScanPage());
     });
@@ -120,28 +115,63 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-/** plex_autoscan answers the page with 401 when manual scans are off; so do we. */
-export function manualScanOff(req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendError(req, reply, 401, 'manual scans are off (SERVER_ALLOW_MANUAL_SCAN is false)');
+/** fastify's rewriteUrl for the secret, or undefined when the secret needs none. */
+function rewriteSecretUrl(secret: string): ((req: { url?: string }) => string) | undefined {
+  const rewrite = secretUrlRewrite(secret);
+  return rewrite && ((req) => rewrite(req.url ?? '/'));
 }
 
 /**
- * preHandler for routes under the secret: wrong secret (or Basic auth when configured) gets 404/401 and
- * nothing else happens. Callback style: it runs on every intake request, and needs no promise.
+ * The secret check as an onRequest hook (see guard.ts), for callers that build routes outside buildApp.
+ * Failures count in a bucket of their own.
  */
 export function makeGuard(config: Pick<Config, 'SERVER_PASS' | 'SERVER_AUTH_USER' | 'SERVER_AUTH_PASS'>) {
-  const isSecret = makeSecretCheck(config.SERVER_PASS);
-  const basicAuth = Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
-  return (req: FastifyRequest<{ Params: { secret: string } }>, reply: FastifyReply, done: () => void): void => {
-    if (!isSecret(req.params.secret)) {
-      sendError(req, reply, 404, 'not found');
-      return;
-    }
-    if (basicAuth && !basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
-      reply.header('WWW-Authenticate', 'Basic realm="scanrelay", charset="UTF-8"');
-      sendError(req, reply, 401, 'authentication required');
-      return;
-    }
-    done();
+  return makeGuards(config, sendError).secret;
+}
+
+const QUEUE_RETRY_AFTER_S = 5;
+const QUEUE_LOCKED = 'the queue file is locked by another process';
+
+/** 503 with Retry-After: the request was not queued, and a sender that retries loses nothing. */
+function queueBusy(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  req.log.warn({ client: req.ip }, `${QUEUE_LOCKED}; answered 503`);
+  reply.header('retry-after', String(QUEUE_RETRY_AFTER_S));
+  return sendError(req, reply, 503, `${QUEUE_LOCKED}: nothing was queued, try again in ${QUEUE_RETRY_AFTER_S} s`);
+}
+
+/**
+ * The relay's logger with fastify's own `req` serializer replaced: any line fastify logs about a request
+ * (an aborted request, a reply sent twice) shows its URL with the secret redacted.
+ */
+function withRedactedRequests(log: Logger, secret: string): Logger {
+  return log.child(
+    {},
+    { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactSecret(req.url ?? '', secret), remoteAddress: req.ip }) } },
+  );
+}
+
+/** Node's timeouts for slow clients (limits.ts), in fastify's options. */
+function slowClientTimeouts() {
+  return {
+    connectionTimeout: TIMEOUTS.idleMs,
+    keepAliveTimeout: TIMEOUTS.keepAliveMs,
+    requestTimeout: TIMEOUTS.requestMs,
+    http: { headersTimeout: TIMEOUTS.headersMs, requestTimeout: TIMEOUTS.requestMs, connectionsCheckingInterval: TIMEOUTS.checkEveryMs },
   };
+}
+
+/** A path no route knows is answered 404 before its body is read, and the connection is closed. */
+function notFoundBeforeBody(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (!req.is404) return done();
+  reply.header('connection', 'close');
+  sendError(req, reply, 404, 'not found');
+}
+
+/**
+ * Routes a browser polls while the dashboard is open still count, in a bucket per route that is ten
+ * times SERVER_RATE_LIMIT (at least 600 a minute), so an open tab never uses up the senders' allowance.
+ */
+function quietRateLimit(config: Pick<Config, 'SERVER_RATE_LIMIT'>): PluginDeps['quietRateLimit'] {
+  if (config.SERVER_RATE_LIMIT <= 0) return { rateLimit: false };
+  return { rateLimit: { max: Math.max(600, config.SERVER_RATE_LIMIT * 10), timeWindow: '1 minute' } };
 }

@@ -1,10 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './app.ts';
-
-export interface DriveControl {
-  enabled(): boolean;
-  resetPageToken(): Promise<void>;
-}
+import type { AppDeps } from './deps.ts';
 
 /** plex_autoscan's API at /api/<secret>: field `cmd` from the query, a form or JSON. */
 export async function cmdApi(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<unknown> {

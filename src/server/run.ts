@@ -3,19 +3,27 @@ import { scanDelayMax, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { Metrics } from '../metrics/metrics.ts';
+import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { QueueIntake } from '../queue/intake.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import { QueueStore } from '../queue/store.ts';
 import { buildTargets } from '../targets/index.ts';
+import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
+import { PlexTarget } from '../targets/plex/target.ts';
+import { LibraryRoots } from '../targets/library-roots.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
-import type { Recognizer } from '../triggers/intent.ts';
-import { startDriveMonitor } from '../triggers/drive/index.ts';
+import type { Recognizer } from '../intake/intent.ts';
+import { importQueueAtStart } from '../triggers/plex-autoscan/import.ts';
 import type { BackoffOptions } from '../drive/client.ts';
-import { buildApp, type AppDeps } from './app.ts';
+import { buildApp } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { apiPlugin } from './dashboard/api.ts';
 import { dashboardPlugin } from './dashboard/index.ts';
 import { metricsPlugin } from './metrics.ts';
+import { secretPath } from './secret-url.ts';
+import { shortSecretUrl } from './redact.ts';
+import { UserError } from '../config/errors.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -27,12 +35,23 @@ export interface RelayOptions {
   /** Drive API backoff override (tests). */
   driveBackoff?: BackoffOptions;
   scheduler?: SchedulerOptions;
+  /** Folder watcher timing overrides (tests). */
+  watch?: { writeSettleMs?: number; batchMs?: number };
+  /** Mount guard timing override (tests). */
+  mountGuard?: Pick<MountGuardOptions, 'intervalMs' | 'maxAgeMs'>;
   /** Overrides for tests: targets and extra recognizers. */
   targets?: Target[];
   recognizers?: Recognizer[];
   plugins?: AppDeps['plugins'];
   /** The drive monitor's state for the dashboard (absent: "off"). */
   driveStatus?: AppDeps['driveStatus'];
+  /**
+   * The starter file was just written: the full scan URL is logged (afterwards only a shortened form), and the
+   * set-up gaps are the next steps (INFO), not surprises (WARN).
+   */
+  firstStart?: boolean;
+  /** The config file, named where the shortened scan URL is logged. */
+  configPath?: string;
 }
 
 export interface Relay {
@@ -58,22 +77,35 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const store = new QueueStore(opts.queuefile);
   const targets = opts.targets ?? buildTargets(config, log);
   if (targets.length === 0) log.warn('no target is enabled (PLEX_ENABLED false, no JELLYFIN/EMBY): scans will queue but go nowhere');
-  const metrics = new Metrics(store);
+  // Created before the scheduler it wakes; started (first check) once the scheduler runs.
+  let wake = () => {};
+  const guard = config.SERVER_ANCHOR_FILES.length
+    ? new MountGuard(config.SERVER_ANCHOR_FILES, log.child({ component: 'mount-guard' }), { ...opts.mountGuard, onRelease: () => wake() })
+    : undefined;
+  const holdStatus = guard ? () => guard.status() : undefined;
+  const metrics = new Metrics(store, { held: holdStatus });
   const onDelivery = opts.scheduler?.onDelivery;
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
+    ...(guard ? { held: () => guard.held() } : {}),
     ...opts.scheduler,
     onDelivery: (event) => {
       metrics.delivery(event);
       onDelivery?.(event);
     },
   });
+  const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
-  const intake = new QueueIntake(store, () => timing, (results, requests) => {
+  const intake = new QueueIntake(store, () => ({ ...timing, roots: libraries.known() }), (results, requests) => {
     metrics.committed(requests, results);
     scheduler.poke();
   });
+  // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
+  const inPlexCheck = config.GOOGLE.ENABLED
+    ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))
+    : undefined;
   const drive = config.GOOGLE.ENABLED
-    ? startDriveMonitor({
+    ? (await import('../triggers/drive/index.ts')).startDriveMonitor({
+        inPlex: inPlexCheck?.inPlex,
         config,
         files: { cachefile: opts.cachefile ?? 'cache.db', tokenfile: opts.tokenfile ?? 'token.json' },
         store,
@@ -84,6 +116,13 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         onApiError: (kind) => metrics.driveApiError(kind),
       })
     : undefined;
+  // What the Plex scan method needs, checked once at start (logged and shown on the dashboard).
+  let setupProblems: SetupProblem[] = [];
+  // Loaded only when configured: chokidar is not needed otherwise.
+  const watcher = config.WATCH.ENABLED
+    ? new (await import('../triggers/watch/index.ts')).FolderWatcher({ config, intake, log, ...opts.watch })
+    : undefined;
+  await watcher?.start();
   const app = await buildApp({
     drive: drive?.poller,
     config,
@@ -92,18 +131,50 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     store,
     recognizers: opts.recognizers ?? DEFAULT_RECOGNIZERS,
     targets,
+    libraries,
     metrics,
     driveStatus: opts.driveStatus ?? (drive ? () => drive.poller.status() : undefined),
+    holdStatus,
     onQueued: () => scheduler.poke(),
+    setupProblems: () => setupProblems,
     plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
   });
+  // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.
+  await importQueueAtStart({ queuefile: opts.queuefile, config, store, intake, log });
+  await listenOrExplain(app, config, async () => {
+    await watcher?.close();
+    await drive?.close();
+    inPlexCheck?.close();
+    store.close();
+  });
+  wake = () => scheduler.poke();
+  guard?.start();
   scheduler.start();
-  await app.listen({ host: config.SERVER_IP, port: config.SERVER_PORT });
+  // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
+  void libraries.check([]).catch(() => undefined);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.SERVER_PORT;
   const shownHost = config.SERVER_IP === '0.0.0.0' || config.SERVER_IP === '::' ? 'localhost' : config.SERVER_IP;
-  const url = `http://${shownHost}:${port}/${config.SERVER_PASS}`;
-  log.info({ url, port, queuefile: opts.queuefile }, `scan URL: ${url}`);
+  const base = `http://${shownHost}:${port}`;
+  const url = `${base}/${secretPath(config.SERVER_PASS)}`;
+  // The full secret goes to the log once, when the starter file was just written; afterwards a shortened
+  // form and where to find it, so a shared log does not hand out the relay.
+  const shown = opts.firstStart ? url : shortSecretUrl(base, config.SERVER_PASS);
+  const where = opts.firstStart ? '' : ` (the full secret is SERVER_PASS in ${opts.configPath ?? 'the config file'})`;
+  log.info({ url: shown, port, queuefile: opts.queuefile }, `scan URL: ${shown}${where}`);
+  const plex = targets.find((t): t is PlexTarget => t instanceof PlexTarget);
+  const setupChecked = plex
+    ? plexSetupProblems(config, plex.backend).then(
+        (problems) => {
+          setupProblems = problems;
+          for (const p of problems) {
+            if (opts.firstStart) log.info({ target: 'plex', key: p.key }, `next step: ${p.message}`);
+            else log.warn({ target: 'plex', key: p.key }, p.message);
+          }
+        },
+        (err: unknown) => log.warn({ target: 'plex', err: (err as Error).message }, 'the Plex set-up check failed'),
+      )
+    : Promise.resolve();
   return {
     app,
     store,
@@ -112,10 +183,30 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     metrics,
     url,
     async close() {
+      await setupChecked;
       await app.close();
+      guard?.stop();
+      await watcher?.close();
       await drive?.close();
       await scheduler.stop();
       store.close();
     },
   };
+}
+
+/** A busy port is a user's problem, told in one line (exit 2), not a stack trace. */
+async function listenOrExplain(app: FastifyInstance, config: Config, cleanup: () => Promise<void>): Promise<void> {
+  try {
+    await app.listen({ host: config.SERVER_IP, port: config.SERVER_PORT });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    await app.close();
+    await cleanup();
+    if (code === 'EADDRINUSE') {
+      throw new UserError(`port ${config.SERVER_PORT} (SERVER_PORT) is in use: another relay or plex_autoscan may be running`);
+    }
+    if (code === 'EACCES') throw new UserError(`port ${config.SERVER_PORT} (SERVER_PORT) needs privileges this user lacks: pick a port above 1023`);
+    throw new UserError(`address ${config.SERVER_IP} (SERVER_IP) is not an address of this machine`);
+  }
 }

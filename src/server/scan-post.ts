@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PayloadError, type Intent } from '../triggers/intent.ts';
-import { resultPage } from '../triggers/manual/page.ts';
-import { PathProblem } from '../triggers/resolve.ts';
-import { sendError, wantsHtml, type AppDeps } from './app.ts';
-import { submitIntent } from './submit.ts';
+import { PayloadError, type Intent } from '../intake/intent.ts';
+import { resultPage } from './pages.ts';
+import { PathProblem } from '../intake/resolve.ts';
+import type { AppDeps } from './deps.ts';
+import { sendError, wantsHtml } from './reply.ts';
+import { submitIntent } from '../intake/submit.ts';
 
 const EXPECTED =
   'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook ' +

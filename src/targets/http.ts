@@ -1,3 +1,5 @@
+import https from 'node:https';
+
 /** What went wrong talking to a media server, by kind: the queue retries `unavailable` and `auth`, not `fatal`. */
 export class TargetError extends Error {
   constructor(
@@ -10,13 +12,29 @@ export class TargetError extends Error {
   }
 }
 
+/** The server's TLS certificate was refused (self-signed, expired, other name): a setting to change, not an outage. */
+export class TlsError extends TargetError {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super('auth', message);
+    this.name = 'TlsError';
+  }
+}
+
 export interface HttpRequest {
   method?: string;
   url: string;
   headers?: Record<string, string>;
   body?: string;
   timeoutMs?: number;
+  /** false accepts any TLS certificate (PLEX_VERIFY_SSL false); default true. */
+  verifyTls?: boolean;
 }
+
+/** Node's codes for a refused certificate (openssl's X509 errors and node's own name check). */
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS|ERR_SSL/;
 
 export interface HttpResponse {
   status: number;
@@ -25,6 +43,7 @@ export interface HttpResponse {
 
 /** fetch with a timeout; a network failure becomes TargetError('unavailable'). */
 export async function httpRequest(req: HttpRequest, what: string): Promise<HttpResponse> {
+  if (req.verifyTls === false && req.url.startsWith('https:')) return unverifiedHttps(req, what);
   let res: Response;
   try {
     res = await fetch(req.url, {
@@ -35,9 +54,34 @@ export async function httpRequest(req: HttpRequest, what: string): Promise<HttpR
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code && TLS_CODE.test(cause.code)) {
+      throw new TlsError(`${what}: the server's TLS certificate was refused (${cause.code})`, cause.code);
+    }
     throw new TargetError('unavailable', `${what} unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   }
   return { status: res.status, text: await res.text() };
+}
+
+/**
+ * An HTTPS request that accepts any certificate, through node:https (fetch takes no such option without
+ * the undici package); only for a server the user told us not to verify.
+ */
+function unverifiedHttps(req: HttpRequest, what: string): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error & { code?: string }) => reject(new TargetError('unavailable', `${what} unreachable: ${err.code ?? err.message}`));
+    const request = https.request(
+      req.url,
+      { method: req.method ?? 'GET', headers: req.headers, rejectUnauthorized: false, signal: AbortSignal.timeout(req.timeoutMs ?? 30_000) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', fail);
+      },
+    );
+    request.on('error', fail);
+    request.end(req.body);
+  });
 }
 
 /** Status handling shared by the media-server clients (autoscan's rules): 401 auth, 404/5xx unavailable. */

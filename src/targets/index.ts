@@ -24,7 +24,7 @@ export function buildTargets(config: Config, log: Logger): Target[] {
         : 'Plex scans use the Plex Media Scanner binary (no PLEX_TOKEN set, or PLEX_SCAN_METHOD "scanner")',
     );
     const plexLog = log.child({ target: 'plex' });
-    const api = config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN) : undefined;
+    const api = config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }) : undefined;
     targets.push(plexTarget(plexBackendFor(config, method), config, api, plexLog));
   }
   if (config.JELLYFIN.ENABLED) {
@@ -40,7 +40,7 @@ export function buildTargets(config: Config, log: Logger): Target[] {
 
 /** How Plex is made to scan: its HTTP API, or the scanner binary (PLEX_SCAN_METHOD, `auto` by token). */
 export function plexBackendFor(config: Config, method: 'api' | 'scanner' = resolveScanMethod(config)): PlexScanBackend {
-  return method === 'scanner' ? PlexScannerBackend.fromConfig(config) : new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
+  return method === 'scanner' ? PlexScannerBackend.fromConfig(config) : new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }));
 }
 
 /** The Plex target with plex_autoscan's steps around the scan (file checks, waits, empty trash, analyze, commands). */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import pino from 'pino';
+import { rotatingLogFile } from '../../src/log-file.ts';
 import { CLI, tempDir } from '../helpers/relay.ts';
 
 /** Runs `scanrelay server` until `done(output)` says enough, then stops it; bounded by a timeout. */
@@ -67,5 +69,64 @@ test('human-readable lines when stdout is a terminal', async () => {
   assert.ok(line, out);
   assert.throws(() => JSON.parse(line), 'not a JSON line');
   assert.match(line, /INFO/);
-  assert.match(line, /http:\/\/127\.0\.0\.1:\d+\/log-secret/);
+  assert.match(line, /http:\/\/127\.0\.0\.1:\d+\/log-…/);
+});
+
+// plex_autoscan: RotatingFileHandler(logfile, maxBytes=2 MiB, backupCount=5) (scan.py:53-58).
+test('--logfile rotates at 2 MB and keeps 5 old files beside the current one, all 0600', async () => {
+  const dir = tempDir();
+  const path = join(dir, 'scanrelay.log');
+  // The file stream createLogger adds beside stdout (stdout would only repeat 16 MB of filler here).
+  const log = pino({ level: 'info' }, (await rotatingLogFile(path)).stream);
+  const chunk = 'x'.repeat(100 * 1024);
+  // About 20 MB: ten files' worth.
+  const numbered = () => readdirSync(dir).filter((f) => /^scanrelay\.\d+\.log$/.test(f)).sort((a, b) => num(a) - num(b));
+  const num = (f: string) => Number(f.split('.')[1]);
+  // Written as a service writes, a line at a time with the event loop turning between lines (pino-roll
+  // rolls on the stream's next 'drain'; a synchronous burst goes whole into the current file).
+  for (let i = 0; i < 160; i++) {
+    log.info({ chunk, n: i }, 'filler');
+    await new Promise((r) => setImmediate(r));
+  }
+  log.info('the last line');
+  // Rotation and the removal of old files finish asynchronously: wait (bounded) until the last line is written and six files remain.
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const files = numbered();
+    if (files.length === 6 && readFileSync(join(dir, files.at(-1)!), 'utf8').includes('the last line')) break;
+  }
+  const files = numbered();
+  assert.equal(files.length, 6, `current + 5 kept: ${files.join(', ')}`);
+  assert.ok(num(files[0]!) > 1, 'the oldest files were removed');
+  assert.deepEqual(files.map(num), Array.from({ length: 6 }, (_, i) => num(files[0]!) + i), 'consecutive numbers, the highest is current');
+  assert.ok(!existsSync(path), 'pino-roll numbers the current file too');
+  for (const f of files.slice(0, -1)) {
+    const size = statSync(join(dir, f)).size;
+    // pino-roll rolls once the write that crossed 2 MiB (as it counts) is on disk: about 2 MB, give or take a line or two.
+    assert.ok(size >= 1.9 * 1024 * 1024 && size < 2.5 * 1024 * 1024, `${f}: ${size} bytes`);
+  }
+  for (const f of files) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
+  assert.match(readFileSync(join(dir, files.at(-1)!), 'utf8'), /the last line/);
+});
+
+test('--logfile on the real server: the file is 0600 from the start, an existing wider one is narrowed, and a restart appends', async () => {
+  const config = writeConfig();
+  const dir = tempDir();
+  const logfile = join(dir, 'relay.log');
+  // A file of ours from before (numbered as pino-roll numbers them), readable by everyone.
+  writeFileSync(join(dir, 'relay.1.log'), '{"msg":"old line"}\n', { mode: 0o644 });
+  chmodSync(join(dir, 'relay.1.log'), 0o644);
+  const out = await runServer(process.execPath, [CLI, '--config', config, '--loglevel', 'INFO', '--logfile', logfile, 'server'], (o) => o.includes('scan URL'));
+  assert.match(out, /narrowed to 0600/);
+  const text = readFileSync(join(dir, 'relay.1.log'), 'utf8');
+  assert.deepEqual(readdirSync(dir), ['relay.1.log'], out);
+  assert.match(text, /old line/);
+  assert.match(text, /scan URL/, out);
+  assert.equal(statSync(join(dir, 'relay.1.log')).mode & 0o777, 0o600);
+  // PLEX_AUTOSCAN_LOGFILE names it too; a new file is created 0600.
+  const fresh = join(tempDir(), 'fresh.log');
+  await runServer(process.execPath, [CLI, '--config', config, '--loglevel', 'INFO', 'server'], (o) => o.includes('scan URL'), { PLEX_AUTOSCAN_LOGFILE: fresh });
+  const created = join(dirname(fresh), 'fresh.1.log');
+  assert.match(readFileSync(created, 'utf8'), /scan URL/);
+  assert.equal(statSync(created).mode & 0o777, 0o600);
 });

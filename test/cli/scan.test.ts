@@ -67,7 +67,9 @@ describe('scanrelay scan', () => {
     const before = fake.scannerCalls().length;
     const ok = await cli(cfg, ['--section', '2', '--directory', folder]);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout.split('\n')[0]!, /^docker exec -u abc -i plex bash -c /);
+    // A real run says what it ran and how it ended; only --dry-run prints the bare command.
+    assert.match(ok.stdout.split('\n')[0]!, /^running: docker exec -u abc -i plex bash -c /);
+    assert.match(ok.stdout, new RegExp(`^done \\(section 2, ".*"\\): Plex Media Scanner exited with status 0$`, 'm'));
     assert.match(ok.stderr, /'--scan' operation is deprecated/);
     assert.deepEqual(fake.scannerCalls().slice(before).map((c) => c.argv), [['--scan', '--refresh', '--section', '2', '--directory', folder]]);
 
@@ -75,7 +77,8 @@ describe('scanrelay scan', () => {
     const failed = await cli(cfg, ['--section', '2', '--directory', folder]);
     assert.equal(failed.code, 5);
     assert.match(failed.stderr, /database is locked/);
-    assert.match(failed.stderr, /exited with status 5/);
+    assert.match(failed.stderr, /failed \(section 2, .*\): Plex Media Scanner exited with status 5/);
+    assert.doesNotMatch(failed.stdout, /^done/m);
 
     const json = await cli(cfg, ['--section', '2', '--directory', folder, '--json']);
     assert.equal(json.code, 0);
@@ -118,7 +121,11 @@ describe('scanrelay scan', () => {
     const cfg = config('api', { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token });
     const res = await cli(cfg, ['/movies/Up (2009)', '--method', 'api']);
     assert.equal(res.code, 0, res.stderr);
-    assert.equal(res.stdout.trim(), `GET ${plex.url}/library/sections/1/refresh?path=%2Fdata%2FMovies%2FUp%20(2009) (header X-Plex-Token)`);
+    assert.equal(
+      res.stdout.trim(),
+      `requesting: GET ${plex.url}/library/sections/1/refresh?path=%2Fdata%2FMovies%2FUp%20(2009) (header X-Plex-Token)\n` +
+        'done (section 1, "/data/Movies/Up (2009)"): Plex accepted the refresh and scans the folder in the background',
+    );
     assert.deepEqual(plex.refreshes().at(-1), { section: '1', path: '/data/Movies/Up (2009)', token: plex.token });
     await plex.setMode('error503');
     try {

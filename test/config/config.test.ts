@@ -152,4 +152,31 @@ describe('CLI config handling', () => {
     assert.match(r.stdout, /folder:\s+\/data\/Movies\/Heat \(1995\)\n/);
     assert.match(r.stdout, /section: none/);
   });
+
+  test('map shows every rule that fired: each SERVER_PATH_REWRITES rule in order, then the mapping', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        SERVER_PATH_REWRITES: [
+          { from: '^/tv/', to: '/mnt/unionfs/Media/TV/' },
+          { from: '^/skip/', to: '/x/' },
+          { from: '^/mnt/unionfs/(Media)/', to: '/mnt/local/$1/' },
+        ],
+        SERVER_PATH_MAPPINGS: { '/data/': ['/mnt/local/Media/'] },
+      }),
+    );
+    const r = await runCli(['--config', file, 'map', '/tv/Dark/e1.mkv']);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.deepEqual(lines.filter((l) => l.startsWith('rewrite:')), [
+      'rewrite: SERVER_PATH_REWRITES[0] "^/tv/" -> "/mnt/unionfs/Media/TV/": /mnt/unionfs/Media/TV/Dark/e1.mkv',
+      'rewrite: SERVER_PATH_REWRITES[2] "^/mnt/unionfs/(Media)/" -> "/mnt/local/$1/": /mnt/local/Media/TV/Dark/e1.mkv',
+    ]);
+    assert.match(r.stdout, /matched: "\/mnt\/local\/Media\/" -> "\/data\/"/);
+    assert.match(r.stdout, /mapped:\s+\/data\/TV\/Dark\/e1\.mkv/);
+    const json = JSON.parse((await runCli(['--config', file, 'map', '--json', '/tv/Dark/e1.mkv'])).stdout);
+    assert.deepEqual(json.rewrites.map((f: { index: number }) => f.index), [0, 2]);
+  });
 });

@@ -120,8 +120,8 @@ export class FakeGoogle {
     return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expiry: new Date(Date.now() + (opts.expiresIn ?? 3599) * 1000).toISOString() };
   }
 
-  addSharedDrive(name: string): string {
-    const id = `0A-drive-${++this.counter}`;
+  /** A shared drive; `id` picks its id (e.g. one a fixture already names), else a fresh one. */
+  addSharedDrive(name: string, id = `0A-drive-${++this.counter}`): string {
     this.sharedDrives.set(id, { id, name });
     this.logs.set(id, []);
     return id;

@@ -4,8 +4,10 @@ import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 /**
  * A fake Jellyfin / Emby server on 127.0.0.1 (protocols.md section 4). It serves both products' paths:
  * Jellyfin's at the root and Emby's under `/emby`. Like ASP.NET, JSON property names bind
- * case-insensitively (`path`/`Path`). Auth: `X-Emby-Token` or `Authorization: MediaBrowser Token="…"`,
- * else 401. `POST /Library/Media/Updated` answers 204; an update without a path answers 400.
+ * case-insensitively (`path`/`Path`). Auth on Emby's paths: `X-Emby-Token`, `X-Emby-Authorization`,
+ * `api_key` or `Authorization: MediaBrowser Token="…"`. On Jellyfin's paths only the `Authorization` header
+ * counts, as in a default Jellyfin 12 (EnableLegacyAuthorization off: the legacy forms are ignored, so 401);
+ * `legacyAuth: true` makes it a Jellyfin 10.x that takes them all. `POST /Library/Media/Updated` answers 204; an update without a path answers 400.
  */
 export interface RecordedUpdate {
   path: string;
@@ -19,7 +21,10 @@ export interface MediaCall {
   method: string;
   path: string;
   status: number;
+  /** The key the server took (undefined when it counted none). */
   token: string | undefined;
+  authorization: string | undefined;
+  embyToken: string | undefined;
 }
 
 export type MediaServerMode = ServerMode;
@@ -28,12 +33,17 @@ export class FakeMediaServer extends SwitchableServer {
   readonly calls: MediaCall[] = [];
   readonly updates: RecordedUpdate[] = [];
   readonly apiKey: string;
+  /** Jellyfin 10.x (true) or a default Jellyfin 12 (false): whether the legacy auth forms count on Jellyfin's paths. */
+  readonly legacyAuth: boolean;
   /** ServerName in /System/Info. */
   readonly name: string;
+  /** What `GET /Library/VirtualFolders` lists (the server's libraries and their folders). */
+  virtualFolders: Array<{ Name: string; Locations: string[]; CollectionType?: string }> = [];
 
-  constructor(opts: { apiKey?: string; name?: string } = {}) {
+  constructor(opts: { apiKey?: string; name?: string; legacyAuth?: boolean } = {}) {
     super();
     this.apiKey = opts.apiKey ?? 'media-api-key';
+    this.legacyAuth = opts.legacyAuth ?? false;
     this.name = opts.name ?? 'fake';
   }
 
@@ -41,9 +51,19 @@ export class FakeMediaServer extends SwitchableServer {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const auth = /MediaBrowser .*Token="([^"]*)"/i.exec(String(req.headers.authorization ?? req.headers['x-emby-authorization'] ?? ''));
-    const token = (req.headers['x-emby-token'] as string | undefined) ?? auth?.[1] ?? url.searchParams.get('api_key') ?? url.searchParams.get('ApiKey') ?? undefined;
-    const call: MediaCall = { method: req.method ?? 'GET', path: url.pathname, status: 0, token };
+    const lower = url.pathname.toLowerCase();
+    const prefix: '' | '/emby' = lower.startsWith('/emby/') ? '/emby' : '';
+    const route = lower.slice(prefix.length);
+    const mediaBrowser = (header: unknown) => /MediaBrowser .*Token="([^"]*)"/i.exec(String(header ?? ''))?.[1];
+    const modern = mediaBrowser(req.headers.authorization);
+    const legacy =
+      (req.headers['x-emby-token'] as string | undefined) ??
+      mediaBrowser(req.headers['x-emby-authorization']) ??
+      url.searchParams.get('api_key') ??
+      url.searchParams.get('ApiKey') ??
+      undefined;
+    const token = prefix === '' && !this.legacyAuth ? modern : (legacy ?? modern);
+    const call: MediaCall = { method: req.method ?? 'GET', path: url.pathname, status: 0, token, authorization: req.headers.authorization, embyToken: req.headers['x-emby-token'] as string | undefined };
     this.calls.push(call);
     const send = (status: number, body?: unknown) => {
       call.status = status;
@@ -51,12 +71,12 @@ export class FakeMediaServer extends SwitchableServer {
       else res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
     };
     if (this.mode === 'error503') return send(503);
-    const lower = url.pathname.toLowerCase();
-    const prefix: '' | '/emby' = lower.startsWith('/emby/') ? '/emby' : '';
-    const route = lower.slice(prefix.length);
     if (token !== this.apiKey) return send(401);
     if (route === '/system/info' && req.method === 'GET') {
       return send(200, { ServerName: this.name, Version: '10.9.11', Id: 'fake-server-id', OperatingSystem: 'Linux' });
+    }
+    if (route === '/library/virtualfolders' && req.method === 'GET') {
+      return send(200, this.virtualFolders.map((f) => ({ ItemId: f.Name, LibraryOptions: {}, RefreshStatus: 'Idle', ...f })));
     }
     if (route === '/library/media/updated' && req.method === 'POST') {
       let body: unknown;

@@ -32,6 +32,20 @@ export interface FakeActivity {
 
 export type PlexMode = ServerMode;
 
+/** A library item: a movie, episode or track with its file, or a season/album that holds others. */
+export interface FakeItem {
+  ratingKey: string;
+  sectionId: string;
+  type: 'movie' | 'show' | 'season' | 'episode' | 'artist' | 'album' | 'track';
+  parentRatingKey?: string;
+  file?: string;
+  /** Epoch seconds, as Plex writes it. */
+  addedAt: number;
+}
+
+/** Plex's numeric item types (the `type` filter of a section listing). */
+const ITEM_TYPE_NUMBER: Record<FakeItem['type'], number> = { movie: 1, show: 2, season: 3, episode: 4, artist: 8, album: 9, track: 10 };
+
 const DEFAULT_SECTIONS: FakeSection[] = [
   { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
   { id: '2', title: 'TV', type: 'show', locations: ['/data/TV', '/data/TV2'] },
@@ -41,6 +55,8 @@ export class FakePlex extends SwitchableServer {
   readonly calls: RecordedCall[] = [];
   sections: FakeSection[];
   activities: FakeActivity[] = [];
+  /** Library items for section listings (`/library/sections/{id}/all`) and `/library/metadata/{id}/children`. */
+  items: FakeItem[] = [];
   /** Added to every answer, to simulate a slow server. */
   latencyMs = 0;
   /** When set, each partial scan shows as a `library.update.section` activity for this long (Plex's own scan). */
@@ -96,6 +112,24 @@ export class FakePlex extends SwitchableServer {
     if ((path === '/library/sections' || path === '/library/sections/all') && req.method === 'GET') {
       return send(200, json ? this.sectionsJson() : this.sectionsXml());
     }
+    const listing = /^\/library\/sections\/([^/]+)\/all$/.exec(path);
+    if (listing && req.method === 'GET') {
+      if (!this.sections.some((s) => s.id === listing[1])) return send(404, '');
+      const type = url.searchParams.get('type');
+      let items = this.items.filter((i) => i.sectionId === listing[1] && (type === null || String(ITEM_TYPE_NUMBER[i.type]) === type));
+      if (url.searchParams.get('sort') === 'addedAt:desc') items = [...items].sort((a, b) => b.addedAt - a.addedAt);
+      // Paging by query parameter or header, as Plex reads either.
+      const start = Number(url.searchParams.get('X-Plex-Container-Start') ?? req.headers['x-plex-container-start'] ?? 0);
+      const size = Number(url.searchParams.get('X-Plex-Container-Size') ?? req.headers['x-plex-container-size'] ?? items.length);
+      const page = items.slice(start, start + size);
+      return send(200, JSON.stringify({ MediaContainer: { size: page.length, totalSize: items.length, offset: start, librarySectionID: Number(listing[1]), Metadata: page.map((i) => this.itemJson(i)) } }));
+    }
+    const children = /^\/library\/metadata\/(\d+)\/children$/.exec(path);
+    if (children && req.method === 'GET') {
+      if (!this.items.some((i) => i.ratingKey === children[1])) return send(404, '');
+      const list = this.items.filter((i) => i.parentRatingKey === children[1]);
+      return send(200, JSON.stringify({ MediaContainer: { size: list.length, key: children[1], Metadata: list.map((i) => this.itemJson(i)) } }));
+    }
     const refresh = /^\/library\/sections\/([^/]+)\/refresh$/.exec(path);
     if (refresh) {
       // Plex 1.32.7+ answers PUT (and POST from some clients) on refresh with 404; GET works.
@@ -131,6 +165,21 @@ export class FakePlex extends SwitchableServer {
       return send(200, JSON.stringify({ MyPlex: { authToken: this.token, username: 'fakeuser', signInState: 'ok' } }));
     }
     return send(404, '');
+  }
+
+  /** One item as Plex's JSON lists it: ratingKey and parentRatingKey are strings, files under Media[].Part[]. */
+  private itemJson(i: FakeItem): Record<string, unknown> {
+    return {
+      ratingKey: i.ratingKey,
+      key: `/library/metadata/${i.ratingKey}`,
+      ...(i.parentRatingKey !== undefined ? { parentRatingKey: i.parentRatingKey, parentKey: `/library/metadata/${i.parentRatingKey}` } : {}),
+      type: i.type,
+      title: i.file ? i.file.slice(i.file.lastIndexOf('/') + 1) : `item ${i.ratingKey}`,
+      librarySectionID: Number(i.sectionId),
+      addedAt: i.addedAt,
+      updatedAt: i.addedAt,
+      ...(i.file ? { Media: [{ id: Number(i.ratingKey) * 10, Part: [{ id: Number(i.ratingKey) * 100, key: `/library/parts/${Number(i.ratingKey) * 100}/${i.addedAt}/file.mkv`, file: i.file }] }] } : {}),
+    };
   }
 
   private showScan(sectionId: string): void {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** up: serves; error503: answers 503; down: the port is closed (connection refused). */
@@ -13,16 +14,26 @@ export abstract class SwitchableServer {
   private server: Server | undefined;
   private sockets = new Set<Socket>();
   private port = 0;
+  /** HTTPS with this key and certificate (PEM), set with useTls before start. */
+  private tls: { key: string; cert: string } | undefined;
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+  }
+
+  /** Serve HTTPS (call before start): a real TLS handshake with this certificate. */
+  useTls(tls: { key: string; cert: string }): this {
+    this.tls = tls;
+    return this;
   }
 
   async start(port = 0): Promise<this> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s) => {
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const server: Server = this.tls ? createHttpsServer(this.tls, handler) : createServer(handler);
+    // 'connection' is the TCP socket for both (https.Server extends tls.Server extends net.Server).
+    server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });

@@ -6,7 +6,8 @@ import { silentLogger, type Logger } from '../../src/log.ts';
 import type { FolderProbe } from '../../src/paths/folder.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import { buildApp, type AppDeps } from '../../src/server/app.ts';
+import { buildApp } from '../../src/server/app.ts';
+import type { AppDeps } from '../../src/server/deps.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
 import { tempDir } from './relay.ts';
 

@@ -33,7 +33,6 @@ export const FAST_TIMINGS: Partial<PlexTimings> = {
   lookupDelayMs: 30,
   emptyTrashTries: 2,
   emptyTrashRetryMs: 30,
-  commandTimeoutMs: 5_000,
 };
 
 /** A logger that keeps every line as an object, so tests can assert what a user would read in the log. */
@@ -48,7 +47,7 @@ export function makePlexTarget(
   config: Config,
   opts: { timings?: Partial<PlexTimings>; log?: Logger } = {},
 ): PlexTarget {
-  const api = new PlexApi(plex.url, config.PLEX_TOKEN);
+  const api = new PlexApi(plex.url, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL });
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
   const log = opts.log ?? pino({ level: 'silent' });
   return new PlexTarget(new PlexApiBackend(api), log, {
@@ -72,6 +71,7 @@ export function scanItem(partial: Partial<ScanItem> & Pick<ScanItem, 'folder'>):
     updateType: 'Modified',
     priority: 0,
     requests: 1,
+    upgrade: false,
     firstAt: Date.now(),
     attempt: 1,
     fileChecks: 0,

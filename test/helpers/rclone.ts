@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
 /**
  * Debian's real rclone (1.60.1) as the reference reader and writer. Only local commands are used:
@@ -52,4 +53,27 @@ export function rcloneAuthorizeLine(conf: string, name: string, options: Record<
   const line = second.Option.Help.split('\n').find((l) => l.includes('rclone authorize'));
   if (!line) throw new Error(`no authorize line in: ${second.Option.Help}`);
   return line.trim();
+}
+
+/**
+ * A real crypt remote in its own rclone.conf: `name` (crypt over a local folder) with its password
+ * obscured by rclone itself. Nothing is ever written to the wrapped folder.
+ */
+export function cryptConf(file: string, remotes: Record<string, string>): void {
+  const sections = Object.entries(remotes).map(
+    ([name, password]) => `[${name}]\ntype = crypt\nremote = /nonexistent/${name}\npassword = ${run(['obscure', password]).trim()}\n`,
+  );
+  writeFileSync(file, sections.join('\n'));
+}
+
+/** Names as the crypt remote stores them: `rclone cryptdecode --reverse` (rclone 1.60 has no cryptencode). */
+export function cryptEncode(conf: string, remote: string, clear: string[]): string[] {
+  // rclone 1.60 takes at most 10 names a run.
+  if (clear.length > 10) return [...cryptEncode(conf, remote, clear.slice(0, 10)), ...cryptEncode(conf, remote, clear.slice(10))];
+  const out = run(['--config', conf, 'cryptdecode', '--reverse', '--', remote, ...clear]);
+  return clear.map((name) => {
+    const line = out.split('\n').find((l) => l.startsWith(`${name} \t `));
+    if (!line) throw new Error(`rclone did not encrypt ${name}: ${out}`);
+    return line.slice(name.length + 3);
+  });
 }

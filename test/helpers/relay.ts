@@ -42,6 +42,8 @@ export interface SpawnOptions {
   logFile?: string;
   /** Flags for the relay's node process (before the script), e.g. `--cpu-prof` for a benchmark. */
   nodeArgs?: string[];
+  /** A command the relay runs under, e.g. `['prlimit', '--nofile=1024:1024', '--']`. */
+  prefix?: string[];
 }
 
 /** Starts the real `scanrelay server` process and waits until it logs its scan URL. */
@@ -50,14 +52,18 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
   const configPath = opts.configPath ?? join(dir, 'config.json');
   if (opts.config) {
     // File checks (plex_autoscan's default: on) need files on disk; tests that exercise them turn them on.
+    // Analyze (default basic) looks for each scanned file's item, in Plex's database or through its API, and
+    // waits up to 5 x 10 s for it while Plex's one-at-a-time turn is held: the fake Plex lists no items for
+    // a folder it was asked to scan, so tests that exercise analyze turn it on with items to find.
     writeFileSync(
       configPath,
-      JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', SERVER_FILE_CHECKS_ENABLED: false, ...opts.config }, null, 2),
+      JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', SERVER_FILE_CHECKS_ENABLED: false, PLEX_ANALYZE_TYPE: 'off', ...opts.config }, null, 2),
     );
   }
   const queuefile = join(dir, 'queue.db');
   const logFd = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {
+  const [command, ...prefixArgs] = [...(opts.prefix ?? []), process.execPath];
+  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {
     cwd: dir,
     env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...opts.env },
     stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
@@ -126,13 +132,17 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
     clearInterval(logPoll);
     closeSync(logFd);
   }
-  const url: string = started.url.replace('localhost', '127.0.0.1');
-  const base = url.slice(0, url.lastIndexOf('/'));
+  // The log shows the secret shortened (except on the first start); the config file holds it.
+  const shownUrl: string = started.url.replace('localhost', '127.0.0.1');
+  const base = shownUrl.slice(0, shownUrl.lastIndexOf('/'));
+  const envPass = opts.env?.SERVER_PASS;
+  const secret: string = envPass !== undefined ? JSON.parse(envPass) : JSON.parse(readFileSync(configPath, 'utf8')).SERVER_PASS;
+  const url = `${base}/${encodeURIComponent(secret)}`;
   return {
     proc,
     url,
     base,
-    secret: url.slice(url.lastIndexOf('/') + 1),
+    secret,
     port: started.port,
     dir,
     configPath,

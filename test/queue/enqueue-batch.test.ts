@@ -57,14 +57,15 @@ test('a burst committed in one transaction leaves the queue as one commit per re
 
 test('a burst of 1,000 requests for one folder is one scan counting 1,000 requests', () => {
   const store = new QueueStore(join(tempDir('scanrelay-batch-'), 'queue.db'));
-  const requests = Array.from({ length: 1000 }, (_, i) => normalize({ folder: '/tv/Dark/Season 01', file: i % 2 ? 'a.mkv' : 'b.mkv', priority: i === 500 ? 2 : 0, updateType: 'Created' }));
+  const requests = Array.from({ length: 1000 }, (_, i) => normalize({ folder: '/tv/Dark/Season 01', file: i % 2 ? 'a.mkv' : 'b.mkv', priority: i === 500 ? -1 : 2, updateType: 'Created' }));
   const results = store.enqueueMany(requests, { delayMs: 5_000, maxMs: 0 }, 1_000);
   assert.equal(new Set(results.map((r) => r.id)).size, 1);
   assert.equal(results[0]!.status, 'queued');
   assert.ok(results.slice(1).every((r) => r.status === 'merged'));
   const [entry] = store.listOpen();
   assert.equal(entry!.requests, 1000);
-  assert.equal(entry!.priority, 2);
+  // The most urgent request decides: lower numbers go first (plex_autoscan threads.py:11-40).
+  assert.equal(entry!.priority, -1);
   assert.deepEqual(entry!.files, ['/tv/Dark/Season 01/a.mkv', '/tv/Dark/Season 01/b.mkv']);
   store.close();
 });

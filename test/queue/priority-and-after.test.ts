@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DeliveryResult, ScanItem, Target } from '../../src/core/scan.ts';
-import { resolveIntent } from '../../src/triggers/resolve.ts';
+import { resolveIntent } from '../../src/intake/resolve.ts';
 import { runQueue, testConfig } from '../helpers/plex-target.ts';
 import { waitFor } from '../helpers/relay.ts';
 
@@ -35,7 +35,9 @@ describe('SERVER_SCAN_PRIORITIES', () => {
     assert.equal(priorityOf('/movies/Heat (1995)/Heat.mkv'), 0);
   });
 
-  test('higher priorities are delivered first when several items are due; lower ones still follow', async () => {
+  // plex_autoscan waits on a PriorityQueue, smallest number first (threads.py:11-40), and a path that matches no
+  // entry gets 0 (utils.py:168-178), so unmatched paths go before every path listed with a positive number.
+  test('lower numbers are delivered first when several items are due; unmatched (0) before listed positive numbers', async () => {
     const target = recordingTarget('plex');
     const q = runQueue([target], { concurrency: 1 });
     try {
@@ -50,7 +52,7 @@ describe('SERVER_SCAN_PRIORITIES', () => {
       );
       q.scheduler.poke();
       await waitFor(() => target.seen.length === 3, 10_000, 'three deliveries');
-      assert.deepEqual(target.seen, ['/data/Music/B', '/data/TV/C', '/data/Movies/A']);
+      assert.deepEqual(target.seen, ['/data/Movies/A', '/data/TV/C', '/data/Music/B']);
     } finally {
       await q.close();
     }
@@ -93,5 +95,41 @@ describe('after-delivery steps (scheduler hook)', () => {
     await q.scheduler.stop();
     assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'sent; scanrelay stopped before the after-scan steps ended');
     q.store.close();
+  });
+});
+
+describe('one delivery at a time for a serial target (Plex)', () => {
+  test('Plex gets one scan at a time, its after-steps included; Jellyfin keeps its own delivery meanwhile', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let inPlex = 0;
+    let maxInPlex = 0;
+    const plex: Target & { seen: string[]; serial: true } = {
+      name: 'plex',
+      serial: true,
+      seen: [],
+      async deliver(item) {
+        plex.seen.push(item.folder);
+        inPlex++;
+        maxInPlex = Math.max(maxInPlex, inPlex);
+        return { outcome: 'done', after: async () => { await gate; inPlex--; return 'completed'; } };
+      },
+      available: async () => ({ ok: true }),
+    };
+    const jellyfin = recordingTarget('jellyfin');
+    const q = runQueue([plex, jellyfin], { concurrency: 8 });
+    try {
+      const base = { files: [] as string[], source: 'Manual' as const, event: 'Manual', updateType: 'Modified' as const, priority: 0 };
+      q.store.enqueueMany(['/data/A', '/data/B', '/data/C'].map((folder) => ({ ...base, folder })), { delayMs: 0, maxMs: 0 });
+      q.scheduler.poke();
+      await waitFor(() => jellyfin.seen.length === 3, 10_000, 'Jellyfin got all three while Plex is busy');
+      assert.deepEqual(plex.seen, ['/data/A'], 'Plex holds the next scan until the first one has ended');
+      release();
+      await waitFor(() => plex.seen.length === 3, 10_000, 'Plex got the rest, in order');
+      assert.deepEqual(plex.seen, ['/data/A', '/data/B', '/data/C']);
+      assert.equal(maxInPlex, 1);
+    } finally {
+      await q.close();
+    }
   });
 });

@@ -51,7 +51,7 @@ describe('QueueStore', () => {
     const entry = s.get(r!.id)!;
     assert.equal(entry.folder, '/data/TV/Dark');
     assert.equal(entry.requests, 3);
-    assert.equal(entry.priority, 3);
+    assert.equal(entry.priority, 0, 'the most urgent (lowest) priority of the merged requests wins');
     assert.equal(entry.firstAt, 1000, 'the earliest request keeps counting towards the cap');
     const [below] = s.enqueueMany([req('/data/TV/Dark/Season 03')], timing, 3000);
     assert.equal(below!.status, 'merged');

@@ -42,6 +42,8 @@ async function start(plex: FakePlex, extra: Record<string, unknown> = {}): Promi
     SERVER_SCAN_DELAY: 600,
     SERVER_IGNORE_LIST: ['/sample/'],
     SERVER_PATH_MAPPINGS: { '/data/Movies/': ['/movies/'], '/data/TV/': ['/tv/'] },
+    // The fake Plex lists no item for a scanned file; analyze would wait for one with Plex's turn held.
+    PLEX_ANALYZE_TYPE: 'off',
     ...extra,
   });
   return startRelay({ config, log: silentLogger(), queuefile: join(tempDir(), 'queue.db'), scheduler: { retryBaseMs: 100, retryMaxMs: 300 } });

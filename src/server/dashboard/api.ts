@@ -1,16 +1,20 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { PayloadError } from '../../triggers/intent.ts';
+import { PayloadError } from '../../intake/intent.ts';
 import { recognizeManual } from '../../triggers/manual/recognize.ts';
-import { PathProblem } from '../../triggers/resolve.ts';
-import { makeGuard, type AppDeps } from '../app.ts';
-import { submitIntent } from '../submit.ts';
-import { dropEmpty, historyQuerySchema, mapPreview, scanView } from './data.ts';
+import { PathProblem } from '../../intake/resolve.ts';
+import type { PluginDeps } from '../deps.ts';
+import { submitIntent } from '../../intake/submit.ts';
+import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanView } from './data.ts';
 
 type SecretParams = { secret: string };
 type IdParams = SecretParams & { id: string };
 
 const idSchema = z.coerce.number().int().positive();
+const pageSchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+  offset: z.coerce.number().int().min(0).default(0),
+});
 const scanBodySchema = z.object({ path: z.string() });
 const mapQuerySchema = z.object({ path: z.string().min(1, 'path is missing: GET map?path=<a path in any mapped form>') });
 
@@ -32,13 +36,16 @@ function parseOr400<S extends z.ZodType>(schema: S, value: unknown, reply: Fasti
  * JSON API under /api/<secret>/ beside plex_autoscan's cmd API at /api/<secret>. It reads and edits the
  * queue; a scan it is asked for goes through the same checks and intake as a manual request.
  */
-export async function apiPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const guard = makeGuard(deps.config);
-  const opts = { preHandler: guard };
+export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  const opts = { onRequest: deps.guards.secret };
+  const noSection = new NoSectionCache();
 
-  app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async () => {
-    const items = deps.store.listOpen().map(scanView);
-    return { count: items.length, items };
+  // count is every open scan; items are one page of them (limit, offset), in the order they will go.
+  app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => {
+    const q = parseOr400(pageSchema, dropEmpty(req.query), reply, 'queue query');
+    if (!q) return reply;
+    const items = deps.store.listOpen(q.limit, q.offset).map(scanView);
+    return { count: deps.store.countOpen(), offset: q.offset, limit: q.limit, items };
   });
 
   app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => {
@@ -48,11 +55,11 @@ export async function apiPlugin(app: FastifyInstance, deps: AppDeps): Promise<vo
     return { count: items.length, items };
   });
 
-  // The preview asks while the user types; keep it out of SERVER_RATE_LIMIT, it changes nothing.
-  app.get<{ Params: SecretParams }>('/api/:secret/map', { ...opts, config: { rateLimit: false } }, async (req, reply) => {
+  // The preview asks while the user types; keep it out of SERVER_RATE_LIMIT's bucket, it changes nothing.
+  app.get<{ Params: SecretParams }>('/api/:secret/map', { ...opts, config: deps.quietRateLimit }, async (req, reply) => {
     const q = parseOr400(mapQuerySchema, req.query, reply, 'map query');
     if (!q) return reply;
-    return mapPreview(q.path, deps);
+    return mapPreview(q.path, deps, undefined, noSection);
   });
 
   app.post<{ Params: SecretParams }>('/api/:secret/scan', opts, async (req, reply) => {

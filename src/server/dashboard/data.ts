@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { sourceSchema, type Target } from '../../core/scan.ts';
-import type { DriveStatus } from '../../core/status.ts';
+import type { DriveStatus, SetupProblem } from '../../core/status.ts';
 import { scanFolderFor } from '../../paths/folder.ts';
-import { mapPath } from '../../paths/mapping.ts';
+import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
 import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
@@ -70,40 +70,84 @@ export interface MapPreview {
  * What a manual request for `input` would do, without queueing it: the same checks, mapping and folder
  * choice as resolveIntent, plus the Plex section that holds the folder (asked through the Plex target).
  */
-export async function mapPreview(input: string, deps: Pick<AppDeps, 'config' | 'probe' | 'targets'>, timeoutMs = 3000): Promise<MapPreview> {
+export async function mapPreview(
+  input: string,
+  deps: Pick<AppDeps, 'config' | 'probe' | 'targets'>,
+  timeoutMs = 3000,
+  noSection: NoSectionCache = new NoSectionCache(),
+): Promise<MapPreview> {
   const out: MapPreview = { input, problem: null, mapped: null, match: null, folder: null, ignored: null, section: null, sectionError: null };
   out.problem = invalidRequestPath(input) ?? null;
   if (out.problem) return out;
-  const mapped = mapPath(deps.config.SERVER_PATH_MAPPINGS, input);
+  const mapped = mapIncomingPath(deps.config, input);
   out.mapped = mapped.path;
   out.match = mapped.match ?? null;
   out.problem = invalidMappedPath(mapped.path) ?? null;
   if (out.problem) return out;
   out.ignored = ignoredBy(deps.config.SERVER_IGNORE_LIST, mapped.path) ?? null;
-  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe);
+  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, Object.keys(deps.config.SERVER_PATH_MAPPINGS));
   const plex = deps.targets?.find((t): t is PlexTarget => t instanceof PlexTarget);
   if (!plex) {
     out.sectionError = 'no Plex target is enabled';
     return out;
   }
+  if (noSection.has(out.folder)) {
+    out.sectionError = NO_SECTION;
+    return out;
+  }
   try {
     const section = await withTimeout(plex.backend.resolveSection(out.folder), timeoutMs, 'Plex did not answer the section list in time');
     if (section) out.section = { target: plex.name, ...section };
-    else out.sectionError = 'no Plex section location holds this folder';
+    else {
+      out.sectionError = NO_SECTION;
+      noSection.add(out.folder);
+    }
   } catch (err) {
     out.sectionError = (err as Error).message;
   }
   return out;
 }
 
+const NO_SECTION = 'no Plex section location holds this folder';
+
+/**
+ * Folders the preview found in no Plex section, remembered for a minute: a miss makes Plex's section list
+ * be fetched again, and the preview asks on every keystroke. Bounded: the oldest entries go first.
+ */
+export class NoSectionCache {
+  private readonly until = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly max = 1000,
+  ) {}
+
+  has(folder: string, now = Date.now()): boolean {
+    const t = this.until.get(folder);
+    if (t === undefined) return false;
+    if (t > now) return true;
+    this.until.delete(folder);
+    return false;
+  }
+
+  add(folder: string, now = Date.now()): void {
+    if (this.until.size >= this.max) this.until.delete(this.until.keys().next().value!);
+    this.until.set(folder, now + this.ttlMs);
+  }
+}
+
 export interface StatusView {
   targets: Array<{ name: string; ok: boolean; error?: string }>;
+  /** What the start-up check found wrong with the set-up, each naming the key to fix. */
+  problems?: readonly SetupProblem[];
   queue: { pending: number; active: number };
   drive: DriveStatus;
+  /** Why every scan is held, when it is (the mount guard: SERVER_ANCHOR_FILES missing). */
+  held?: { reason: 'mount guard'; missing: string[] } | null;
 }
 
 /** Target reachability is asked at most every `maxAgeMs`, so open dashboards do not hammer the media server. */
-export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus'>, maxAgeMs = 5000, timeoutMs = 3000) {
+export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus' | 'setupProblems' | 'holdStatus'>, maxAgeMs = 5000, timeoutMs = 3000) {
   let cached: { at: number; value: Promise<StatusView['targets']> } | undefined;
   const reachability = (targets: readonly Target[]) =>
     Promise.all(
@@ -119,10 +163,13 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
   return async (): Promise<StatusView> => {
     if (!cached || Date.now() - cached.at > maxAgeMs) cached = { at: Date.now(), value: reachability(deps.targets ?? []) };
     const counts = deps.store.counts();
+    const hold = deps.holdStatus?.();
     return {
       targets: await cached.value,
+      problems: deps.setupProblems?.() ?? [],
       queue: { pending: counts.pending ?? 0, active: counts.active ?? 0 },
       drive: deps.driveStatus?.() ?? { state: 'off' },
+      held: hold?.held ? { reason: 'mount guard', missing: hold.missing } : null,
     };
   };
 }

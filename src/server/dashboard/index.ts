@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { makeGuard, manualScanOff, sendError, type AppDeps } from '../app.ts';
+import type { PluginDeps } from '../deps.ts';
+import { manualScanOff, sendError } from '../reply.ts';
 import { dropEmpty, historyQuerySchema, scanView, statusSource, type HistoryQuery } from './data.ts';
 import { renderDashboard, renderHistory, renderQueue, renderStatus, type PageParts } from './render.ts';
 
@@ -14,16 +15,16 @@ type SecretParams = { secret: string };
  * The dashboard at GET /<secret>: manual scan form (plain HTML form, works without JavaScript), mapping
  * preview, queue, history and status. Off (401, as plex_autoscan) when SERVER_ALLOW_MANUAL_SCAN is false.
  */
-export async function dashboardPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const guard = makeGuard(deps.config);
+export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  const guard = deps.guards.secret;
   const status = statusSource(deps);
   const enabled = async (req: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply) => {
     if (!deps.config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
     return undefined;
   };
-  const opts = { preHandler: [guard, enabled] };
+  const opts = { onRequest: guard, preHandler: enabled };
   // An open dashboard refreshes every few seconds; that must not use up SERVER_RATE_LIMIT meant for senders.
-  const quiet = { ...opts, config: { rateLimit: false as const } };
+  const quiet = { ...opts, config: deps.quietRateLimit };
 
   const filterOf = (query: unknown): HistoryQuery => {
     const parsed = historyQuerySchema.safeParse(dropEmpty(query));

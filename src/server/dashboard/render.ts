@@ -1,6 +1,6 @@
 import { sourceSchema } from '../../core/scan.ts';
 import type { DriveStatus } from '../../core/status.ts';
-import { escapeHtml as esc } from '../../triggers/manual/page.ts';
+import { escapeHtml as esc } from '../pages.ts';
 import type { HistoryQuery, ScanView, StatusView } from './data.ts';
 
 /** Server-side HTML for the dashboard: the whole page, and the parts the script swaps in on refresh. */
@@ -53,7 +53,13 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
         .join('')
     : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
   const driveClass = s.drive.state === 'polling' ? 'ok' : s.drive.state === 'off' ? 'off' : 'bad';
-  return `<ul class="strip">${targets}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  const held = s.held
+    ? `<li class="bad" data-held="mount-guard"><span class="dot" aria-hidden="true"></span><strong>held: mount guard</strong> <span class="why">missing: ${s.held.missing.map(esc).join(', ')}</span></li>`
+    : '';
+  const problems = (s.problems ?? [])
+    .map((p) => `<li class="bad" data-setup-key="${esc(p.key)}"><span class="dot" aria-hidden="true"></span><strong>set-up</strong> ${esc(p.message)}</li>`)
+    .join('');
+  return `<ul class="strip">${held}${targets}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
 }
 
 function deliveries(v: ScanView, now: number): string {
@@ -133,6 +139,9 @@ export interface PageParts {
   history: string;
 }
 
+/** Hides the script's buttons when scripts are off; inline, allowed by the CSP through its hash. */
+export const NOSCRIPT_STYLE = '.js-only{display:none!important}';
+
 /** The dashboard. Everything works without the script except the preview, actions and refresh. */
 export function renderDashboard(secret: string, filter: HistoryQuery, parts: PageParts): string {
   const s = encodeURIComponent(secret);
@@ -140,7 +149,7 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>scanrelay</title><link rel="stylesheet" href="${esc(s)}/dashboard.css">
-<noscript><style>.js-only{display:none!important}</style></noscript></head>
+<noscript><style>${NOSCRIPT_STYLE}</style></noscript></head>
 <body><main id="dashboard" data-api="api/${esc(s)}/" data-parts="${esc(s)}/parts">
 <header><h1>scanrelay</h1><div id="status" role="status" aria-live="polite" aria-label="Status">${parts.status}</div></header>
 

@@ -1,5 +1,5 @@
 import type { UpdateType } from '../../core/scan.ts';
-import { classifyStatus, httpRequest } from '../http.ts';
+import { classifyStatus, httpRequest, TargetError } from '../http.ts';
 
 export interface MediaUpdate {
   path: string;
@@ -8,7 +8,9 @@ export interface MediaUpdate {
 
 /**
  * Jellyfin and Emby share this API (Emby is Jellyfin's ancestor): `POST /Library/Media/Updated` with
- * `{"Updates":[{"Path","UpdateType"}]}` and the key in `X-Emby-Token`; 204 is success. Emby serves it
+ * `{"Updates":[{"Path","UpdateType"}]}`; 204 is success. The key goes in `Authorization: MediaBrowser
+ * Token="…"` to Jellyfin: Jellyfin 12 turns EnableLegacyAuthorization off by default and then ignores
+ * `X-Emby-Token`, `X-Emby-Authorization` and `api_key`, while 10.x takes both. Emby keeps `X-Emby-Token`. Emby serves it
  * under `/emby` (Cloudbox/autoscan's Emby target), so the Emby client has that prefix; a URL that
  * already ends in `/emby` gets no second one.
  */
@@ -26,7 +28,7 @@ export class MediaBrowserClient {
   }
 
   private async call(method: string, path: string, what: string, body?: unknown): Promise<string> {
-    const headers: Record<string, string> = { Accept: 'application/json', 'X-Emby-Token': this.apiKey };
+    const headers: Record<string, string> = { Accept: 'application/json', ...this.authHeader() };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await httpRequest(
       { method, url: `${this.base}${path}`, headers, body: body === undefined ? undefined : JSON.stringify(body) },
@@ -37,13 +39,33 @@ export class MediaBrowserClient {
     return res.text;
   }
 
+  private authHeader(): Record<string, string> {
+    if (this.product === 'Emby') return { 'X-Emby-Token': this.apiKey };
+    // A quote would end the quoted value; a key never holds one (Jellyfin's keys are hex).
+    return { Authorization: `MediaBrowser Token="${this.apiKey.replace(/"/g, '')}"` };
+  }
+
   /** The exact request a scan makes, for logs. */
   describeUpdate(): string {
-    return `POST ${this.base}/Library/Media/Updated (header X-Emby-Token)`;
+    const header = this.product === 'Emby' ? 'X-Emby-Token' : 'Authorization: MediaBrowser Token';
+    return `POST ${this.base}/Library/Media/Updated (header ${header})`;
   }
 
   async mediaUpdated(updates: readonly MediaUpdate[]): Promise<void> {
     await this.call('POST', '/Library/Media/Updated', 'media update', { Updates: updates.map((u) => ({ Path: u.path, UpdateType: u.updateType })) });
+  }
+
+  /** Every folder of every library (`GET /Library/VirtualFolders`: `[{"Name", "Locations": [...]}]`). */
+  async libraryLocations(): Promise<string[]> {
+    const text = await this.call('GET', '/Library/VirtualFolders', 'library list');
+    let folders: unknown;
+    try {
+      folders = JSON.parse(text);
+    } catch {
+      throw new TargetError('unavailable', `${this.product} library list is not JSON`);
+    }
+    if (!Array.isArray(folders)) return [];
+    return folders.flatMap((f) => (Array.isArray(f?.Locations) ? f.Locations.filter((l: unknown): l is string => typeof l === 'string' && l !== '') : []));
   }
 
   async systemInfo(): Promise<{ serverName?: string; version?: string }> {

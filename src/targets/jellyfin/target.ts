@@ -26,6 +26,10 @@ export class MediaBrowserTarget implements Target {
     }
   }
 
+  libraryRoots(): Promise<string[]> {
+    return this.client.libraryLocations();
+  }
+
   async available(): Promise<{ ok: boolean; error?: string }> {
     try {
       await this.client.systemInfo();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/schema.ts';
 import { longestPrefix } from '../../paths/mapping.ts';
 import { TargetError } from '../http.ts';
@@ -15,6 +16,21 @@ export interface ScannerBackendOptions {
   api?: PlexApi;
   /** Kill a scanner run after this long; 0 = never. */
   timeoutMs: number;
+  /** PLEX_SCANNER_MAX_RETRIES: a scan whose scanner exits non-zero is run again at most this many times. */
+  maxRetries?: number;
+  /** Pause before running a failed scan again. */
+  retryDelayMs?: number;
+}
+
+/** Pause before a failed scanner run is run again (PLEX_SCANNER_MAX_RETRIES). */
+export const SCANNER_RETRY_DELAY_MS = 5_000;
+
+/** The scanner kept exiting non-zero: the scan fails for good (the queue does not retry it). */
+export class ScannerFailed extends TargetError {
+  constructor(message: string) {
+    super('fatal', message);
+    this.name = 'ScannerFailed';
+  }
 }
 
 /** A section location as the scanner method knows it. */
@@ -42,8 +58,9 @@ export class PlexScannerBackend implements PlexScanBackend {
   static fromConfig(config: Config): PlexScannerBackend {
     return new PlexScannerBackend(config, {
       database: new PlexDatabase(config.PLEX_DATABASE_PATH),
-      api: config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN) : undefined,
+      api: config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }) : undefined,
       timeoutMs: config.PLEX_SCANNER_TIMEOUT * 1000,
+      maxRetries: config.PLEX_SCANNER_MAX_RETRIES,
     });
   }
 
@@ -110,11 +127,29 @@ export class PlexScannerBackend implements PlexScanBackend {
     return result;
   }
 
+  /**
+   * One partial scan. A scanner that exits non-zero is run again, at most PLEX_SCANNER_MAX_RETRIES times,
+   * then the scan fails for good (ScannerFailed). A scanner that cannot be started or that hangs past
+   * PLEX_SCANNER_TIMEOUT is a retryable failure, as before (TargetError 'unavailable').
+   */
   async scan(sectionId: string, folder: string): Promise<{ detail?: string }> {
-    const result = await this.runOrThrow('Plex Media Scanner', this.scanCommand(sectionId, folder));
-    // The history keeps what the scanner said (e.g. the deprecation notice newer Plex versions print).
-    const said = tail(result.stderr) || tail(result.stdout);
-    return { detail: `scanner exited with status 0${said ? `; output: ${said}` : ''}` };
+    const maxRetries = Math.max(0, this.opts.maxRetries ?? 3);
+    let lastFailure = '';
+    for (let run = 1; ; run++) {
+      const result = await this.run(this.scanCommand(sectionId, folder));
+      if (result.status === 0) {
+        // The history keeps what the scanner said (e.g. the deprecation notice newer Plex versions print),
+        // and why earlier runs failed.
+        const said = tail(result.stderr) || tail(result.stdout);
+        const earlier = run > 1 ? ` on run ${run} (before: ${lastFailure})` : '';
+        return { detail: `scanner exited with status 0${earlier}${said ? `; output: ${said}` : ''}` };
+      }
+      const what = describeRun('Plex Media Scanner', result);
+      if (result.status === null) throw new TargetError('unavailable', what);
+      if (run > maxRetries) throw new ScannerFailed(`${what}; gave up after ${run} runs (PLEX_SCANNER_MAX_RETRIES ${maxRetries})`);
+      lastFailure = what;
+      await sleep(this.opts.retryDelayMs ?? SCANNER_RETRY_DELAY_MS);
+    }
   }
 
   async analyze(metadataIds: readonly number[], deep: boolean): Promise<void> {

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
+import { PlexApiBackend } from './api-backend.ts';
+import { findLeavesByFile, itemsToAnalyze, type AnalyzeConfig } from './api-items.ts';
 import type { PlexScanBackend } from './backend.ts';
 import type { PlexDatabase } from './database.ts';
 
-export type AnalyzeConfig = Pick<Config, 'PLEX_ANALYZE_TYPE' | 'PLEX_ANALYZE_DIRECTORY'>;
 
 export interface LookupRetry {
   tries: number;
@@ -33,6 +34,37 @@ export async function metadataIdsForFile(db: PlexDatabase, file: string, config:
   return siblings.length ? siblings : [id];
 }
 
+/** Databases already reported unreadable (one line per database and process, not one per scan). */
+const unreadableNoted = new WeakSet<PlexDatabase>();
+
+/** Each file's items through the HTTP API, retried like the database lookup (Plex may not list it yet). */
+async function metadataIdsThroughApi(backend: PlexApiBackend, files: readonly string[], config: AnalyzeConfig, retry: LookupRetry, signal: AbortSignal, log: Logger): Promise<number[]> {
+  const ids: number[] = [];
+  let missing = [...files];
+  for (let attempt = 1; attempt <= retry.tries && missing.length > 0; attempt++) {
+    const bySection = new Map<string, { section: { id: string; type: string }; files: string[] }>();
+    for (const file of missing) {
+      const match = await backend.sections.resolve(file.slice(0, file.lastIndexOf('/')) || '/');
+      if (!match) continue;
+      const entry = bySection.get(match.section.id) ?? { section: match.section, files: [] };
+      entry.files.push(file);
+      bySection.set(match.section.id, entry);
+    }
+    const found = new Set<string>();
+    for (const { section, files: inSection } of bySection.values()) {
+      const leaves = await findLeavesByFile(backend.api, section, inSection);
+      for (const [file, leaf] of leaves) {
+        found.add(file);
+        ids.push(...(await itemsToAnalyze(backend.api, leaf, config)));
+      }
+    }
+    missing = missing.filter((f) => !found.has(f));
+    if (missing.length > 0 && attempt < retry.tries) await sleep(retry.delayMs, undefined, { signal });
+  }
+  for (const file of missing) log.info({ key: 'PLEX_ANALYZE_TYPE', file }, 'file not found in its Plex section (HTTP API); not analyzing it');
+  return ids;
+}
+
 /**
  * PLEX_ANALYZE_TYPE after a file scan: finds each scanned file's metadata items and asks the backend to
  * analyze them (API: PUT /library/metadata/{ids}/analyze; scanner: --analyze[-deeply] --item ids).
@@ -46,6 +78,7 @@ export async function analyzeFiles(
   const { config, log } = deps;
   if (config.PLEX_ANALYZE_TYPE === 'off' || files.length === 0) return '';
   const ids = new Set<number>();
+  let where = 'the Plex database';
   try {
     for (const file of files) {
       const found = await metadataIdsForFile(deps.db, file, config, deps.retry, signal);
@@ -54,10 +87,29 @@ export async function analyzeFiles(
     }
   } catch (err) {
     if (signal.aborted) throw err;
-    log.warn({ key: 'PLEX_ANALYZE_TYPE', err: (err as Error).message }, 'cannot read the Plex database; not analyzing');
-    return 'not analyzed: Plex database unreadable';
+    const api = deps.backend instanceof PlexApiBackend ? deps.backend : undefined;
+    if (!api) {
+      // Said once per database: the same cause would otherwise fill the log with one WARN per scan.
+      if (!unreadableNoted.has(deps.db)) {
+        unreadableNoted.add(deps.db);
+        log.warn({ key: 'PLEX_ANALYZE_TYPE', err: (err as Error).message }, 'cannot read the Plex database (PLEX_DATABASE_PATH) and no HTTP API to ask instead (PLEX_TOKEN): scanned files are not analyzed until one of them works');
+      }
+      return 'not analyzed: Plex database unreadable';
+    }
+    if (!unreadableNoted.has(deps.db)) {
+      unreadableNoted.add(deps.db);
+      log.info({ key: 'PLEX_ANALYZE_TYPE', err: (err as Error).message }, 'cannot read the Plex database: finding the items to analyze through the Plex HTTP API instead');
+    }
+    where = 'Plex (HTTP API)';
+    try {
+      for (const id of await metadataIdsThroughApi(api, files, config, deps.retry, signal, log)) ids.add(id);
+    } catch (apiErr) {
+      if (signal.aborted) throw apiErr;
+      log.warn({ key: 'PLEX_ANALYZE_TYPE', err: (apiErr as Error).message }, 'cannot list the items of the section through the Plex API; not analyzing');
+      return 'not analyzed: Plex item lookup failed';
+    }
   }
-  if (ids.size === 0) return 'not analyzed: file not in the Plex database';
+  if (ids.size === 0) return `not analyzed: file not in ${where}`;
   const list = [...ids];
   const deep = config.PLEX_ANALYZE_TYPE === 'deep';
   try {

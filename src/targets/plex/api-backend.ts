@@ -16,8 +16,8 @@ export class PlexApiBackend implements PlexScanBackend {
     return match && { id: match.section.id, title: match.section.title, location: match.location };
   }
 
-  async knownLocations(): Promise<string[]> {
-    return (await this.sections.all()).flatMap((s) => s.locations);
+  async knownLocations(fresh = false): Promise<string[]> {
+    return (await this.sections.all(fresh)).flatMap((s) => s.locations);
   }
 
   async scan(sectionId: string, folder: string): Promise<{ detail?: string }> {

@@ -1,4 +1,4 @@
-import { classifyStatus, httpRequest, TargetError } from '../http.ts';
+import { classifyStatus, httpRequest, TargetError, TlsError } from '../http.ts';
 
 export interface PlexSection {
   id: string;
@@ -18,6 +18,8 @@ export class PlexApi {
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
+    /** PLEX_VERIFY_SSL: false accepts any certificate from an https PLEX_LOCAL_URL. */
+    private readonly opts: { verifyTls?: boolean } = {},
   ) {}
 
   private url(path: string): string {
@@ -27,10 +29,27 @@ export class PlexApi {
   private async call(method: string, path: string, what: string): Promise<string> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.token) headers['X-Plex-Token'] = this.token;
-    const res = await httpRequest({ method, url: this.url(path), headers }, `Plex (${method} ${path.split('?')[0]})`);
+    let res;
+    try {
+      res = await httpRequest({ method, url: this.url(path), headers, verifyTls: this.opts.verifyTls }, `Plex (${method} ${path.split('?')[0]})`);
+    } catch (err) {
+      if (err instanceof TlsError) {
+        // A LAN address has no certificate a client can check: say which key to change, in one line.
+        throw new TlsError(
+          `${err.message}: PLEX_LOCAL_URL ${this.baseUrl} does not pass the certificate check; use http:// for PLEX_LOCAL_URL on a LAN, or set PLEX_VERIFY_SSL to false`,
+          err.code,
+        );
+      }
+      throw err;
+    }
     const err = classifyStatus(res.status, `Plex ${what}`, res.text);
     if (err) throw err;
     return res.text;
+  }
+
+  /** A GET whose answer is JSON (item listings and children for analyze). */
+  async getJson(path: string, what: string): Promise<any> {
+    return parseJson(await this.call('GET', path, what), what);
   }
 
   /** The exact request a scan makes, for logs and `scanrelay scan --dry-run`. */

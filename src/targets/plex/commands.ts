@@ -49,7 +49,8 @@ export async function runScanCommand(
       finish({ ok: false, error: (err as Error).message });
       return;
     }
-    const timer = setTimeout(() => {
+    // 0 = no limit (RUN_COMMAND_TIMEOUT).
+    const timer = timeoutMs <= 0 ? undefined : setTimeout(() => {
       try {
         if (!windows && child.pid) process.kill(-child.pid, 'SIGKILL');
         else child.kill('SIGKILL');

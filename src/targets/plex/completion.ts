@@ -20,6 +20,7 @@ export type Completion = { completed: true; scanSeen: boolean } | { completed: f
  * Watches Plex's /activities after a partial scan was sent until the section's scan activity ends.
  * Plex may finish a small folder before the first poll, so no activity within `appearWithinMs` counts as
  * completed. When /activities cannot be read, waits plex_autoscan's fixed 10 s and reports "unknown".
+ * `log` already carries the scan and section (the target's child logger), so lines here do not repeat them.
  */
 export async function watchScanCompletion(readActivities: () => Promise<PlexActivity[]>, sectionId: string, timings: CompletionTimings, log: Logger, signal: AbortSignal): Promise<Completion> {
   const started = Date.now();
@@ -29,18 +30,19 @@ export async function watchScanCompletion(readActivities: () => Promise<PlexActi
     try {
       running = runningScans(await readActivities(), sectionId).length;
     } catch (err) {
-      log.info({ section: sectionId, err: (err as Error).message, waitMs: timings.fallbackMs }, 'cannot read Plex /activities; waiting a fixed time before the after-scan steps');
+      log.info({ err: (err as Error).message, waitMs: timings.fallbackMs }, 'cannot read Plex /activities; waiting a fixed time before the after-scan steps');
       await sleep(timings.fallbackMs, undefined, { signal });
       return { completed: false, reason: 'Plex /activities unavailable' };
     }
     const elapsed = Date.now() - started;
     if (running > 0) seen = true;
     else if (seen || elapsed >= timings.appearWithinMs) {
-      log.info({ section: sectionId, scanSeen: seen, ms: elapsed }, 'Plex scan completed');
+      if (seen) log.info({ ms: elapsed }, 'Plex scan completed: its scan activity for the section ended');
+      else log.info({ ms: elapsed }, `Plex showed no scan activity for the section within ${Math.round(timings.appearWithinMs / 1000)} s: taking the scan as already finished`);
       return { completed: true, scanSeen: seen };
     }
     if (elapsed >= timings.maxMs) {
-      log.warn({ section: sectionId, ms: elapsed }, 'Plex is still scanning the section; stopped watching');
+      log.warn({ ms: elapsed }, 'Plex is still scanning the section; stopped watching');
       return { completed: false, reason: `still scanning after ${Math.round(elapsed / 1000)} s` };
     }
     await sleep(timings.pollMs, undefined, { signal });

@@ -31,8 +31,8 @@ export class SectionCache {
     return sectionFor(this.cached!, folder);
   }
 
-  async all(): Promise<PlexSection[]> {
-    if (!this.cached) await this.reload();
+  async all(fresh = false): Promise<PlexSection[]> {
+    if (fresh || !this.cached || Date.now() - this.fetchedAt > this.maxAgeMs) await this.reload();
     return this.cached!;
   }
 

@@ -14,6 +14,8 @@ import { emptyTrashEnabled, emptyTrashGuarded } from './empty-trash.ts';
 import { decideFileCheck, pathsForCheck } from './file-checks.ts';
 import { filesInPlex, statFileSize, type FileSize } from './in-plex.ts';
 import type { RcloneRc } from './rclone-rc.ts';
+import { runningScanner, type ProcessDeps } from './scanner-process.ts';
+import { ScannerFailed } from '../plex-scanner/backend.ts';
 import { runningScans, WaitTracker } from './wait.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
@@ -39,8 +41,6 @@ export interface PlexTimings {
   lookupDelayMs: number;
   emptyTrashTries: number;
   emptyTrashRetryMs: number;
-  /** RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN are killed after this long. */
-  commandTimeoutMs: number;
 }
 
 export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
@@ -48,16 +48,16 @@ export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
   externalScanMaxWaitMs: 60 * 60_000,
   aliveRetryMs: 15_000,
   aliveRetryMaxMs: 2 * 60_000,
-  activitiesMaxAgeMs: 1_000,
-  completionPollMs: 2_000,
-  completionAppearMs: 6_000,
+  // One Plex scan at a time waits for this watch, so it polls often enough to see a short scan end.
+  activitiesMaxAgeMs: 250,
+  completionPollMs: 500,
+  completionAppearMs: 2_000,
   completionMaxMs: 2 * 60 * 60_000,
   completionFallbackMs: 10_000,
   lookupTries: 5,
   lookupDelayMs: 10_000,
   emptyTrashTries: 5,
   emptyTrashRetryMs: 10_000,
-  commandTimeoutMs: 10 * 60_000,
 };
 
 /** What the steps around the scan need; without it the target only scans. */
@@ -70,6 +70,8 @@ export interface PlexSteps {
   probe?: FolderProbe;
   fileSize?: FileSize;
   timings?: Partial<PlexTimings>;
+  /** How running Plex Media Scanner processes are found (PLEX_WAIT_FOR_EXTERNAL_SCANNERS without a token). */
+  processes?: ProcessDeps;
 }
 
 /**
@@ -80,10 +82,14 @@ export interface PlexSteps {
  */
 export class PlexTarget implements Target {
   readonly name = 'plex';
+  /** One scan at a time per Plex server, from the before-command to the after-command (plex.py:134-232). */
+  readonly serial = true;
   private readonly timings: PlexTimings;
   private readonly externalWaits = new WaitTracker();
   private readonly aliveWaits = new WaitTracker();
   private readonly warned = new Set<string>();
+  /** Scans whose RUN_COMMAND_BEFORE_SCAN already ran (until their delivery ends). */
+  private readonly beforeRan = new Set<number>();
   private activities: ActivityFeed | undefined;
 
   constructor(
@@ -109,6 +115,7 @@ export class PlexTarget implements Target {
     if (result.outcome !== 'retry') {
       this.externalWaits.end(item.id);
       this.aliveWaits.end(item.id);
+      this.beforeRan.delete(item.id);
     }
     return result;
   }
@@ -124,8 +131,9 @@ export class PlexTarget implements Target {
         const checked = await this.checkFiles(item, config);
         if ('outcome' in checked) return checked;
         ({ folder, folderOnly } = checked);
-        // Before the section lookup, which itself needs Plex up.
-        const held = (await this.waitForExternalScans(item, config)) ?? (await this.waitForPlex(item, config));
+        // plex_autoscan's order (plex.py:134-173): other scans, the before-command, then Plex answering;
+        // all before the section lookup, which itself needs Plex up.
+        const held = (await this.waitForExternalScans(item, config)) ?? (await this.beforeCommand(item, folder, config)) ?? (await this.waitForPlex(item, config));
         if (held) return held;
       }
       const section = await this.backend.resolveSection(folder);
@@ -133,11 +141,18 @@ export class PlexTarget implements Target {
         const known = (await this.backend.knownLocations()).join(', ') || 'none';
         return { outcome: 'failed', error: `"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS` };
       }
-      if (config) {
-        await runScanCommand('RUN_COMMAND_BEFORE_SCAN', config.RUN_COMMAND_BEFORE_SCAN, { path: folder, section: section.id }, this.log, this.timings.commandTimeoutMs);
-      }
       this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');
-      const { detail } = await this.backend.scan(section.id, folder);
+      let detail: string | undefined;
+      try {
+        ({ detail } = await this.backend.scan(section.id, folder));
+      } catch (err) {
+        if (!(err instanceof ScannerFailed) || !config) throw err;
+        // plex_autoscan goes on after a failed scanner run (plex.py:173-232). Empty trash and analyze make no
+        // sense after a scan that failed; the after-command does (it pairs with the before-command).
+        this.log.error({ scan: item.id, key: 'PLEX_SCANNER_MAX_RETRIES', error: err.message }, 'the Plex Media Scanner kept failing; the scan fails');
+        const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, this.log, config.RUN_COMMAND_TIMEOUT * 1000);
+        return { outcome: 'failed', error: `${err.message}${after ? `; after-scan command ${after.ok && after.code === 0 ? 'ok' : 'failed'}` : ''}` };
+      }
       const base = [
         `section ${section.id} (${section.title}) via ${this.backend.method}`,
         folder !== item.folder || folderOnly ? `scanned folder ${folder} (files never appeared)` : undefined,
@@ -152,6 +167,11 @@ export class PlexTarget implements Target {
 
   available(): Promise<{ ok: boolean; error?: string }> {
     return this.backend.available();
+  }
+
+  /** Section locations: from the API, or Plex's database for the scanner method. */
+  libraryRoots(fresh = false): Promise<string[]> {
+    return this.backend.knownLocations(fresh);
   }
 
   /** SERVER_SKIP_FILES_IN_PLEX (and always for drive changes, as plex_autoscan did): files Plex already has need no scan. */
@@ -214,19 +234,23 @@ export class PlexTarget implements Target {
     }
   }
 
-  /** PLEX_WAIT_FOR_EXTERNAL_SCANNERS: while Plex reports a library scan running, this scan waits (capped). */
+  /**
+   * PLEX_WAIT_FOR_EXTERNAL_SCANNERS: while Plex is scanning, this scan waits (capped). With a token, Plex's
+   * /activities says so; without one, a running Plex Media Scanner process, found as plex_autoscan finds it.
+   */
   private async waitForExternalScans(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
     if (!config.PLEX_WAIT_FOR_EXTERNAL_SCANNERS) return undefined;
     const api = this.steps?.api;
-    if (!api) {
-      this.warnOnce('external-no-api', { key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS' }, 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS reads Plex /activities, which needs PLEX_TOKEN; not waiting for other scans');
-      return undefined;
-    }
-    let running;
+    let running: unknown[];
     try {
-      running = runningScans(await this.activityFeed(api).current());
+      if (api) {
+        running = runningScans(await this.activityFeed(api).current()).map((a) => a.title ?? a.sectionId);
+      } else {
+        const proc = await runningScanner(config, this.steps?.processes);
+        running = proc ? [`${proc.name} (pid ${proc.pid}${proc.container ? `, container ${proc.container}` : ''})`] : [];
+      }
     } catch (err) {
-      this.log.debug({ scan: item.id, err: (err as Error).message }, 'cannot read Plex /activities; not waiting for other scans');
+      this.log.debug({ scan: item.id, err: (err as Error).message }, 'cannot tell whether Plex is scanning; not waiting for other scans');
       this.externalWaits.end(item.id);
       return undefined;
     }
@@ -237,7 +261,7 @@ export class PlexTarget implements Target {
     }
     const wait = this.externalWaits.poll(item.id);
     const waited = Date.now() - wait.since;
-    const ctx = { scan: item.id, key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS', running: running.map((a) => a.title ?? a.sectionId), waitedS: Math.round(waited / 1000) };
+    const ctx = { scan: item.id, key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS', running, waitedS: Math.round(waited / 1000) };
     if (waited >= this.timings.externalScanMaxWaitMs) {
       this.externalWaits.end(item.id);
       this.log.warn(ctx, 'gave up waiting for other Plex scans to end; scanning anyway');
@@ -245,6 +269,19 @@ export class PlexTarget implements Target {
     }
     this.log.info({ ...ctx, retryInS: this.timings.externalScanPollMs / 1000 }, 'another Plex library scan is running; waiting');
     return { outcome: 'retry', error: 'waiting for another Plex library scan to end', retryAfterMs: this.timings.externalScanPollMs, countsAsAttempt: false };
+  }
+
+  /**
+   * RUN_COMMAND_BEFORE_SCAN, once per queued scan (not again while it waits for Plex or is retried). The
+   * section is passed when it can be found without waiting (Plex may be down: the command may be what
+   * brings it up); else $SCANRELAY_SECTION is empty. Never holds the scan: always undefined.
+   */
+  private async beforeCommand(item: ScanItem, folder: string, config: Config): Promise<undefined> {
+    if (config.RUN_COMMAND_BEFORE_SCAN.length <= 2 || this.beforeRan.has(item.id)) return undefined;
+    this.beforeRan.add(item.id);
+    const section = await this.backend.resolveSection(folder).catch(() => undefined);
+    await runScanCommand('RUN_COMMAND_BEFORE_SCAN', config.RUN_COMMAND_BEFORE_SCAN, { path: folder, section: section?.id ?? '' }, this.log, config.RUN_COMMAND_TIMEOUT * 1000);
+    return undefined;
   }
 
   /** PLEX_CHECK_BEFORE_SCAN (plex_autoscan's wait_plex_alive): wait until Plex answers /myplex/account; never drop the scan. */
@@ -286,14 +323,14 @@ export class PlexTarget implements Target {
         parts.push('sent, completion unknown');
       }
       if (emptyTrashEnabled(config) && steps.db) {
-        const upgrade = /upgrade/i.test(item.event);
-        parts.push(await emptyTrashGuarded({ config, api: steps.api, db: steps.db, log, tries: this.timings.emptyTrashTries, retryMs: this.timings.emptyTrashRetryMs }, section.id, upgrade, signal));
+        // plex.py:199: an upgrade empties the trash even with nothing deleted; any merged upgrade counts.
+        parts.push(await emptyTrashGuarded({ config, api: steps.api, db: steps.db, log, tries: this.timings.emptyTrashTries, retryMs: this.timings.emptyTrashRetryMs }, section.id, item.upgrade, signal));
       }
       // plex_autoscan analyzes file requests only, never a folder scan.
       if (config.PLEX_ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
         parts.push(await analyzeFiles({ config, db: steps.db, backend: this.backend, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item.files, signal));
       }
-      const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, this.timings.commandTimeoutMs);
+      const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, config.RUN_COMMAND_TIMEOUT * 1000);
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
       return parts.filter(Boolean).join('; ');
     };

@@ -1,4 +1,4 @@
-import { PayloadError, type ScanPath } from '../intent.ts';
+import { PayloadError, type ScanPath } from '../../intake/intent.ts';
 import type { Plan } from './recognizer.ts';
 import { renameScans } from './scans.ts';
 

@@ -45,6 +45,40 @@ export const renamedFileSchema = mediaFileSchema.extend({
 
 export type MediaFile = z.output<typeof mediaFileSchema>;
 
+/** The path fields a file entry may carry (mediaFileSchema and renamedFileSchema). */
+const FILE_PATH_KEYS = ['path', 'relativePath', 'previousPath', 'previousRelativePath'] as const;
+
+/**
+ * A file list (episodeFiles, trackFiles ...), null meaning absent. An import can list tens of thousands of
+ * files, and walking each through the zod schema holds the event loop for a tenth of a second; so entries
+ * are first checked by hand against the same rules (an object whose path fields are absent, null or valid
+ * paths), and only a list with an entry that fails goes through the schema, for its error naming the field.
+ * Either way the result is the schema's.
+ */
+export function fileList<T extends typeof mediaFileSchema | typeof renamedFileSchema>(item: T) {
+  const slow = z.array(item);
+  const keys = FILE_PATH_KEYS.filter((key) => key in item.shape);
+  const plain = (entry: unknown): entry is Record<string, unknown> =>
+    !!entry &&
+    typeof entry === 'object' &&
+    !Array.isArray(entry) &&
+    keys.every((key) => {
+      const value = (entry as Record<string, unknown>)[key];
+      return value === undefined || value === null || (typeof value === 'string' && invalidRequestPath(value) === undefined);
+    });
+  return z.unknown().transform((value, ctx): Array<z.output<T>> | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (Array.isArray(value) && value.every(plain)) {
+      return value.map((entry) => Object.fromEntries(keys.map((key) => [key, (entry[key] as string | null | undefined) ?? undefined])) as z.output<T>);
+    }
+    const parsed = slow.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path } as never);
+    return z.NEVER;
+  })
+    .optional();
+}
+
 /** An optional object or array field: null means absent; any other wrong type is an error naming the field. */
 export function optional<T extends z.ZodType>(schema: T) {
   return schema.nullish().transform((v) => v ?? undefined);

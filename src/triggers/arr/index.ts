@@ -1,4 +1,4 @@
-import type { Recognizer } from '../intent.ts';
+import type { Recognizer } from '../../intake/intent.ts';
 import { recognizeLidarr } from './lidarr.ts';
 import { recognizeArrNotice } from './notice.ts';
 import { recognizeRadarr } from './radarr.ts';

@@ -1,5 +1,5 @@
 import type { Source } from '../../core/scan.ts';
-import type { Recognizer } from '../intent.ts';
+import type { Recognizer } from '../../intake/intent.ts';
 
 /**
  * Events that tell about something other than files on disk. Health and update notices carry no

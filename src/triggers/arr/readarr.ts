@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { deleteInsideItem, deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
-import { anyValue, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
+import { anyValue, fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
 import { arrRecognizer } from './recognizer.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
 const readarrPayload = z.object({
   author: optional(z.object({ path: optional(pathField), name: lenientText, goodreadsId: lenientId })),
   book: lenientObject(z.object({ title: lenientText, goodreadsId: lenientId })),
-  bookFiles: optional(z.array(mediaFileSchema)),
+  bookFiles: fileList(mediaFileSchema),
   bookFile: optional(mediaFileSchema),
-  renamedBookFiles: optional(z.array(renamedFileSchema)),
+  renamedBookFiles: fileList(renamedFileSchema),
   isUpgrade: anyValue,
   deletedFiles: anyValue,
 });

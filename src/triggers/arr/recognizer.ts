@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Source, UpdateType } from '../../core/scan.ts';
-import { PayloadError, type Intent, type Recognizer, type ScanPath } from '../intent.ts';
+import { MAX_FOLDERS_PER_REQUEST, PayloadError, tooManyFolders, type Intent, type Recognizer, type ScanPath } from '../../intake/intent.ts';
 import { fieldName } from './fields.ts';
 
 /** What one event of a parsed payload scans, or why it scans nothing. */
@@ -14,6 +14,12 @@ export interface ManagerSpec<S extends z.ZodType> {
   schema: S;
   /** The events that scan something, by eventType. Every other event is answered "ignored". */
   events: Readonly<Record<string, (payload: z.output<S>) => Plan>>;
+  /**
+   * Any other event whose payload carries one of these file fields is scanned with `plan`, as
+   * plex_autoscan scanned series+episodeFile, movie+movieFile and artist+trackFiles whatever the
+   * eventType (scan.py:398-463).
+   */
+  withFiles?: { fields: readonly string[]; plan: (payload: z.output<S>) => Plan };
   /** Title and ids kept with the queue item for history and logs (never required). */
   describe(payload: z.output<S>): { title?: string; ids?: Record<string, string | number | undefined> };
 }
@@ -37,10 +43,13 @@ export function arrRecognizer<S extends z.ZodType>(spec: ManagerSpec<S>): Recogn
       throw new PayloadError(`${source} payload: eventType is missing or not a string (expected e.g. "Download", "Rename", "Test")`);
     }
     if (eventType === 'Test') return { kind: 'test', source };
-    const plan = Object.hasOwn(spec.events, eventType) ? spec.events[eventType] : undefined;
+    const carriesFiles = spec.withFiles?.fields.some((key) => body[key] !== undefined && body[key] !== null);
+    const plan = Object.hasOwn(spec.events, eventType) ? spec.events[eventType] : carriesFiles ? spec.withFiles?.plan : undefined;
     if (!plan) return { kind: 'ignore', source, event: shownEvent(eventType), reason: `${source} event ${shownEvent(eventType)} has nothing to scan` };
 
     const problem = `${source} ${eventType} payload`;
+    const folders = foldersInFileLists(body);
+    if (folders > MAX_FOLDERS_PER_REQUEST) throw new PayloadError(`${problem}: ${tooManyFolders()}`);
     const parsed = spec.schema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -67,4 +76,23 @@ export function arrRecognizer<S extends z.ZodType>(spec: ManagerSpec<S>): Recogn
     if (Object.keys(kept).length) intent.ids = kept;
     return intent;
   };
+}
+
+/**
+ * Distinct folders of the `path`s in the payload's top-level file lists (episodeFiles, movieFiles, ...),
+ * counted on the raw body before the schema walks every entry: a payload listing 25,000 files in
+ * thousands of folders is refused without per-file work. Stops counting past the cap.
+ */
+function foldersInFileLists(body: Record<string, unknown>): number {
+  const folders = new Set<string>();
+  for (const value of Object.values(body)) {
+    if (!Array.isArray(value) || value.length === 0) continue;
+    for (const entry of value) {
+      const path = entry && typeof entry === 'object' ? (entry as { path?: unknown }).path : undefined;
+      if (typeof path !== 'string') continue;
+      folders.add(path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'))));
+      if (folders.size > MAX_FOLDERS_PER_REQUEST) return folders.size;
+    }
+  }
+  return folders.size;
 }

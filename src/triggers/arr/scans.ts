@@ -1,5 +1,5 @@
 import { ancestors, joinPath, normalizeFolder, parentFolder, relativeTo } from '../../paths/mapping.ts';
-import { PayloadError, type ScanPath } from '../intent.ts';
+import { PayloadError, type ScanPath } from '../../intake/intent.ts';
 import type { MediaFile } from './fields.ts';
 
 /** The folder a payload's relative paths are below, with the field it came from (for messages). */

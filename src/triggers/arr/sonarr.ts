@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { anyValue, lenientId, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
-import { arrRecognizer } from './recognizer.ts';
+import { anyValue, fileList, lenientId, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
+import { arrRecognizer, type Plan } from './recognizer.ts';
 import { deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
@@ -18,8 +18,8 @@ const sonarrPayload = z.object({
   /** Sonarr v3 and v4 "On Import": one file. */
   episodeFile: optional(mediaFileSchema),
   /** Sonarr v4 "On Import Complete": every file of a multi-file import. */
-  episodeFiles: optional(z.array(mediaFileSchema)),
-  renamedEpisodeFiles: optional(z.array(renamedFileSchema)),
+  episodeFiles: fileList(mediaFileSchema),
+  renamedEpisodeFiles: fileList(renamedFileSchema),
   isUpgrade: anyValue,
   deletedFiles: anyValue,
 });
@@ -27,24 +27,27 @@ type SonarrPayload = z.output<typeof sonarrPayload>;
 
 const base = (p: SonarrPayload): Base => ({ path: p.series?.path, field: 'series.path' });
 
+/** An import (or any other event carrying its files): each file's folder. */
+const imported = (p: SonarrPayload): Plan => ({
+  ...upgradeOr(p.isUpgrade),
+  paths: fileScans(
+    filesOf(
+      [
+        { field: 'episodeFile', file: p.episodeFile },
+        { field: 'episodeFiles', files: p.episodeFiles },
+      ],
+      base(p),
+      'episodeFile (Sonarr v3) or episodeFiles[] (Sonarr v4) with path, or relativePath and series.path',
+    ),
+  ),
+});
+
 export const recognizeSonarr = arrRecognizer({
   source: 'Sonarr',
   shapeKeys: ['series', 'episodes', 'episodeFile', 'episodeFiles', 'renamedEpisodeFiles'],
   schema: sonarrPayload,
   events: {
-    Download: (p) => ({
-      ...upgradeOr(p.isUpgrade),
-      paths: fileScans(
-        filesOf(
-          [
-            { field: 'episodeFile', file: p.episodeFile },
-            { field: 'episodeFiles', files: p.episodeFiles },
-          ],
-          base(p),
-          'episodeFile (Sonarr v3) or episodeFiles[] (Sonarr v4) with path, or relativePath and series.path',
-        ),
-      ),
-    }),
+    Download: (p) => imported(p),
     Rename: (p) =>
       rename(
         p.series?.path,
@@ -56,6 +59,7 @@ export const recognizeSonarr = arrRecognizer({
       fileDelete(fileScans(filesOf([{ field: 'episodeFile', file: p.episodeFile }], base(p), 'episodeFile with path, or relativePath and series.path'))),
     SeriesDelete: (p) => deleteOfItem(p.series?.path, 'series.path', p.deletedFiles),
   },
+  withFiles: { fields: ['episodeFile', 'episodeFiles'], plan: (p) => imported(p) },
   describe: (p) => ({
     // The plain title, as plex_autoscan passed it to Plex when fixing a match.
     title: p.series?.title,

@@ -2,13 +2,15 @@ import { existsSync } from 'node:fs';
 import { RCLONE_BINARY_DEFAULT, type Config } from '../../config/schema.ts';
 import { tokenSourceFor } from '../../drive/auth.ts';
 import { DriveCache } from '../../drive/cache.ts';
-import { DriveClient, type BackoffOptions, type DriveClientOptions } from '../../drive/client.ts';
+import { DriveClient, type AccessTokenSource, type BackoffOptions, type DriveClientOptions } from '../../drive/client.ts';
 import { DriveWatcher } from '../../drive/watcher.ts';
+import { cryptMimeProblem } from '../../drive/filters.ts';
+import { expandPath } from '../../drive/service-account.ts';
+import { CryptDecoder } from '../../rclone/cryptdecode.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueStore } from '../../queue/store.ts';
-import { PlexDatabase } from '../../targets/plex/database.ts';
-import { inPlexChecker } from './in-plex.ts';
+import { importDriveStateAtFirstStart } from './import.ts';
 import { DrivePoller } from './poller.ts';
 
 export interface DriveFiles {
@@ -16,9 +18,23 @@ export interface DriveFiles {
   tokenfile: string;
 }
 
-/** The rclone binary: RCLONE.BINARY when the user changed it, else `rclone` from PATH. */
+/**
+ * The rclone binary: RCLONE.BINARY when the user changed it and it exists, else `rclone` from PATH
+ * (plex_autoscan rclone.py:9-11 falls back to `which rclone` the same way).
+ */
 export function rcloneBinaryOf(config: Pick<Config, 'RCLONE'>): string {
-  return config.RCLONE.BINARY !== RCLONE_BINARY_DEFAULT ? config.RCLONE.BINARY : 'rclone';
+  const configured = config.RCLONE.BINARY;
+  return configured && configured !== RCLONE_BINARY_DEFAULT && existsSync(configured) ? configured : 'rclone';
+}
+
+/** RCLONE.CRYPT_MAPPINGS decoding (google/drive.py:600-604), or undefined when no mapping is set. */
+export function cryptDecoderOf(config: Pick<Config, 'RCLONE'>): CryptDecoder | undefined {
+  const decoder = new CryptDecoder({
+    binary: rcloneBinaryOf(config),
+    configFile: config.RCLONE.CONFIG ? expandPath(config.RCLONE.CONFIG) : '',
+    mappings: config.RCLONE.CRYPT_MAPPINGS,
+  });
+  return decoder.active ? decoder : undefined;
 }
 
 /** Client + cache + watcher for the GOOGLE section (shared by the server and build_caches). */
@@ -28,7 +44,7 @@ export function openDrive(
   log: Logger,
   backoff?: BackoffOptions,
   onApiError?: DriveClientOptions['onApiError'],
-): { watcher: DriveWatcher; cache: DriveCache; client: DriveClient } {
+): { watcher: DriveWatcher; cache: DriveCache; client: DriveClient; auth: AccessTokenSource } {
   const auth = tokenSourceFor(config.GOOGLE, {
     tokenfile: files.tokenfile,
     rcloneConfigPath: config.RCLONE.CONFIG || undefined,
@@ -37,7 +53,7 @@ export function openDrive(
   });
   const client = new DriveClient({ baseUrl: config.GOOGLE.DRIVE_API_URL, auth, log, backoff, onApiError });
   const cache = new DriveCache(files.cachefile);
-  return { watcher: new DriveWatcher(client, cache, config.GOOGLE, log), cache, client };
+  return { watcher: new DriveWatcher(client, cache, config.GOOGLE, log, cryptDecoderOf(config)), cache, client, auth };
 }
 
 /** Starts drive monitoring in the server process (GOOGLE.ENABLED). */
@@ -50,22 +66,23 @@ export function startDriveMonitor(opts: {
   backoff?: BackoffOptions;
   onPoll?: (outcome: 'ok' | 'error') => void;
   onApiError?: DriveClientOptions['onApiError'];
+  /** True when Plex already has the (mapped) file: it is then not scanned. Passed in from where the targets are built. */
+  inPlex?: (mappedPath: string) => boolean;
 }): { poller: DrivePoller; close(): Promise<void> } {
   const log = opts.log.child({ component: 'drive' });
   const { watcher, cache } = openDrive(opts.config, opts.files, log, opts.backoff, opts.onApiError);
-  const dbPath = opts.config.PLEX_DATABASE_PATH;
-  // Opened lazily: a database that is missing or locked now is simply not consulted until it can be read.
-  const plexDb = dbPath ? new PlexDatabase(dbPath) : undefined;
-  if (dbPath && !existsSync(dbPath)) log.info({ path: dbPath }, 'Plex database not found: drive files are scanned without checking whether Plex has them');
+  const cryptMime = Object.keys(opts.config.RCLONE.CRYPT_MAPPINGS).length ? cryptMimeProblem(opts.config.GOOGLE.ALLOWED) : undefined;
+  if (cryptMime) log.warn(cryptMime);
   const poller = new DrivePoller({
     config: opts.config,
     watcher,
     cache,
     store: opts.store,
     intake: opts.intake,
-    inPlex: inPlexChecker(opts.config, plexDb, log),
+    inPlex: opts.inPlex ?? (() => false),
     log,
     onPoll: opts.onPoll,
+    prepare: () => importDriveStateAtFirstStart({ config: opts.config, ...opts.files, cache, store: opts.store, intake: opts.intake, log }),
   });
   poller.start();
   return {
@@ -73,7 +90,6 @@ export function startDriveMonitor(opts: {
     async close() {
       await poller.stop();
       cache.close();
-      plexDb?.close();
     },
   };
 }

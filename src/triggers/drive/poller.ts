@@ -1,4 +1,4 @@
-import type { DriveStatus } from '../../core/status.ts';
+import type { DriveControl, DriveStatus } from '../../core/status.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import type { CacheOp, DriveCache } from '../../drive/cache.ts';
@@ -6,12 +6,11 @@ import type { ChangeResult } from '../../drive/changes.ts';
 import { DriveApiError } from '../../drive/client.ts';
 import type { DriveWatcher, WatchedDrive } from '../../drive/watcher.ts';
 import type { Logger } from '../../log.ts';
-import { mapPath } from '../../paths/mapping.ts';
+import { mapIncomingPath } from '../../paths/rewrite.ts';
 import type { FolderProbe } from '../../paths/folder.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueStore } from '../../queue/store.ts';
-import type { DriveControl } from '../../server/cmd-api.ts';
-import { PathProblem, resolveIntent } from '../resolve.ts';
+import { resolveEach, type SinglePathIntent } from '../../intake/resolve.ts';
 
 export const tokenKey = (drive: Pick<WatchedDrive, 'key'>) => `drive.page_token.${drive.key}`;
 export const pendingKey = (drive: Pick<WatchedDrive, 'key'>) => `drive.cache_pending.${drive.key}`;
@@ -31,6 +30,8 @@ export interface DrivePollerOptions {
   probe?: FolderProbe;
   /** Called after each scheduled poll (metrics). */
   onPoll?: (outcome: 'ok' | 'error') => void;
+  /** Runs before the first poll (taking over plex_autoscan's state); a failure fails that poll and is retried. */
+  prepare?: () => Promise<unknown>;
 }
 
 /**
@@ -47,6 +48,7 @@ export class DrivePoller implements DriveControl {
   private lastPollAt: number | undefined;
   private nextPollAt: number | undefined;
   private lastError: string | undefined;
+  private prepared = false;
 
   constructor(private readonly opts: DrivePollerOptions) {}
 
@@ -83,6 +85,10 @@ export class DrivePoller implements DriveControl {
   /** One poll of every watched drive (serialized with other polls and resets). */
   pollOnce(): Promise<void> {
     return this.serialize(async () => {
+      if (!this.prepared) {
+        await this.opts.prepare?.();
+        this.prepared = true;
+      }
       this.replayPendingCacheWrites();
       // Each drive on its own: one failing shared drive must not stop the others.
       const failures: string[] = [];
@@ -170,7 +176,7 @@ export class DrivePoller implements DriveControl {
         const c = outcome.result.counts;
         log.info(
           { drive: drive.name, changes: outcome.changes, ...c, queued: requests.length },
-          `drive: ${outcome.changes} change(s): ${c.added} added / ${c.removed} removed / ${c.unwanted} unwanted / ${c.ignored} ignored / ${c.renamed} renamed / ${c.moved} moved; ${requests.length} scan request(s) queued`,
+          `drive: ${outcome.changes} change(s): ${c.added} added / ${c.removed} removed / ${c.unwanted} unwanted / ${c.ignored} ignored / ${c.renamed} renamed / ${c.moved} moved${c.undecoded ? ` / ${c.undecoded} not decoded` : ''}; ${requests.length} scan request(s) queued`,
         );
       }
       token = outcome.nextToken;
@@ -198,30 +204,24 @@ export class DrivePoller implements DriveControl {
   /** Drive paths -> mapped, validated, ignore-listed scan requests; files Plex already has are left out. */
   private requestsFor(result: ChangeResult): ScanRequest[] {
     const { config, log } = this.opts;
-    const out: ScanRequest[] = [];
     const seen = new Set<string>();
+    const paths: SinglePathIntent[] = [];
     const add = (path: string, kind: 'file' | 'gone', event: string) => {
       if (seen.has(`${kind}:${path}`)) return;
       seen.add(`${kind}:${path}`);
-      if (kind === 'file' && this.opts.inPlex(mapPath(config.SERVER_PATH_MAPPINGS, path).path)) {
+      if (kind === 'file' && this.opts.inPlex(mapIncomingPath(config, path).path)) {
         log.info({ path }, `not scanning ${path}: already in the Plex database`);
         return;
       }
-      try {
-        const [outcome] = resolveIntent(
-          { kind: 'scan', source: 'Drive', event, updateType: kind === 'gone' ? 'Deleted' : event === 'new' ? 'Created' : 'Modified', paths: [{ path, kind }] },
-          config,
-          this.opts.probe,
-        );
-        if (outcome && 'request' in outcome) out.push(outcome.request);
-        else if (outcome) log.info({ path, ignored: outcome.ignored }, `not scanning ${path}: matches SERVER_IGNORE_LIST entry ${outcome.ignored}`);
-      } catch (err) {
-        if (!(err instanceof PathProblem)) throw err;
-        log.warn({ path }, `not scanning drive path ${path}: ${err.message} (add its drive form to SERVER_PATH_MAPPINGS)`);
-      }
+      paths.push({ source: 'Drive', event, updateType: kind === 'gone' ? 'Deleted' : event === 'new' ? 'Created' : 'Modified', path: { path, kind } });
     };
     for (const s of result.scans) add(s.path, 'file', s.reason);
     for (const r of result.removals) add(r.path, 'gone', 'removed');
-    return out;
+    const { requests, skipped } = resolveEach(paths, config, this.opts.probe);
+    for (const s of skipped) {
+      if (s.why === 'ignored') log.info({ path: s.path }, `not scanning ${s.path}: ${s.reason}`);
+      else log.warn({ path: s.path }, `not scanning drive path ${s.path}: ${s.reason} (add its drive form to SERVER_PATH_MAPPINGS)`);
+    }
+    return requests;
   }
 }

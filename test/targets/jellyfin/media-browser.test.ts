@@ -16,7 +16,7 @@ describe('Jellyfin and Emby targets', () => {
   });
   after(async () => server.stop());
 
-  test('Jellyfin: POST /Library/Media/Updated with X-Emby-Token, the files and the trigger\'s update type', async () => {
+  test('Jellyfin: POST /Library/Media/Updated with Authorization: MediaBrowser Token (a default Jellyfin 12 ignores X-Emby-Token), the files and the trigger\'s update type', async () => {
     server.updates.length = 0;
     const target = jellyfinTarget(server.url, 'key-1', silent);
     const result = await target.deliver(scanItem({ folder: '/data/TV/Dark/Season 01', files: ['/data/TV/Dark/Season 01/e1.mkv', '/data/TV/Dark/Season 01/e2.mkv'], updateType: 'Created' }));
@@ -26,6 +26,31 @@ describe('Jellyfin and Emby targets', () => {
       ['', '/data/TV/Dark/Season 01/e2.mkv', 'Created'],
     ]);
     assert.equal(server.calls.at(-1)!.status, 204);
+    assert.equal(server.calls.at(-1)!.authorization, 'MediaBrowser Token="key-1"');
+    assert.equal(server.calls.at(-1)!.embyToken, undefined);
+  });
+
+  test('Jellyfin 10.x (legacy authorization on) takes the same header', async () => {
+    const old = await new FakeMediaServer({ apiKey: 'key-10', legacyAuth: true }).start();
+    try {
+      const result = await jellyfinTarget(old.url, 'key-10', silent).deliver(scanItem({ folder: '/data/TV/Dark' }));
+      assert.equal(result.outcome, 'done');
+      assert.deepEqual(old.updates.map((u) => u.path), ['/data/TV/Dark']);
+      assert.deepEqual(await jellyfinTarget(old.url, 'key-10', silent).available(), { ok: true });
+    } finally {
+      await old.stop();
+    }
+  });
+
+  test('the fake is a default Jellyfin 12: X-Emby-Token, X-Emby-Authorization and api_key are ignored (401) on Jellyfin\'s paths', async () => {
+    const body = JSON.stringify({ Updates: [{ Path: '/data/a', UpdateType: 'Modified' }] });
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((r) => r.status);
+    assert.equal(await post('/Library/Media/Updated', { 'x-emby-token': 'key-1' }), 401);
+    assert.equal(await post('/Library/Media/Updated', { 'x-emby-authorization': 'MediaBrowser Client="x", Token="key-1"' }), 401);
+    assert.equal(await post('/Library/Media/Updated?api_key=key-1', {}), 401);
+    assert.equal(await post('/Library/Media/Updated', { authorization: 'MediaBrowser Token="key-1"' }), 204);
+    assert.equal(await post('/emby/Library/Media/Updated', { 'x-emby-token': 'key-1' }), 204);
   });
 
   test('Emby: the same call under /emby (a URL already ending in /emby gets no second prefix); deletes send "Deleted"', async () => {
@@ -36,6 +61,8 @@ describe('Jellyfin and Emby targets', () => {
       ['/emby', '/data/Movies/Gone (2000)', 'Deleted'],
       ['/emby', '/data/Movies/Other (2000)', 'Modified'],
     ]);
+    // Emby keeps X-Emby-Token.
+    assert.equal(server.calls.at(-1)!.embyToken, 'key-1');
     assert.deepEqual(await embyTarget(server.url, 'key-1', silent).available(), { ok: true });
   });
 
@@ -52,7 +79,7 @@ describe('Jellyfin and Emby targets', () => {
     server.updates.length = 0;
     const res = await fetch(`${server.url}/Library/Media/Updated`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-emby-token': 'key-1' },
+      headers: { 'content-type': 'application/json', authorization: 'MediaBrowser Token="key-1"' },
       body: JSON.stringify({ Updates: [{ path: '/data/a', updateType: 'Modified' }] }),
     });
     assert.equal(res.status, 204);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
@@ -12,6 +12,7 @@ import type { ScannerSettings } from '../../../src/targets/plex-scanner/command.
 import { createPlexDb } from '../../fakes/plex-db.ts';
 import { FakePlex } from '../../fakes/plex.ts';
 import { CONTAINER_SUPPORT_DIR, FakeScanner } from '../../fakes/scanner.ts';
+import { scanItem, testConfig } from '../../helpers/plex-target.ts';
 import { tempDir } from '../../helpers/relay.ts';
 
 const LD = '/usr/lib/plexmediaserver/lib';
@@ -50,8 +51,8 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     process.env.PATH = savedPath;
   });
 
-  const backend = (over: Partial<ScannerSettings> = {}, opts: { timeoutMs?: number; api?: PlexApi; db?: string } = {}) =>
-    new PlexScannerBackend(settings(fake, over), { database: new PlexDatabase(opts.db ?? dbPath), api: opts.api, timeoutMs: opts.timeoutMs ?? 30_000 });
+  const backend = (over: Partial<ScannerSettings> = {}, opts: { timeoutMs?: number; api?: PlexApi; db?: string; maxRetries?: number } = {}) =>
+    new PlexScannerBackend(settings(fake, over), { database: new PlexDatabase(opts.db ?? dbPath), api: opts.api, timeoutMs: opts.timeoutMs ?? 30_000, maxRetries: opts.maxRetries ?? 3, retryDelayMs: 0 });
 
   const hostile = (root: string) => [
     '/data/Movies/Heat (1995)',
@@ -121,23 +122,38 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     assert.match(detail!, /'--scan' operation is deprecated/);
   });
 
-  test('a non-zero exit is a retryable failure with the status and stderr; the target turns it into a retry', async () => {
-    fake.failNext(1, 3);
-    await assert.rejects(backend().scan('1', '/data/Movies/Up'), (err: unknown) => {
+  // plex_autoscan ignores the scanner's exit status (plex.py:173-178: run_command's return value is dropped) and
+  // goes on with its after-scan steps. scanrelay runs a failing scanner again, at most PLEX_SCANNER_MAX_RETRIES
+  // times, then fails the scan saying so; RUN_COMMAND_AFTER_SCAN still runs, as in plex_autoscan.
+  test('a non-zero exit is run again at most PLEX_SCANNER_MAX_RETRIES times, then the scan fails and says so', async () => {
+    fake.failNext(2, 3);
+    const { detail } = await backend({}, { maxRetries: 3 }).scan('1', '/data/Movies/Up');
+    assert.match(detail!, /status 0/);
+    assert.equal(fake.scannerCalls().length, 3, 'two failed runs, then one that worked');
+
+    fake.failNext(10, 3);
+    const before = fake.scannerCalls().length;
+    await assert.rejects(backend({}, { maxRetries: 3 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
       assert.ok(err instanceof TargetError);
-      assert.equal(err.kind, 'unavailable');
+      assert.equal(err.kind, 'fatal');
       assert.match(err.message, /exited with status 3/);
       assert.match(err.message, /database is locked/);
+      assert.match(err.message, /4 runs \(PLEX_SCANNER_MAX_RETRIES 3\)/);
       return true;
     });
-    fake.failNext(1, 3);
-    const target = new PlexTarget(backend(), createLogger({ level: 'error', pretty: false }));
-    const item = { id: 1, folder: '/data/Movies/Up', files: [], source: 'Manual' as const, event: 'Manual', title: null, ids: {}, updateType: 'Modified' as const, priority: 0, requests: 1, firstAt: 0, attempt: 1, fileChecks: 0 };
-    const failed = await target.deliver(item);
-    assert.equal(failed.outcome, 'retry');
-    const done = await target.deliver({ ...item, attempt: 2 });
-    assert.equal(done.outcome, 'done');
-    assert.match((done as { detail: string }).detail, /section 1 \(Movies\) via scanner; scanner exited with status 0/);
+    assert.equal(fake.scannerCalls().length, before + 4);
+  });
+
+  test('the target fails the scan for good after the retries, and RUN_COMMAND_AFTER_SCAN still runs', async () => {
+    const out = join(tempDir(), 'after.log');
+    const config = testConfig({ RUN_COMMAND_AFTER_SCAN: `echo "after $SCANRELAY_SECTION $SCANRELAY_PATH" >> '${out}'`, SERVER_FILE_CHECKS_ENABLED: false, PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, PLEX_ANALYZE_TYPE: 'off', PLEX_SCANNER_MAX_RETRIES: 1 });
+    assert.equal(testConfig({}).PLEX_SCANNER_MAX_RETRIES, 3, 'default 3');
+    fake.failNext(10, 3);
+    const target = new PlexTarget(backend({}, { maxRetries: config.PLEX_SCANNER_MAX_RETRIES }), await createLogger({ level: 'error', pretty: false }), { config });
+    const failed = await target.deliver(scanItem({ folder: '/data/Movies/Up' }));
+    assert.equal(failed.outcome, 'failed');
+    assert.match((failed as { error: string }).error, /2 runs \(PLEX_SCANNER_MAX_RETRIES 1\)/);
+    assert.equal(readFileSync(out, 'utf8'), 'after 1 /data/Movies/Up\n');
   });
 
   test('missing docker, a wrong container and a missing scanner give clear messages', async () => {

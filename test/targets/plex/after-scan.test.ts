@@ -93,18 +93,23 @@ describe('after the scan', () => {
       }
     });
 
-    test('watching one scan never holds back the delivery of another item', async () => {
+    // plex_autoscan holds one scan lock from the before-command to the after-command (plex.py:134-232): Plex
+    // gets the next scan only once the previous one, and its after-scan steps, ended.
+    test('one scan at a time: the next folder is sent only after Plex finished the previous scan', async () => {
       const { tree, config } = setup(plex);
-      tree.put('/data/Movies/First (2000)/f.mkv');
-      tree.put('/data/Movies/Second (2000)/s.mkv');
-      plex.scanActivityMs = 20_000;
-      const q = runQueue([makePlexTarget(plex, config)], { concurrency: 1 });
+      const folders = ['/data/Movies/First (2000)', '/data/Movies/Second (2000)', '/data/Movies/Third (2000)'];
+      for (const f of folders) tree.put(`${f}/f.mkv`);
+      plex.scanActivityMs = 300;
+      const q = runQueue([makePlexTarget(plex, config)], { concurrency: 8 });
+      const firstCall = plex.calls.length;
       try {
-        const first = q.enqueue('/data/Movies/First (2000)', ['/data/Movies/First (2000)/f.mkv']);
-        await waitFor(() => q.store.get(first)!.status === 'done', 10_000, 'first delivered');
-        const second = q.enqueue('/data/Movies/Second (2000)', ['/data/Movies/Second (2000)/s.mkv']);
-        await waitFor(() => q.store.get(second)!.status === 'done', 10_000, 'second delivered');
-        assert.match(q.store.get(first)!.deliveries[0]!.detail!, /sent, completion unknown$/, 'the first is still being watched');
+        const ids = q.store.enqueueMany(folders.map((f) => ({ folder: f, files: [`${f}/f.mkv`], source: 'Manual' as const, event: 'Manual', updateType: 'Modified' as const, priority: 0 })), { delayMs: 0, maxMs: 0 }).map((r) => r.id);
+        q.scheduler.poke();
+        await waitFor(() => ids.every((id) => q.store.get(id)!.status === 'done'), 15_000, 'all delivered');
+        await q.scheduler.afterStepsSettled();
+        const sent = plex.calls.slice(firstCall).filter((c) => /^\/library\/sections\/1\/refresh$/.test(c.path));
+        assert.deepEqual(sent.map((c) => c.query.path), folders, 'in queue order');
+        for (let i = 1; i < sent.length; i++) assert.ok(sent[i]!.at >= sent[i - 1]!.at + 300, `scan ${i + 1} waited for scan ${i} to end`);
       } finally {
         plex.scanActivityMs = 0;
         plex.activities = [];
@@ -166,6 +171,35 @@ describe('after the scan', () => {
       before = trashCalls();
       assert.match(await scanAndSettle(plex, { ...config, PLEX_EMPTY_TRASH_ZERO_DELETED: true }, '/data/Movies/Zero (2000)/z.mkv'), /trash emptied/);
       assert.equal(trashCalls(), before + 1);
+    });
+
+    // plex_autoscan empties the trash after an upgrade even with nothing deleted (plex.py:199). A later plain
+    // import that merges into the same queued scan must not make the scan forget it stands for an upgrade.
+    test('a scan that an upgrade merged into is an upgrade, whatever request came last', async () => {
+      const { tree, config: c0 } = setup(plex);
+      tree.put('/data/Movies/Merged (2000)/a.mkv');
+      tree.put('/data/Movies/Merged (2000)/b.mkv');
+      const config = { ...c0, PLEX_EMPTY_TRASH: true };
+      const before = trashCalls();
+      const q = runQueue([makePlexTarget(plex, config)]);
+      try {
+        const base = { source: 'Sonarr', updateType: 'Modified', priority: 0 } as const;
+        const [up, plain] = q.store.enqueueMany(
+          [
+            { ...base, folder: '/data/Movies/Merged (2000)', files: ['/data/Movies/Merged (2000)/a.mkv'], event: 'Upgrade' },
+            { ...base, folder: '/data/Movies/Merged (2000)', files: ['/data/Movies/Merged (2000)/b.mkv'], event: 'Download' },
+          ],
+          { delayMs: 0, maxMs: 0 },
+        );
+        assert.equal(plain!.id, up!.id, 'one scan');
+        q.scheduler.poke();
+        await waitFor(() => q.store.get(up!.id)!.status === 'done', 10_000, 'delivery');
+        await q.scheduler.afterStepsSettled();
+        assert.match(q.store.get(up!.id)!.deliveries[0]!.detail!, /trash emptied \(0 deleted\)/);
+        assert.equal(trashCalls(), before + 1);
+      } finally {
+        await q.close();
+      }
     });
 
     test('an unreadable database aborts, and PLEX_EMPTY_TRASH_MAX_FILES 0 turns emptying off (plex_autoscan)', async () => {

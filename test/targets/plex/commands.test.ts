@@ -59,5 +59,51 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
         await q.close();
       }
     });
+
+    // plex_autoscan runs RUN_COMMAND_BEFORE_SCAN after the wait for other scanners and before it waits for
+    // Plex to answer (plex.py:158-167), once per scan; it might be what brings Plex up.
+    test('the before command runs before the wait for Plex, once, even while Plex stays down', async () => {
+      const tree = mediaTree();
+      tree.put('/data/Movies/Wake (2000)/w.mkv');
+      const log = join(tree.root, 'before.log');
+      const config = testConfig({
+        PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off',
+        PLEX_CHECK_BEFORE_SCAN: true, PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
+        RUN_COMMAND_BEFORE_SCAN: `echo "before $SCANRELAY_PATH" >> '${log}'`,
+      });
+      const { log: logger, lines } = recordingLogger();
+      await plex.setMode('down');
+      const q = runQueue([makePlexTarget(plex, config, { log: logger })]);
+      try {
+        const id = q.enqueue('/data/Movies/Wake (2000)', ['/data/Movies/Wake (2000)/w.mkv']);
+        await waitFor(() => lines.filter((l) => l.key === 'PLEX_CHECK_BEFORE_SCAN' && /not ready/.test(l.msg)).length >= 2, 10_000, 'two waits for Plex');
+        assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['before /data/Movies/Wake (2000)'], 'ran before the wait, and once');
+        await plex.setMode('up');
+        await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'scanned once Plex is up');
+        assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 1);
+      } finally {
+        await plex.setMode('up');
+        await q.close();
+      }
+    });
+
+    test('RUN_COMMAND_TIMEOUT (seconds) kills a command that runs longer; the scan goes on', async () => {
+      const tree = mediaTree();
+      tree.put('/data/Movies/Slow (2000)/s.mkv');
+      const config = testConfig({
+        PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off',
+        PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, RUN_COMMAND_BEFORE_SCAN: 'sleep 30', RUN_COMMAND_TIMEOUT: 1,
+      });
+      assert.equal(testConfig({}).RUN_COMMAND_TIMEOUT, 3600, 'default: one hour');
+      const { log: logger, lines } = recordingLogger();
+      const q = runQueue([makePlexTarget(plex, config, { log: logger })]);
+      try {
+        const id = q.enqueue('/data/Movies/Slow (2000)', ['/data/Movies/Slow (2000)/s.mkv']);
+        await waitFor(() => q.store.get(id)!.status === 'done', 15_000, 'scanned after the timeout');
+        assert.ok(lines.some((l) => l.key === 'RUN_COMMAND_BEFORE_SCAN' && l.error === 'timed out after 1 s'));
+      } finally {
+        await q.close();
+      }
+    });
   });
 });

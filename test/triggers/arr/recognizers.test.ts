@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DEFAULT_RECOGNIZERS } from '../../../src/server/run.ts';
-import { PayloadError, type Intent } from '../../../src/triggers/intent.ts';
+import { PayloadError, type Intent } from '../../../src/intake/intent.ts';
 import { ROOT } from '../../helpers/relay.ts';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'arr');
@@ -117,7 +117,8 @@ const CASES: Array<[string, Expected]> = [
     paths: [folder('/music/blink-182')] }],
   ['lidarr/album-delete-files-kept', ignored('Lidarr', 'AlbumDelete', /kept on disk/)],
   ['lidarr/grab', ignored('Lidarr', 'Grab', 'Lidarr event Grab has nothing to scan')],
-  ['lidarr/import-failure', ignored('Lidarr', 'ImportFailure', 'Lidarr event ImportFailure has nothing to scan')],
+  // plex_autoscan scans artist+trackFiles whatever the event (scan.py:452-463); this one lists none.
+  ['lidarr/import-failure', ignored('Lidarr', 'ImportFailure', 'trackFiles is empty: no track to scan')],
   ['lidarr/artist-add', ignored('Lidarr', 'ArtistAdd', 'Lidarr event ArtistAdd has nothing to scan')],
   ['lidarr/download-failure', ignored('Lidarr', 'DownloadFailure', 'DownloadFailure events have nothing to scan')],
   ['lidarr/health', ignored('Lidarr', 'Health', 'Health events have nothing to scan')],
@@ -233,6 +234,33 @@ describe('media-manager webhooks: shapes and wrong fields', () => {
       kind: 'ignore', source: 'Radarr', event: 'Health', reason: 'Health events have nothing to scan',
     });
     assert.equal(recognize({ eventType: 'ApplicationUpdate', instanceName: 'Media box' })?.source, 'Unknown');
+  });
+
+  test('any other event whose payload carries files is scanned like an import (plex_autoscan scan.py:398-463)', () => {
+    for (const [name, source] of [['sonarr/download', 'Sonarr'], ['sonarr/download-v4-multi', 'Sonarr'], ['radarr/download', 'Radarr'], ['lidarr/download', 'Lidarr']] as const) {
+      const download = recognize(fixture(name));
+      const other = recognize({ ...fixture(name), eventType: 'SomethingNew' });
+      assert.ok(download?.kind === 'scan');
+      assert.deepEqual(other, { ...download, event: 'SomethingNew' }, name);
+      assert.equal(other?.source, source);
+    }
+    // An upgrade stays an upgrade whatever the event is called.
+    const upgrade = recognize({ ...fixture('radarr/download-upgrade'), eventType: 'MovieFileImported' });
+    assert.ok(upgrade?.kind === 'scan' && upgrade.event === 'Upgrade' && upgrade.updateType === 'Modified');
+    // Without the file field it is still an event with nothing to scan.
+    assert.equal(recognize({ eventType: 'SomethingNew', series: { path: '/tv/X' } })?.kind, 'ignore');
+    assert.equal(recognize({ eventType: 'SomethingNew', movie: { folderPath: '/movies/X' }, movieFile: null })?.kind, 'ignore');
+  });
+
+  test('a Lidarr track without a path is skipped, not a 400 for the whole request (plex_autoscan scan.py:454-456)', () => {
+    const body = fixture('lidarr/download');
+    const tracks = body.trackFiles as Array<Record<string, unknown>>;
+    const intent = recognize({ ...body, trackFiles: [{ id: 99, quality: 'FLAC' }, ...tracks, { path: null, relativePath: null }] });
+    assert.deepEqual(intent, recognize(body));
+    const none = recognize({ ...body, trackFiles: [{ id: 1 }, { id: 2 }] });
+    assert.deepEqual(none, { kind: 'ignore', source: 'Lidarr', event: 'Download', reason: 'none of the 2 track file(s) has a path or relativePath' });
+    // A track with only relativePath still needs artist.path: that is the sender's mistake, named.
+    rejects({ eventType: 'Download', artist: { name: 'x' }, trackFiles: [{ relativePath: 'a.flac' }] }, /trackFiles\[0\]\.relativePath needs artist\.path/);
   });
 
   test('unknown events of a known manager are ignored, with the event name kept short', () => {

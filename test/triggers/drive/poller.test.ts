@@ -6,15 +6,17 @@ import { configSchema, type Config } from '../../../src/config/schema.ts';
 import { DriveCache } from '../../../src/drive/cache.ts';
 import { writeTokenFile } from '../../../src/drive/token-file.ts';
 import { DriveWatcher } from '../../../src/drive/watcher.ts';
-import { silentLogger } from '../../../src/log.ts';
+import pino from 'pino';
+import { silentLogger, type Logger } from '../../../src/log.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
-import { openDrive } from '../../../src/triggers/drive/index.ts';
-import { inPlexChecker } from '../../../src/triggers/drive/in-plex.ts';
+import { cryptDecoderOf, openDrive } from '../../../src/triggers/drive/index.ts';
+import { inPlexChecker } from '../../../src/targets/plex/in-plex-check.ts';
 import { DrivePoller, tokenKey } from '../../../src/triggers/drive/poller.ts';
 import { FOLDER, FakeGoogle } from '../../fakes/google.ts';
 import { addMediaFile, createPlexDb } from '../../fakes/plex-db.ts';
+import { cryptConf, cryptEncode } from '../../helpers/rclone.ts';
 import { tempDir } from '../../helpers/relay.ts';
 
 const FAST = { baseMs: 5, maxMs: 20, attempts: 4 };
@@ -36,7 +38,7 @@ interface Setup {
   queued(): Array<{ folder: string; files: string[]; source: string; event: string; updateType: string }>;
 }
 
-async function setup(over: { google?: Record<string, unknown>; config?: Record<string, unknown>; rootName?: string; allowed?: Record<string, unknown> } = {}): Promise<Setup> {
+async function setup(over: { google?: Record<string, unknown>; config?: Record<string, unknown>; rootName?: string; allowed?: Record<string, unknown>; log?: Logger } = {}): Promise<Setup> {
   const google = await new FakeGoogle({ rootName: over.rootName }).start();
   fakes.push(google);
   const dir = tempDir('scanrelay-drive-');
@@ -65,7 +67,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
   writeTokenFile(tokenfile, google.issueToken());
   const store = new QueueStore(join(dir, 'queue.db'));
   const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
-  const log = silentLogger();
+  const log = over.log ?? silentLogger();
   google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
   google.seed({ id: 'tv', name: 'TV', parents: ['media'] });
   google.seed({ id: 'show', name: 'Show', parents: ['tv'] });
@@ -83,7 +85,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
       const cache = opts.cache ?? opened.cache;
       if (opts.cache) opened.cache.close();
       const plexDb = new PlexDatabase(config.PLEX_DATABASE_PATH);
-      const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log);
+      const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log, cryptDecoderOf(config));
       const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: inPlexChecker(config, plexDb, log), log });
       return { poller, cache };
     },
@@ -205,6 +207,79 @@ describe('drive poller', () => {
     s.google.put({ id: 'n', name: 'notes.txt', parents: ['movies'], md5Checksum: 'n', mimeType: 'text/plain' });
     await poller.pollOnce();
     assert.deepEqual(s.queued(), []);
+  });
+
+  it('RCLONE.CRYPT_MAPPINGS: encrypted names are decoded with rclone before the filters and the mappings; one that does not decode is logged and skipped', async () => {
+    // plex_autoscan google/drive.py:600-604 decodes a changed file's drive path with rclone.py:17-44
+    // (strip the mapped folder, `rclone --config <RCLONE.CONFIG> cryptdecode <remote:> <rest>`, join back)
+    // before _remove_unwanted_paths (:618), so FILE_EXTENSIONS and SERVER_PATH_MAPPINGS see the clear path.
+    // The MIME filter still sees Drive's type, application/octet-stream, for every encrypted file.
+    const confDir = tempDir('scanrelay-crypt-');
+    const conf = join(confDir, 'rclone.conf');
+    cryptConf(conf, { secret: 'crypt-password' });
+    const [encPath] = cryptEncode(conf, 'secret:', ['Movies/Film (2020)/Film (2020).mkv']);
+    const [movies, film, file] = encPath!.split('/');
+    const lines: Array<{ msg: string }> = [];
+    const log = pino({ level: 'info', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l)) }) as unknown as Logger;
+    const crypt = (mimes: string[]) =>
+      setup({
+        log,
+        config: { SERVER_PATH_MAPPINGS: { '/data/': ['My Drive/crypt/'] }, RCLONE: { CONFIG: conf, CRYPT_MAPPINGS: { 'My Drive/crypt/': ['secret:'] } } },
+        allowed: { FILE_PATHS: ['My Drive/crypt/'], MIME_TYPES_LIST: mimes },
+      });
+    const seedCrypt = (s: Setup) => {
+      s.google.seed({ id: 'crypt', name: 'crypt', parents: [s.google.rootId] });
+      s.google.seed({ id: 'encMovies', name: movies!, parents: ['crypt'] });
+      s.google.seed({ id: 'encFilm', name: film!, parents: ['encMovies'] });
+      s.google.put({ id: 'f', name: file!, parents: ['encFilm'], md5Checksum: 'f', mimeType: 'application/octet-stream' });
+      s.google.put({ id: 'bad', name: 'not-encrypted-at-all.mkv', parents: ['encFilm'], md5Checksum: 'b', mimeType: 'application/octet-stream' });
+    };
+
+    const s = await crypt(['video', 'octet-stream']);
+    const { poller, cache } = await started(s);
+    seedCrypt(s);
+    await poller.pollOnce();
+    assert.deepEqual(s.queued().map((q) => [q.folder, q.files]), [['/data/Movies/Film (2020)', ['/data/Movies/Film (2020)/Film (2020).mkv']]]);
+    assert.deepEqual(cache.get('f')?.paths, [`My Drive/crypt/${encPath}`], 'the cache keeps the drive (encrypted) path');
+    assert.ok(
+      lines.some((l) => l.msg.includes(`not scanning My Drive/crypt/${movies}/${film}/not-encrypted-at-all.mkv`) && l.msg.includes('could not decrypt')),
+      'the name that does not decode is logged',
+    );
+    assert.ok(lines.some((l) => /1 not decoded/.test(l.msg)));
+
+    // The same file again (same md5, name and drive path) is unchanged, not "moved" by its decoded path.
+    s.store.db.exec(`DELETE FROM scan_files; DELETE FROM scans`);
+    s.google.put({ id: 'f', name: file!, parents: ['encFilm'], md5Checksum: 'f', mimeType: 'application/octet-stream' });
+    await poller.pollOnce();
+    assert.deepEqual(s.queued(), []);
+
+    // MIME_TYPES_LIST without a match for application/octet-stream drops encrypted files, as in plex_autoscan.
+    const v = await crypt(['video']);
+    const { poller: p2 } = await started(v);
+    seedCrypt(v);
+    await p2.pollOnce();
+    assert.deepEqual(v.queued(), []);
+  });
+
+  it('RCLONE.CRYPT_MAPPINGS: when rclone cannot run at all, the poll fails and the change is scanned once it can', async () => {
+    const confDir = tempDir('scanrelay-crypt-');
+    const conf = join(confDir, 'rclone.conf');
+    cryptConf(conf, { secret: 'crypt-password' });
+    const [encPath] = cryptEncode(conf, 'secret:', ['Film.mkv']);
+    // A remote missing from rclone.conf: every run exits non-zero.
+    const s = await setup({
+      config: { SERVER_PATH_MAPPINGS: { '/data/': ['My Drive/crypt/'] }, RCLONE: { CONFIG: conf, CRYPT_MAPPINGS: { 'My Drive/crypt/': ['nosuch:'] } } },
+      allowed: { FILE_PATHS: ['My Drive/crypt/'], MIME_TYPES: false },
+    });
+    const { poller } = await started(s);
+    s.google.seed({ id: 'crypt', name: 'crypt', parents: [s.google.rootId] });
+    s.google.put({ id: 'f', name: encPath!, parents: ['crypt'], md5Checksum: 'f', mimeType: 'application/octet-stream' });
+    await assert.rejects(poller.pollOnce(), /rclone cryptdecode nosuch: failed/);
+    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1', 'token not advanced');
+    s.config.RCLONE.CRYPT_MAPPINGS = { 'My Drive/crypt/': ['secret:'] };
+    const { poller: fixed } = s.poller();
+    await fixed.pollOnce();
+    assert.deepEqual(s.queued().map((q) => q.files), [['/data/Film.mkv']]);
   });
 
   it('uses the localised root name the API returns (Mon Drive)', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FolderProbe } from '../../src/paths/folder.ts';
-import { nearestExistingAncestor, resolveIntent } from '../../src/triggers/resolve.ts';
+import { nearestExistingAncestor, resolveIntent } from '../../src/intake/resolve.ts';
 
 /** A file system holding exactly these folders (as scanrelay sees them). */
 const fs = (...folders: string[]): FolderProbe => (p) => (folders.includes(p) ? 'folder' : 'missing');

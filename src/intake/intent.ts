@@ -19,9 +19,19 @@ export type Intent =
       ids?: Record<string, string | number>;
       updateType: UpdateType;
       paths: ScanPath[];
+      /** The trigger's own priority (autoscan's per-trigger one), used when no SERVER_SCAN_PRIORITIES entry matches. */
+      priority?: number;
     }
   | { kind: 'test'; source: Source | 'Unknown' }
   | { kind: 'ignore'; source: Source | 'Unknown'; event: string; reason: string };
+
+/** Distinct folders one request may ask to scan; a payload naming more is refused (400) before any per-file work. */
+export const MAX_FOLDERS_PER_REQUEST = 1000;
+
+/** The message for a request naming more than MAX_FOLDERS_PER_REQUEST folders. */
+export function tooManyFolders(): string {
+  return `this request names more than ${MAX_FOLDERS_PER_REQUEST} folders to scan (the most one request may name): send the import in smaller parts, or scan their common folder`;
+}
 
 /** A trigger's recognizer: an intent when the payload has this trigger's shape, else undefined. */
 export type Recognizer = (body: Record<string, unknown>) => Intent | undefined;

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
-import type { PlexDatabase } from '../../targets/plex/database.ts';
-import { filesInPlex } from '../../targets/plex/in-plex.ts';
+import { PlexDatabase } from './database.ts';
+import { filesInPlex } from './in-plex.ts';
 
 /**
  * plex_autoscan's rule for drive changes (utils.remove_files_exist_in_plex_database), shared with the
@@ -26,4 +27,19 @@ export function inPlexChecker(
       return false;
     }
   };
+}
+
+/**
+ * The drive monitor's "already in Plex" check, built where the targets are (the monitor is a trigger and
+ * never reads a target's database itself). PLEX_DATABASE_PATH unset: nothing is skipped.
+ */
+export function openInPlexCheck(
+  config: Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'GOOGLE' | 'PLEX_DATABASE_PATH'>,
+  log: Logger,
+): { inPlex: (mappedPath: string) => boolean; close(): void } {
+  const dbPath = config.PLEX_DATABASE_PATH;
+  // Opened lazily: a database that is missing or locked now is simply not consulted until it can be read.
+  const db = dbPath ? new PlexDatabase(dbPath) : undefined;
+  if (dbPath && !existsSync(dbPath)) log.info({ path: dbPath }, 'Plex database not found: drive files are scanned without checking whether Plex has them');
+  return { inPlex: inPlexChecker(config, db, log), close: () => db?.close() };
 }

@@ -4,7 +4,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}
+/** Inline (the page must be one file); the CSP allows it by its hash. */
+export const PAGE_STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.5rem}label{display:block;font-weight:600;margin-bottom:.4rem}
 input[type=text]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}
 button{margin-top:.6rem;padding:.5rem 1.2rem;font-size:1rem}
@@ -14,21 +15,38 @@ button{margin-top:.6rem;padding:.5rem 1.2rem;font-size:1rem}
 export function page(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} - scanrelay</title><style>${STYLE}</style></head>
+<title>${escapeHtml(title)} - scanrelay</title><style>${PAGE_STYLE}</style></head>
 <body><main>${body}</main></body></html>`;
 }
 
-export function manualScanPage(): string {
+/** The manual scan form; the two pages differ in the field they post and what they say about it. */
+function manualForm(field: { name: string; label: string; placeholder: string }, hidden: string, note: string): string {
   return page(
     'Manual scan',
     `<h1>scanrelay: manual scan</h1>
 <form method="post" action="">
-  <label for="filepath">Path to scan</label>
-  <input type="text" id="filepath" name="filepath" required placeholder="/mnt/unionfs/Media/Movies/Movie Name (2020)/">
-  <input type="hidden" name="eventType" value="Manual">
+  <label for="${field.name}">${field.label}</label>
+  <input type="text" id="${field.name}" name="${field.name}" required placeholder="${field.placeholder}">${hidden}
   <button type="submit">Scan</button>
 </form>
-<p class="note">The path may be in any form listed in SERVER_PATH_MAPPINGS; a file is scanned as its folder.</p>`,
+<p class="note">${note}</p>`,
+  );
+}
+
+export function manualScanPage(): string {
+  return manualForm(
+    { name: 'filepath', label: 'Path to scan', placeholder: '/mnt/unionfs/Media/Movies/Movie Name (2020)/' },
+    '\n  <input type="hidden" name="eventType" value="Manual">',
+    'The path may be in any form listed in SERVER_PATH_MAPPINGS; a file is scanned as its folder.',
+  );
+}
+
+/** The manual page at autoscan's /triggers/manual: the same form, posting autoscan's `dir` field. */
+export function autoscanManualPage(): string {
+  return manualForm(
+    { name: 'dir', label: 'Folder to scan', placeholder: '/mnt/unionfs/Media/Movies/Movie Name (2020)' },
+    '',
+    "autoscan's manual trigger: the folder is scanned as it is, after SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS.",
   );
 }
 

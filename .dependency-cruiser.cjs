@@ -1,0 +1,40 @@
+/*
+ * The layering the code keeps (README "How it works"): imports run one way,
+ *   cli / server  ->  triggers  ->  intake  ->  queue  ->  targets
+ * with config, paths, core (shared types), google/drive/rclone, db, fs and log below them all. The counters
+ * (src/metrics) read the queue's figures and are fed by the intake and the server: between the two.
+ * Checked by the test command (`npm run layers`).
+ */
+const layer = (name) => `^src/${name}(/|\\.ts$)`;
+const below = ['config', 'paths', 'core', 'google', 'drive', 'rclone', 'oauth', 'db', 'fs', 'log', 'log-file'];
+const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'Modules that import each other, directly or through others (type imports count: a reader follows them too).',
+      from: {},
+      to: { circular: true },
+    },
+    forbid('nothing-imports-the-cli', '^src/(?!cli/)', layer('cli'), 'The CLI is the top: nothing below imports it.'),
+    forbid('triggers-produce-intents-only', layer('triggers'), `${layer('targets')}|${layer('server')}|${layer('cli')}`, 'A trigger turns its input into intents; it never reaches a target or the server.'),
+    forbid('intake-below-triggers', layer('intake'), `${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The intake takes intents from any trigger and knows none of them.'),
+    forbid('queue-below-intake', layer('queue'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The queue stores and delivers; it knows nothing of where requests come from.'),
+    forbid('targets-below-queue', layer('targets'), `${layer('queue')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'A target talks to one media server and knows nothing above it.'),
+    forbid('metrics-below-intake', layer('metrics'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The counters know the queue and the targets, nothing above.'),
+    forbid(
+      'foundations-import-no-layer',
+      `^src/(${below.join('|')})(/|\\.ts$)`,
+      `${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,
+      'config, paths, core, google, log and the other foundations are imported by the layers, never the reverse.',
+    ),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    exclude: { path: '^(node_modules|dist)/' },
+  },
+};

@@ -1,0 +1,71 @@
+/**
+ * RCLONE.CRYPT_MAPPINGS cost: one poll of 1,000 new encrypted files through the real poller, with
+ * Debian's rclone decoding (through a wrapper that counts its runs), against the same poll without
+ * crypt. Names are encrypted beforehand with `rclone cryptdecode --reverse` (not timed).
+ */
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configSchema, type Config } from '../src/config/schema.ts';
+import { writeTokenFile } from '../src/drive/token-file.ts';
+import { silentLogger } from '../src/log.ts';
+import { QueueIntake } from '../src/queue/intake.ts';
+import { QueueStore } from '../src/queue/store.ts';
+import { openDrive } from '../src/triggers/drive/index.ts';
+import { DrivePoller } from '../src/triggers/drive/poller.ts';
+import { FOLDER, FakeGoogle } from '../test/fakes/google.ts';
+import { cryptConf, cryptEncode, RCLONE } from '../test/helpers/rclone.ts';
+import { tempDir } from '../test/helpers/relay.ts';
+import { report } from './lib.ts';
+
+const FILES = 1000;
+
+async function pollOf(crypt: boolean): Promise<Record<string, unknown>> {
+  const google = await new FakeGoogle().start();
+  const dir = tempDir('scanrelay-bench-crypt-');
+  const conf = join(dir, 'rclone.conf');
+  cryptConf(conf, { secret: 'bench-password' });
+  const runs = join(dir, 'runs.log');
+  const wrapper = join(dir, 'rclone-counting');
+  writeFileSync(runs, '');
+  writeFileSync(wrapper, `#!/bin/sh\necho run >> '${runs}'\nexec ${RCLONE} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const clear = Array.from({ length: FILES }, (_, i) => `Show ${Math.floor(i / 50)} - S01E${String((i % 50) + 1).padStart(2, '0')}.mkv`);
+  const names = crypt ? cryptEncode(conf, 'secret:', clear) : clear;
+  const root = google.rootName;
+  const config = configSchema.parse({
+    SERVER_PASS: 'bench',
+    SERVER_PATH_MAPPINGS: { '/data/': [`${root}/crypt/`] },
+    PLEX_DATABASE_PATH: join(dir, 'absent-plex.db'),
+    RCLONE: crypt ? { BINARY: wrapper, CONFIG: conf, CRYPT_MAPPINGS: { [`${root}/crypt/`]: ['secret:'] } } : {},
+    GOOGLE: { ENABLED: true, ...google.configKeys(), ALLOWED: { FILE_PATHS: [`${root}/crypt/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'] } },
+  }) as Config;
+  const cachefile = join(dir, 'cache.db');
+  const tokenfile = join(dir, 'token.json');
+  writeTokenFile(tokenfile, google.issueToken());
+  const store = new QueueStore(join(dir, 'queue.db'));
+  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const log = silentLogger();
+  google.seed({ id: 'crypt', name: 'crypt', parents: [google.rootId], mimeType: FOLDER });
+  const { watcher, cache } = openDrive(config, { cachefile, tokenfile }, log);
+  const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log });
+  await poller.pollOnce();
+  names.forEach((name, i) => google.put({ id: `f${i}`, name, parents: ['crypt'], md5Checksum: `m${i}`, mimeType: crypt ? 'application/octet-stream' : 'video/x-matroska' }));
+  const started = Date.now();
+  await poller.pollOnce();
+  const ms = Date.now() - started;
+  const row = { poll: `${FILES} new files${crypt ? ', encrypted' : ''}`, 'rclone runs': readFileSync(runs, 'utf8').split('\n').filter(Boolean).length, 'files queued': store.listOpen().reduce((n, e) => n + e.files.length, 0), ms };
+  await poller.stop();
+  cache.close();
+  store.close();
+  await google.stop();
+  return row;
+}
+
+export async function benchCrypt(): Promise<Record<string, unknown>> {
+  const rows = [await pollOf(false), await pollOf(true)];
+  const summary = { plainMs: rows[0]!.ms, cryptMs: rows[1]!.ms, rcloneRuns: rows[1]!['rclone runs'] };
+  report('crypt', rows, summary);
+  return summary;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchCrypt();

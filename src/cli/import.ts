@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { scanDelayMax } from '../config/schema.ts';
+import { UserError } from '../config/errors.ts';
+import { DriveCache } from '../drive/cache.ts';
+import { readPlexAutoscanCache } from '../drive/plex-autoscan.ts';
+import { QueueIntake } from '../queue/intake.ts';
+import { QueueStore } from '../queue/store.ts';
+import { describeDriveImport, importDriveState } from '../triggers/drive/import.ts';
+import { describeQueueImport, importPlexAutoscanQueue } from '../triggers/plex-autoscan/import.ts';
+import { action, loadExistingConfig, settingsOf } from './context.ts';
+
+export function registerImport(program: Command): void {
+  program
+    .command('import-plex-autoscan')
+    .alias('import')
+    .description("take over plex_autoscan's state: drive token, page tokens and cache (cache.db) and pending scans (queue.db)")
+    .option('--from-cache <file>', "plex_autoscan's cache file (default: --cachefile)")
+    .option('--from-queue <file>', "plex_autoscan's queue file (default: --queuefile)")
+    .option('--replace', "also take what scanrelay already has (token file, page tokens, a non-empty drive cache, a queue imported before)")
+    .action(
+      action(async (opts: { fromCache?: string; fromQueue?: string; replace?: boolean }, cmd: Command) => {
+        const settings = settingsOf(cmd);
+        const { config } = loadExistingConfig(settings);
+        const cacheFrom = resolve(opts.fromCache ?? settings.cachefile);
+        const queueFrom = resolve(opts.fromQueue ?? settings.queuefile);
+        const store = new QueueStore(settings.queuefile);
+        const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
+        const lines: string[] = [];
+        try {
+          const state = readPlexAutoscanCache(cacheFrom);
+          if (state) {
+            const cache = new DriveCache(settings.cachefile);
+            try {
+              const r = await importDriveState({ state, config, tokenfile: settings.tokenfile, cache, store, intake, replace: opts.replace });
+              lines.push(describeDriveImport(r, settings.tokenfile));
+            } finally {
+              cache.close();
+            }
+          }
+          const queue = await importPlexAutoscanQueue({ file: queueFrom, config, store, intake, replace: opts.replace });
+          if (queue) lines.push(describeQueueImport(queue));
+          if (!state && !queue) {
+            throw new UserError(`no plex_autoscan state found: ${cacheFrom} has no sqlitedict drive tables and ${queueFrom} has no queueitemmodel table (use --from-cache / --from-queue)`, 1);
+          }
+        } finally {
+          store.close();
+        }
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }),
+    );
+}

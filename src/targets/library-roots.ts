@@ -1,0 +1,80 @@
+import type { Target } from '../core/scan.ts';
+import type { Logger } from '../log.ts';
+import { longestPrefix } from '../paths/mapping.ts';
+
+/** What the enabled targets say about some folders (see LibraryRoots.check). */
+export interface LibraryCheck {
+  /** Folders in no known library root. */
+  outside: string[];
+  /** Every known root, for the message. */
+  roots: string[];
+  /** Targets whose libraries could not be read (down) or that list none: their roots are unknown. */
+  unknown: string[];
+}
+
+/**
+ * The library roots of every enabled target that knows its libraries, cached for `maxAgeMs`. The intake
+ * asks it whether a folder lies in a library before queueing (plex_autoscan dropped a path in no
+ * section); the queue gets the last known roots so one scan never stands for folders across a root.
+ */
+export class LibraryRoots {
+  private readonly cache = new Map<string, { roots: string[]; at: number }>();
+
+  constructor(
+    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots'>[],
+    private readonly log: Logger,
+    private readonly maxAgeMs = 60_000,
+  ) {}
+
+  /** The roots known now (last read), without asking anyone: for the queue's absorption bound. */
+  known(): string[] {
+    return [...this.cache.values()].flatMap((c) => c.roots);
+  }
+
+  async check(folders: readonly string[]): Promise<LibraryCheck> {
+    let read = await this.read(false);
+    let outside = folders.filter((f) => !inside(f, read.roots));
+    // A library added since the last read: ask again before refusing.
+    if (outside.length && read.cached) {
+      read = await this.read(true);
+      outside = folders.filter((f) => !inside(f, read.roots));
+    }
+    // No target enabled: nothing to check against, never refuse.
+    if (read.roots.length === 0 && read.unknown.length === 0) return { outside: [], roots: [], unknown: [] };
+    return { outside, roots: read.roots, unknown: read.unknown };
+  }
+
+  private async read(fresh: boolean): Promise<{ roots: string[]; unknown: string[]; cached: boolean }> {
+    const roots: string[] = [];
+    const unknown: string[] = [];
+    let cached = false;
+    await Promise.all(
+      this.targets.map(async (t) => {
+        if (!t.libraryRoots) return unknown.push(t.name);
+        const hit = this.cache.get(t.name);
+        if (hit && !fresh && Date.now() - hit.at < this.maxAgeMs) {
+          cached = true;
+          if (hit.roots.length === 0) unknown.push(t.name);
+          return roots.push(...hit.roots);
+        }
+        try {
+          const list = await t.libraryRoots(fresh);
+          this.cache.set(t.name, { roots: list, at: Date.now() });
+          // A server that lists no library is treated as not knowing: it never causes a refusal.
+          if (list.length === 0) unknown.push(t.name);
+          roots.push(...list);
+        } catch (err) {
+          this.log.debug({ target: t.name, err: (err as Error).message }, 'cannot read the library roots; not refusing folders on its account');
+          const stale = this.cache.get(t.name);
+          unknown.push(t.name);
+          if (stale) roots.push(...stale.roots);
+        }
+      }),
+    );
+    return { roots: [...new Set(roots)], unknown, cached };
+  }
+}
+
+function inside(folder: string, roots: readonly string[]): boolean {
+  return longestPrefix(folder, roots, (r) => r) !== undefined;
+}

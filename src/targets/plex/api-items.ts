@@ -1,0 +1,76 @@
+import type { Config } from '../../config/schema.ts';
+import type { PlexApi } from './api.ts';
+
+export type AnalyzeConfig = Pick<Config, 'PLEX_ANALYZE_TYPE' | 'PLEX_ANALYZE_DIRECTORY'>;
+
+/*
+ * The metadata items to analyze for a file, found through Plex's HTTP API when its database cannot be
+ * read (a relay in another container or on another machine). The facts used are in docs/scanning.md:
+ * a section's items listed by type (`GET /library/sections/{id}/all?type=N`, newest first, in pages),
+ * each with `ratingKey`, `parentRatingKey` and `Media[].Part[].file`; an item's children at
+ * `GET /library/metadata/{id}/children`.
+ */
+
+/** Plex's item type numbers for the playable items a file belongs to, by section type. */
+const LEAF_TYPE: Record<string, number> = { movie: 1, show: 4, artist: 10 };
+
+export interface ApiLookupLimits {
+  /** Items per page. */
+  pageSize: number;
+  /** Pages read at most per lookup (newest first: a file just scanned is near the start). */
+  maxPages: number;
+}
+
+export const DEFAULT_API_LOOKUP: ApiLookupLimits = { pageSize: 200, maxPages: 50 };
+
+export interface LeafItem {
+  ratingKey: string;
+  parentRatingKey?: string;
+  files: string[];
+}
+
+/** `MediaContainer.Metadata[]` of a listing, reduced to what analyze needs. */
+export function parseLeaves(body: any): { items: LeafItem[]; totalSize?: number } {
+  const mc = body?.MediaContainer ?? {};
+  const list = Array.isArray(mc.Metadata) ? mc.Metadata : [];
+  const items = list
+    .filter((m: any) => m && m.ratingKey !== undefined)
+    .map((m: any) => ({
+      ratingKey: String(m.ratingKey),
+      parentRatingKey: m.parentRatingKey !== undefined ? String(m.parentRatingKey) : undefined,
+      files: (Array.isArray(m.Media) ? m.Media : []).flatMap((media: any) => (Array.isArray(media?.Part) ? media.Part : []).map((p: any) => String(p?.file ?? ''))),
+    }));
+  return { items, totalSize: typeof mc.totalSize === 'number' ? mc.totalSize : undefined };
+}
+
+/**
+ * Finds each file's item in the section, newest first, page by page, until every file is found or the
+ * listing ends. Returns file -> item for the files found.
+ */
+export async function findLeavesByFile(api: PlexApi, section: { id: string; type: string }, files: readonly string[], limits: ApiLookupLimits = DEFAULT_API_LOOKUP): Promise<Map<string, LeafItem>> {
+  const found = new Map<string, LeafItem>();
+  const type = LEAF_TYPE[section.type];
+  if (type === undefined) return found;
+  const wanted = new Set(files);
+  for (let page = 0; page < limits.maxPages && found.size < wanted.size; page++) {
+    const start = page * limits.pageSize;
+    const body = await api.getJson(
+      `/library/sections/${encodeURIComponent(section.id)}/all?type=${type}&sort=addedAt:desc&X-Plex-Container-Start=${start}&X-Plex-Container-Size=${limits.pageSize}`,
+      'item listing',
+    );
+    const { items, totalSize } = parseLeaves(body);
+    for (const item of items) for (const f of item.files) if (wanted.has(f) && !found.has(f)) found.set(f, item);
+    if (items.length < limits.pageSize || (totalSize !== undefined && start + items.length >= totalSize)) break;
+  }
+  return found;
+}
+
+/** plex_autoscan's choice of items for one file (see metadataIdsForFile), with the API's parent and children. */
+export async function itemsToAnalyze(api: PlexApi, leaf: LeafItem, config: AnalyzeConfig): Promise<number[]> {
+  const own = Number(leaf.ratingKey);
+  if (!config.PLEX_ANALYZE_DIRECTORY || leaf.parentRatingKey === undefined) return [own];
+  const parent = Number(leaf.parentRatingKey);
+  if (config.PLEX_ANALYZE_TYPE === 'basic') return [parent];
+  const children = parseLeaves(await api.getJson(`/library/metadata/${encodeURIComponent(leaf.parentRatingKey)}/children`, 'item children')).items;
+  return children.length ? children.map((c) => Number(c.ratingKey)) : [own];
+}

@@ -1,0 +1,57 @@
+import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../../log.ts';
+import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueStore } from '../../queue/store.ts';
+import { readPlexAutoscanQueue, requestsFromQueue } from './queue-db.ts';
+
+/** Queue meta key recording which plex_autoscan queue file was taken over, and when (JSON). */
+export const QUEUE_IMPORT_KEY = 'plex_autoscan.queue_import';
+
+export interface QueueImportResult {
+  file: string;
+  /** Rows found in plex_autoscan's queue. */
+  rows: number;
+  /** Scan requests queued from them. */
+  queued: number;
+  skipped: Array<{ path: string; reason: string }>;
+  /** Not imported because this file was imported before (without `replace`). */
+  already?: string;
+}
+
+/**
+ * Takes plex_autoscan's pending scans into scanrelay's queue, with the import marker in the same
+ * transaction. plex_autoscan's file is only read. A file imported before is left alone unless `replace`.
+ */
+export async function importPlexAutoscanQueue(opts: { file: string; config: Config; store: QueueStore; intake: QueueIntake; replace?: boolean }): Promise<QueueImportResult | undefined> {
+  const rows = readPlexAutoscanQueue(opts.file);
+  if (!rows) return undefined;
+  const before = opts.store.getMeta(QUEUE_IMPORT_KEY);
+  if (before && !opts.replace) {
+    const prior = JSON.parse(before) as { file?: string; at?: string };
+    if (prior.file === opts.file) return { file: opts.file, rows: rows.length, queued: 0, skipped: [], already: prior.at ?? 'before' };
+  }
+  const { requests, skipped } = requestsFromQueue(rows, opts.config);
+  await opts.intake.enqueueWithMeta(requests, { [QUEUE_IMPORT_KEY]: JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: rows.length }) });
+  return { file: opts.file, rows: rows.length, queued: requests.length, skipped };
+}
+
+export function describeQueueImport(r: QueueImportResult): string {
+  if (r.already) return `plex_autoscan's queue ${r.file} was already taken over (${r.already}): not queued again (use --replace to queue its ${r.rows} row(s) again)`;
+  const head = `took over plex_autoscan's queue ${r.file}: ${r.rows} pending scan(s), ${r.queued} queued`;
+  return r.skipped.length ? `${head}; skipped: ${r.skipped.map((s) => `${s.path} (${s.reason})`).join('; ')}` : head;
+}
+
+/**
+ * At server start: when scanrelay's own queue file also holds plex_autoscan's queue table (both
+ * programs default to queue.db) and it was never taken over, its pending scans are queued once.
+ */
+export async function importQueueAtStart(opts: { queuefile: string; config: Config; store: QueueStore; intake: QueueIntake; log: Logger }): Promise<void> {
+  if (opts.store.getMeta(QUEUE_IMPORT_KEY)) return;
+  try {
+    const result = await importPlexAutoscanQueue({ file: opts.queuefile, config: opts.config, store: opts.store, intake: opts.intake });
+    if (result) opts.log.info({ ...result }, describeQueueImport(result));
+  } catch (err) {
+    // The relay still starts; the rows stay where they are for `scanrelay import-plex-autoscan`.
+    opts.log.warn({ err: (err as Error).message }, `plex_autoscan's queue in ${opts.queuefile} was not taken over: ${(err as Error).message}`);
+  }
+}

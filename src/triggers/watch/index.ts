@@ -1,0 +1,141 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../../log.ts';
+import { statProbe, type FolderProbe } from '../../paths/folder.ts';
+import type { QueueIntake } from '../../queue/intake.ts';
+import { resolveEach } from '../../intake/resolve.ts';
+import { excluded, scanForEvent, watchFilter, type WatchEventName, type WatchScan } from './rules.ts';
+
+export interface FolderWatcherOptions {
+  config: Config;
+  intake: QueueIntake;
+  log: Logger;
+  /** A new or changed file counts once its size stayed the same this long (ms): it is still being written before. */
+  writeSettleMs?: number;
+  /** Events are gathered this long (ms) and queued in one commit. */
+  batchMs?: number;
+  /** Looks at the local disk (deleted files: the nearest folder that still exists). */
+  probe?: FolderProbe;
+}
+
+const EVENTS = new Set<string>(['add', 'change', 'unlink', 'addDir', 'unlinkDir']);
+
+/** The log line for a watch error; the inotify limit gets the sysctl that raises it. */
+export function watchErrorMessage(err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOSPC')
+    return 'the inotify watch limit is reached, so some folders are not watched: raise it with `sudo sysctl fs.inotify.max_user_watches=524288` (add `fs.inotify.max_user_watches=524288` to /etc/sysctl.conf to keep it), or set WATCH.POLL to true';
+  return `folder watcher error: ${err.message}`;
+}
+
+/**
+ * WATCH: watches local folders and queues the folder of every new, changed or deleted media file through
+ * the same mapping, ignore list and coalescing as every other trigger. Inotify events by default; POLL
+ * for network mounts that send none. It only produces scan requests.
+ */
+export class FolderWatcher {
+  private watcher: FSWatcher | undefined;
+  private pending = new Map<string, { event: WatchEventName; scan: WatchScan }>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private limitLogged = false;
+  private readonly roots: string[];
+  private readonly filter;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: FolderWatcherOptions) {
+    this.roots = opts.config.WATCH.PATHS.map((p) => resolve(p));
+    this.filter = watchFilter(opts.config.WATCH);
+    this.log = opts.log.child({ component: 'watch' });
+  }
+
+  /** Resolves once the initial walk is done and events are being delivered. */
+  async start(): Promise<void> {
+    const { WATCH } = this.opts.config;
+    for (const root of this.roots) if (!existsSync(root)) this.log.warn({ path: root }, `WATCH.PATHS: ${root} does not exist (yet); it is watched for when it appears`);
+    const settle = this.opts.writeSettleMs ?? 2000;
+    this.watcher = watch(this.roots, {
+      ignoreInitial: true,
+      persistent: true,
+      ignored: (path, stats) => excluded(path, this.filter, stats?.isDirectory() ?? false),
+      awaitWriteFinish: { stabilityThreshold: settle, pollInterval: Math.min(100, settle) },
+      usePolling: WATCH.POLL,
+      interval: WATCH.POLL_INTERVAL * 1000,
+      binaryInterval: WATCH.POLL_INTERVAL * 1000,
+    });
+    this.watcher.on('all', (event, path) => {
+      if (EVENTS.has(event)) this.onEvent(event as WatchEventName, path);
+    });
+    this.watcher.on('error', (err) => this.onError(err as NodeJS.ErrnoException));
+    await new Promise<void>((done) => this.watcher!.once('ready', () => done()));
+    this.log.info({ paths: this.roots, mode: WATCH.POLL ? `poll every ${WATCH.POLL_INTERVAL} s` : 'events' }, 'watching folders');
+  }
+
+  async close(): Promise<void> {
+    await this.watcher?.close();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  /** For chokidar's error event (exposed so the limit message can be checked without filling the limit). */
+  onError(err: NodeJS.ErrnoException): void {
+    if (err.code === 'ENOSPC') {
+      if (this.limitLogged) return;
+      this.limitLogged = true;
+      this.log.error({ code: err.code, sysctl: 'fs.inotify.max_user_watches' }, watchErrorMessage(err));
+      return;
+    }
+    this.log.warn({ err }, watchErrorMessage(err));
+  }
+
+  private onEvent(event: WatchEventName, path: string): void {
+    const root = this.rootOf(path);
+    if (!root) return;
+    const scan = scanForEvent(event, path, root, this.filter, this.opts.probe ?? statProbe);
+    if (!scan) return;
+    this.log.debug({ event, path }, 'watch event');
+    this.pending.set(`${scan.updateType}:${scan.path.kind}:${scan.path.path}`, { event, scan });
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.opts.batchMs ?? 250);
+  }
+
+  private rootOf(path: string): string | undefined {
+    return this.roots.filter((r) => path === r || path.startsWith(r.endsWith('/') ? r : `${r}/`)).sort((a, b) => b.length - a.length)[0];
+  }
+
+  /** Queues what was gathered; one commit per batch, after the previous batch's. */
+  private flush(): Promise<void> {
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    this.flushing = this.flushing
+      .then(() => (batch.length ? this.queue(batch) : undefined))
+      .catch((err: unknown) => this.log.error({ err }, 'watch: could not queue scans'));
+    return this.flushing;
+  }
+
+  private async queue(batch: Array<{ event: WatchEventName; scan: WatchScan }>): Promise<void> {
+    const { config, intake } = this.opts;
+    const { requests, skipped } = resolveEach(
+      batch.map(({ event, scan }) => ({ source: 'Watch', event, updateType: scan.updateType, path: scan.path })),
+      config,
+    );
+    for (const s of skipped) {
+      if (s.why === 'ignored') this.log.info({ path: s.path }, `not scanning ${s.path}: ${s.reason}`);
+      else this.log.warn({ path: s.path }, `not scanning watched path ${s.path}: ${s.reason}`);
+    }
+    if (!requests.length) return;
+    try {
+      const results = await intake.enqueue(requests);
+      this.log.info(
+        { events: batch.length, folders: results.map((r) => r.folder), status: results.map((r) => r.status) },
+        `watch: ${batch.length} change(s); ${requests.length} scan request(s) queued`,
+      );
+    } catch (err) {
+      this.log.error({ err, folders: requests.map((r) => r.folder) }, 'watch: could not queue scans');
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { postForm, ROOT, spawnRelay, tempDir } from '../helpers/relay.ts';
+
+const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
+
+/** Starts the real relay with `config`, sends one manual scan (and scrapes /metrics), and returns every module it resolved. */
+async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?: boolean } = {}): Promise<string[]> {
+  const dir = tempDir();
+  const trace = join(dir, 'modules.txt');
+  const relay = await spawnRelay({ dir, config, nodeArgs: ['--import', TRACE_HOOK], env: { SCANRELAY_TRACE_MODULES: trace } });
+  try {
+    const answer = await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/Heat (1995)/Heat.mkv' });
+    assert.equal(answer.status, 200);
+    await fetch(`${relay.base}/${relay.secret}`, { headers: { accept: 'text/html' } });
+    if (opts.scrape) assert.match(await (await fetch(`${relay.base}/metrics`)).text(), /scanrelay_requests_total\{source="Manual",outcome="queued"\} 1/);
+  } finally {
+    await relay.kill();
+  }
+  assert.ok(existsSync(trace), 'the trace hook wrote nothing');
+  return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+}
+
+const loads = (lines: string[], what: string | RegExp) => lines.some((l) => (typeof what === 'string' ? l.split(' ')[0] === what : what.test(l)));
+
+// Each of these costs memory (bench/README.md "Memory"); a configuration that does not use them must not load them.
+describe('what the server loads for a plain configuration', () => {
+  test('no Google stack, no wizard prompts, no folder watcher, no drive monitor, no other commands, no prom-client before a scrape', async () => {
+    const lines = await modulesLoadedBy({ SERVER_ALLOW_MANUAL_SCAN: true, PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9' });
+    // The trace works: the server's own stack is in it.
+    assert.ok(loads(lines, 'fastify'), 'fastify should be traced');
+    assert.ok(loads(lines, /\/src\/server\/run\.(ts|js)$/), 'the server module should be traced');
+    for (const pkg of ['google-auth-library', '@inquirer/prompts', 'chokidar', 'prom-client']) assert.ok(!loads(lines, pkg), `${pkg} was loaded`);
+    for (const mod of [/\/src\/drive\//, /\/src\/oauth\//, /\/src\/triggers\/drive\//, /\/src\/triggers\/watch\//, /\/src\/cli\/(remote|authorize|build-caches|scan|sections)\.(ts|js)$/]) {
+      assert.ok(!loads(lines, mod), `${mod} was loaded: ${lines.find((l) => mod.test(l))}`);
+    }
+  });
+
+  test('WATCH.ENABLED loads the folder watcher, and the first /metrics scrape loads prom-client', async () => {
+    const media = tempDir();
+    const lines = await modulesLoadedBy({ PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9', WATCH: { ENABLED: true, PATHS: [media] } }, { scrape: true });
+    assert.ok(loads(lines, 'chokidar'));
+    assert.ok(loads(lines, 'prom-client'));
+    assert.ok(!loads(lines, '@inquirer/prompts'));
+  });
+});

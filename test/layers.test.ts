@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, test } from 'node:test';
+import { ROOT } from './helpers/relay.ts';
+
+/*
+ * The layering rules (.dependency-cruiser.cjs, run by `npm run layers` in the test command) catch what they
+ * are meant to: checked on a small tree that breaks each one, so a rule that matches nothing cannot pass silently.
+ */
+
+const tree = mkdtempSync(join(tmpdir(), 'scanrelay-layers-'));
+after(() => rmSync(tree, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(tree, path)), { recursive: true });
+  writeFileSync(join(tree, path), text);
+}
+
+function cruise(): { status: number | null; out: string } {
+  const res = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), 'src/**/*.ts', '--config', '.dependency-cruiser.cjs'], {
+    cwd: tree,
+    encoding: 'utf8',
+  });
+  return { status: res.status, out: `${res.stdout}${res.stderr}` };
+}
+
+test('the layer rules pass a tree that keeps them and name each rule a tree breaks', () => {
+  cpSync(join(ROOT, '.dependency-cruiser.cjs'), join(tree, '.dependency-cruiser.cjs'));
+  write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
+  write('src/targets/plex.ts', 'export const scan = () => 1;\n');
+  write('src/queue/store.ts', "import { scan } from '../targets/plex.ts';\nexport const q = scan;\n");
+  write('src/intake/submit.ts', "import { q } from '../queue/store.ts';\nexport const submit = q;\n");
+  write('src/triggers/arr.ts', "import { submit } from '../intake/submit.ts';\nexport const recognize = submit;\n");
+  write('src/server/app.ts', "import { recognize } from '../triggers/arr.ts';\nexport const app = recognize;\n");
+  write('src/cli/main.ts', "import { app } from '../server/app.ts';\nexport const main = app;\n");
+  const clean = cruise();
+  assert.equal(clean.status, 0, clean.out);
+
+  write('src/triggers/drive.ts', "import { scan } from '../targets/plex.ts';\nexport const d = scan;\n");
+  write('src/intake/uses-trigger.ts', "import { recognize } from '../triggers/arr.ts';\nexport const u = recognize;\n");
+  write('src/queue/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
+  write('src/queue/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
+  write('src/paths/mapping.ts', "import { main } from '../cli/main.ts';\nexport const m = main;\n");
+  const broken = cruise();
+  assert.notEqual(broken.status, 0);
+  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer']) {
+    assert.match(broken.out, new RegExp(`error ${rule}`), `${rule} was not reported:\n${broken.out}`);
+  }
+});

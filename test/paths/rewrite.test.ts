@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { UserError } from '../../src/config/errors.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { expandGoTemplate, mapIncomingPath, rewritePath } from '../../src/paths/rewrite.ts';
+import type { Intent } from '../../src/intake/intent.ts';
+import { resolveIntent } from '../../src/intake/resolve.ts';
+
+/*
+ * autoscan's rewrites are Go regular expressions with Go replacement templates (autoscan.go NewRewriter:
+ * regexp.Compile + ReplaceAllString). The template cases follow the documented rules of Go's
+ * regexp.Expand: `$name` takes the longest run of letters, digits and `_`, missing groups are empty,
+ * `$$` is a dollar, a malformed `$` is kept.
+ */
+describe('rewritePath: one rule, Go semantics', () => {
+  const cases: Array<[string, { from: string; to: string }, string, string]> = [
+    ['plain prefix', { from: '^/mnt/unionfs/Media/', to: '/data/' }, '/mnt/unionfs/Media/TV/x.mkv', '/data/TV/x.mkv'],
+    ['no match leaves the path', { from: '^/mnt/unionfs/Media/', to: '/data/' }, '/srv/TV/x.mkv', '/srv/TV/x.mkv'],
+    ['$1 group', { from: '^/mnt/(\\w+)/Media/', to: '/data/$1/' }, '/mnt/gd/Media/TV/x.mkv', '/data/gd/TV/x.mkv'],
+    ['${1} group followed by letters', { from: '^/mnt/(\\w+)/', to: '/data/${1}x/' }, '/mnt/gd/a', '/data/gdx/a'],
+    ['$1x is the group named "1x" in Go: empty (JavaScript would give "gdx")', { from: '^/mnt/(\\w+)/', to: '/data/$1x/' }, '/mnt/gd/a', '/data//a'],
+    ['$$ is a dollar', { from: '^/a/', to: '/$$/' }, '/a/b', '/$/b'],
+    ['a missing group is empty (JavaScript keeps "$3")', { from: '^/(a)/', to: '/$3/' }, '/a/b', '//b'],
+    ['JavaScript-only $& is literal text in Go', { from: '^/a/', to: '/$&/' }, '/a/b', '/$&/b'],
+    ['named groups (?P<name>) and ${name}', { from: '^/mnt/(?P<drive>\\w+)/', to: '/data/${drive}/' }, '/mnt/gd/a', '/data/gd/a'],
+    ['$0 is the whole match', { from: 'TV', to: '[$0]' }, '/TV/a', '/[TV]/a'],
+    ['every match is replaced (ReplaceAllString)', { from: ' ', to: '_' }, '/a b/c d', '/a_b/c_d'],
+    ['leading (?i) flag', { from: '(?i)^/MNT/', to: '/data/' }, '/mnt/a', '/data/a'],
+    ['. matches one whole character, as Go (UTF-8 runes)', { from: '^/(.)/', to: '/$1$1/' }, '/🎬/a', '/🎬🎬/a'],
+  ];
+  for (const [name, rule, input, expected] of cases) {
+    test(name, () => assert.equal(rewritePath([rule], input).path, expected));
+  }
+
+  test('expandGoTemplate: an unclosed ${ keeps the dollar', () => {
+    assert.equal(expandGoTemplate('/x/${1', ['m', 'g'], undefined), '/x/${1');
+  });
+});
+
+describe('rewritePath: every rule, in order (autoscan stops at the first: its issue #212)', () => {
+  const rules = [
+    { from: '^/tv/', to: '/mnt/unionfs/Media/TV/' },
+    { from: '^/mnt/unionfs/Media/', to: '/data/' },
+    { from: '^/never/', to: '/x/' },
+  ];
+  test('a trigger rewrite then a target rewrite both apply', () => {
+    const out = rewritePath(rules, '/tv/Westworld/Season 1/s01e01.mkv');
+    assert.equal(out.path, '/data/TV/Westworld/Season 1/s01e01.mkv');
+    assert.deepEqual(
+      out.fired.map((f) => [f.index, f.before, f.after]),
+      [
+        [0, '/tv/Westworld/Season 1/s01e01.mkv', '/mnt/unionfs/Media/TV/Westworld/Season 1/s01e01.mkv'],
+        [1, '/mnt/unionfs/Media/TV/Westworld/Season 1/s01e01.mkv', '/data/TV/Westworld/Season 1/s01e01.mkv'],
+      ],
+    );
+  });
+  test('rewrites run before SERVER_PATH_MAPPINGS', () => {
+    const out = mapIncomingPath(
+      { SERVER_PATH_REWRITES: [{ from: '^/tv/', to: '/mnt/unionfs/Media/TV/' }], SERVER_PATH_MAPPINGS: { '/data/': ['/mnt/unionfs/Media/'] } },
+      '/tv/Dark/e1.mkv',
+    );
+    assert.equal(out.path, '/data/TV/Dark/e1.mkv');
+    assert.equal(out.rewrites.length, 1);
+    assert.deepEqual(out.match, { key: '/data/', value: '/mnt/unionfs/Media/' });
+  });
+});
+
+describe('SERVER_PATH_REWRITES in the config', () => {
+  test('an invalid pattern is a config error naming the key and the index', () => {
+    assert.throws(
+      () => parseConfig({ SERVER_PATH_REWRITES: [{ from: '^/ok/', to: '/a/' }, { from: '^/mnt/(unclosed', to: '/b/' }] }),
+      (e: Error) => e instanceof UserError && /SERVER_PATH_REWRITES\.1\.from/.test(e.message) && /invalid regular expression/.test(e.message),
+    );
+  });
+  test('an RE2-only escape is refused, not read as a letter (\\z would match "z" in a non-unicode JavaScript regex)', () => {
+    assert.throws(() => parseConfig({ SERVER_PATH_REWRITES: [{ from: '/a\\z', to: '/b' }] }), /SERVER_PATH_REWRITES\.0\.from/);
+  });
+  test('a rule without "to" is refused', () => {
+    assert.throws(() => parseConfig({ SERVER_PATH_REWRITES: [{ from: '^/a/' }] }), /SERVER_PATH_REWRITES\.0\.to/);
+  });
+  test('default: none', () => assert.deepEqual(parseConfig({}).config.SERVER_PATH_REWRITES, []));
+});
+
+describe('resolveIntent applies the rewrites and the trigger priority', () => {
+  const { config } = parseConfig({
+    SERVER_PATH_REWRITES: [{ from: '^/tv/', to: '/mnt/unionfs/Media/TV/' }, { from: '^/mnt/unionfs/Media/', to: '/data/' }],
+    SERVER_SCAN_PRIORITIES: { '3': ['/Anime/'] },
+  });
+  const intent = (path: string, priority?: number): Extract<Intent, { kind: 'scan' }> => ({
+    kind: 'scan',
+    source: 'Sonarr',
+    event: 'Download',
+    updateType: 'Created',
+    paths: [{ path, kind: 'file' }],
+    priority,
+  });
+
+  test('a webhook path is rewritten by every rule before it is queued', () => {
+    const [o] = resolveIntent(intent('/tv/Dark/Season 1/e1.mkv'), config, () => 'missing');
+    assert.ok(o && 'request' in o);
+    assert.equal(o.request.folder, '/data/TV/Dark/Season 1');
+  });
+  test("the trigger's priority is used when no SERVER_SCAN_PRIORITIES entry matches", () => {
+    const [o] = resolveIntent(intent('/tv/Dark/e1.mkv', -5), config, () => 'missing');
+    assert.ok(o && 'request' in o);
+    assert.equal(o.request.priority, -5);
+  });
+  test('a SERVER_SCAN_PRIORITIES match wins over the trigger priority', () => {
+    const [o] = resolveIntent(intent('/tv/Anime/X/e1.mkv', -5), config, () => 'missing');
+    assert.ok(o && 'request' in o);
+    assert.equal(o.request.priority, 3);
+  });
+});
