@@ -37,3 +37,16 @@ test('`remote --help` says what settings.yml is and which key of it is read', as
   assert.doesNotMatch(help, /install settings\.yml/);
   assert.match(help, /settings\.yml whose top-level "remote:" key names the rclone remote/);
 });
+
+test('the project stands alone: no source, test, bench or doc cites the research notes a clone does not have', () => {
+  const files = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && /\.(ts|mjs|js|cjs|md)$/.test(e.name))
+      .map((e) => join(e.parentPath, e.name));
+  const offenders: string[] = [];
+  for (const file of [...files('src'), ...files('test'), ...files('bench'), ...files('docs'), join(ROOT, 'README.md')]) {
+    const text = readFileSync(file, 'utf8');
+    if (/shared\/(research|spec)|research\/[\w-]+\.md|(?<!docs\/)\bprotocols\.md/.test(text)) offenders.push(file.slice(ROOT.length + 1));
+  }
+  assert.deepEqual(offenders.filter((f) => f !== 'test/docs.test.ts'), []);
+});

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A fake of Google's OAuth endpoints and the Drive v3 calls drive monitoring uses, on 127.0.0.1
- * (shared/research/protocols.md section 6): paths, query parameters, form grants, status codes and
+ * (docs/protocols.md section 6): paths, query parameters, form grants, status codes and
  * JSON error shapes follow the real services. Every call is recorded.
  *
  * Paths: GET /o/oauth2/auth (consent: 302 to a loopback redirect, or the OOB success page),

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 
 /**
- * A fake Jellyfin / Emby server on 127.0.0.1 (protocols.md section 4). It serves both products' paths:
+ * A fake Jellyfin / Emby server on 127.0.0.1 (docs/protocols.md section 4). It serves both products' paths:
  * Jellyfin's at the root and Emby's under `/emby`. Like ASP.NET, JSON property names bind
  * case-insensitively (`path`/`Path`). Auth on Emby's paths: `X-Emby-Token`, `X-Emby-Authorization`,
  * `api_key` or `Authorization: MediaBrowser Token="…"`. On Jellyfin's paths only the `Authorization` header

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 
 /**
  * A fake Plex library database: a real SQLite file with Plex's real table and column names
- * (trimmed to what scan tools touch; from a real PMS schema, see shared/research/protocols.md 2.2).
+ * (trimmed to what scan tools touch; from a real PMS schema, docs/protocols.md section 2).
  */
 export const PLEX_SCHEMA = `
 CREATE TABLE "library_sections" ("id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "library_id" integer, "name" varchar(255),

@@ -3,7 +3,7 @@ import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 
 /**
  * A fake Plex Media Server on 127.0.0.1 following the real API's paths, headers, status codes and
- * JSON/XML shapes (see shared/research/protocols.md section 1). Every call is recorded.
+ * JSON/XML shapes (docs/protocols.md section 1). Every call is recorded.
  */
 export interface FakeSection {
   id: string;

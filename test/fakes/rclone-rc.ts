@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake rclone remote control (`rclone rcd` / `rclone mount --rc`) on 127.0.0.1, with rclone 1.60's
- * answers (protocols.md 7.4): POST only (GET is a 404 text page); params as JSON body, query or form;
+ * answers (docs/protocols.md section 7): POST only (GET is a 404 text page); params as JSON body, query or form;
  * `vfs/refresh` answers 200 with a per-dir result ("OK" or "file does not exist"); `cache/expire` exists
  * only when a cache remote is configured, else 404 with rclone's JSON error. Every call is recorded.
  */

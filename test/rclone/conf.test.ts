@@ -30,7 +30,7 @@ function writeTemp(text: string, name = 'rclone.conf'): string {
   return file;
 }
 
-// The quirks from research/node-deps.md section 4 and protocols.md 7.2, each checked against real rclone.
+// The rclone.conf quirks in docs/protocols.md section 7, each checked against real rclone.
 const QUIRKS = [
   'top = before any section',
   '[gdrive]',

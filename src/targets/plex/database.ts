@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 /**
  * Plex's library database (com.plexapp.plugins.library.db), opened read-only: scanrelay never writes
  * it, and Plex holds it in WAL mode, so reads tolerate a busy database instead of failing at once.
- * Table and column names are Plex's own (see shared/research/protocols.md section 2).
+ * Table and column names are Plex's own (docs/protocols.md section 2).
  */
 export class PlexDatabase {
   private db: Database.Database | undefined;

@@ -1,6 +1,6 @@
 import type { PlexActivity } from './api.ts';
 
-/** Plex's activity type for a running library scan (protocols.md 1.6). */
+/** Plex's activity type for a running library scan (docs/protocols.md section 1). */
 export const SCAN_ACTIVITY = 'library.update.section';
 
 export function runningScans(activities: readonly PlexActivity[], sectionId?: string): PlexActivity[] {
