@@ -56,6 +56,8 @@ describe('relay core, end to end through the real server process', () => {
       got.map((r) => [r.section, r.path, r.token]).sort(),
       forms.map(([, folder]) => [folder.startsWith('/data/TV') ? '2' : '1', folder, plex.token]).sort(),
     );
+    // The token travels in the X-Plex-Token header on every call, never in a URL a proxy would log.
+    assert.deepEqual(new Set(plex.calls.filter((c) => c.path !== '/identity').map((c) => c.tokenIn)), new Set(['header']));
   });
 
   test('a wrong secret queues nothing and answers 404', async () => {

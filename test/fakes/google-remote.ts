@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerWithFields, DEFAULT_FIELDS } from './drive-fields.ts';
 
 /**
  * A small fake of the Google endpoints a drive remote setup touches, on 127.0.0.1:
@@ -104,7 +105,7 @@ export async function startFakeGoogle(opts: { drives?: Array<{ id: string; name:
       const start = Number(url.searchParams.get('pageToken') ?? 0);
       const page = drives.slice(start, start + pageSize).map((d) => ({ kind: 'drive#drive', ...d }));
       const next = start + pageSize < drives.length ? String(start + pageSize) : undefined;
-      json(200, { kind: 'drive#driveList', ...(next ? { nextPageToken: next } : {}), drives: page });
+      answerWithFields(url.searchParams, DEFAULT_FIELDS.driveList, { kind: 'drive#driveList', ...(next ? { nextPageToken: next } : {}), drives: page }, json);
       return;
     }
     json(404, { error: { code: 404, message: 'Not Found' } });

@@ -1,6 +1,7 @@
 import { createVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { answerWithFields, DEFAULT_FIELDS } from './drive-fields.ts';
 
 /**
  * A fake of Google's OAuth endpoints and the Drive v3 calls drive monitoring uses, on 127.0.0.1
@@ -274,11 +275,14 @@ export class FakeGoogle {
     send(200, { access_token: access, expires_in: 3599, token_type: 'Bearer' });
   }
 
-  private drive(path: string, q: URLSearchParams, send: (s: number, p: unknown) => void): void {
+  private drive(path: string, q: URLSearchParams, sendAll: (s: number, p: unknown) => void): void {
+    // Success answers hold only the fields asked for, as Drive's do; errors are whole.
+    const send = (status: number, payload: unknown, defaults?: string) =>
+      status === 200 && defaults ? answerWithFields(q, defaults, payload, sendAll) : sendAll(status, payload);
     const driveId = q.get('driveId') ?? undefined;
     if (driveId && !this.sharedDrives.has(driveId)) return send(404, googleError(404, `Shared drive not found: ${driveId}`));
     if (path === 'changes/startPageToken') {
-      return send(200, { kind: 'drive#startPageToken', startPageToken: String(this.logs.get(driveId ?? 'root')!.length + 1) });
+      return send(200, { kind: 'drive#startPageToken', startPageToken: String(this.logs.get(driveId ?? 'root')!.length + 1) }, DEFAULT_FIELDS.startPageToken);
     }
     if (path === 'changes') {
       const token = Number(q.get('pageToken'));
@@ -293,22 +297,22 @@ export class FakeGoogle {
       const out: Record<string, unknown> = { kind: 'drive#changeList', changes: page.map((c) => c.change) };
       if (rest.length > size) out.nextPageToken = String(rest[size]!.seq);
       else out.newStartPageToken = String(log.length + 1);
-      return send(200, out);
+      return send(200, out, DEFAULT_FIELDS.changeList);
     }
     if (path.startsWith('files/')) {
       const id = decodeURIComponent(path.slice('files/'.length));
       const f = id === 'root' ? this.files.get(this.rootId) : this.files.get(id);
       if (!f) return send(404, googleError(404, `File not found: ${id}.`, 'notFound'));
       if (f.id === this.rootId) f.name = this.rootName;
-      return send(200, this.view(f));
+      return send(200, this.view(f), DEFAULT_FIELDS.file);
     }
     if (path === 'drives') {
-      return send(200, { kind: 'drive#driveList', drives: [...this.sharedDrives.values()].map((d) => ({ kind: 'drive#drive', ...d })) });
+      return send(200, { kind: 'drive#driveList', drives: [...this.sharedDrives.values()].map((d) => ({ kind: 'drive#drive', ...d })) }, DEFAULT_FIELDS.driveList);
     }
     if (path.startsWith('drives/')) {
       const d = this.sharedDrives.get(decodeURIComponent(path.slice('drives/'.length)));
       if (!d) return send(404, googleError(404, 'Shared drive not found', 'notFound'));
-      return send(200, { kind: 'drive#drive', ...d });
+      return send(200, { kind: 'drive#drive', ...d }, DEFAULT_FIELDS.drive);
     }
     send(404, googleError(404, 'Not Found', 'notFound'));
   }

@@ -18,6 +18,8 @@ export interface RecordedCall {
   query: Record<string, string>;
   headers: IncomingMessage['headers'];
   token: string | undefined;
+  /** Where the token came from: Plex takes both, scanrelay should only ever use the header. */
+  tokenIn: 'header' | 'query' | 'none';
   status: number;
   at: number;
 }
@@ -85,8 +87,11 @@ export class FakePlex extends SwitchableServer {
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const query = Object.fromEntries(url.searchParams);
-    const token = (req.headers['x-plex-token'] as string | undefined) ?? url.searchParams.get('X-Plex-Token') ?? undefined;
-    const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, token, status: 0, at: Date.now() };
+    const header = req.headers['x-plex-token'] as string | undefined;
+    const inQuery = url.searchParams.get('X-Plex-Token') ?? undefined;
+    const token = header ?? inQuery;
+    const tokenIn = header !== undefined ? 'header' : inQuery !== undefined ? 'query' : 'none';
+    const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, token, tokenIn, status: 0, at: Date.now() };
     this.calls.push(call);
     req.resume();
     if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));

@@ -134,6 +134,7 @@ describe('after the scan', () => {
       const calls = plex.callsTo('PUT', /^\/library\/sections\/2\/emptyTrash$/);
       assert.equal(calls.length, before + 1);
       assert.equal(calls.at(-1)!.token, plex.token);
+      assert.equal(calls.at(-1)!.tokenIn, 'header');
     });
 
     test('a missing control file (a dropped mount): no emptyTrash, and the log says why', async () => {
@@ -232,6 +233,7 @@ describe('after the scan', () => {
       const detail = await scanAndSettle(plex, config, '/data/Movies/An (2000)/an.mkv');
       assert.match(detail, new RegExp(`analyzed ${metadataItemId}$`));
       assert.equal(analyzed().at(-1), String(metadataItemId));
+      assert.equal(plex.callsTo('PUT', /^\/library\/metadata\/[\d,]+\/analyze$/).at(-1)!.tokenIn, 'header');
     });
 
     test('with PLEX_ANALYZE_DIRECTORY: basic analyzes the parent, deep every item under it; without it, the item itself', async () => {
