@@ -72,6 +72,7 @@ describe('GET /metrics', () => {
 
   test('counts requests by source and outcome, queue depth, deliveries by target and outcome, and latency', async () => {
     const api = `${origin}/api/metrics-secret`;
+    const firstRequestAt = Date.now();
     assert.equal((await postForm(relay.url, { eventType: 'Manual', filepath: '/movies/A (2000)/a.mkv' })).body.status, 'queued');
     assert.equal((await postForm(relay.url, { eventType: 'Manual', filepath: '/movies/A (2000)/b.mkv' })).body.status, 'merged');
     assert.equal((await postForm(relay.url, { eventType: 'Manual', filepath: '/movies/sample/x.mkv' })).body.status, 'ignored');
@@ -89,7 +90,9 @@ describe('GET /metrics', () => {
     assert.equal(value(m, 'scanrelay_queue_depth', { state: 'pending' }), 2);
     assert.equal(value(m, 'scanrelay_scans_total'), undefined, 'nothing delivered yet');
 
-    // Release both scans now: two deliveries to Plex, both done.
+    // Release both scans now, once they are at least AGE old: two deliveries to Plex, both done.
+    const AGE_MS = 400;
+    await new Promise((r) => setTimeout(r, AGE_MS));
     const queue = (await (await fetch(`${api}/queue`)).json()) as { items: Array<{ id: number }> };
     for (const { id } of queue.items) assert.equal((await fetch(`${api}/queue/${id}/retry`, { method: 'POST' })).status, 200);
     await waitFor(() => plex.refreshes().length >= 2, 15_000, 'two refreshes');
@@ -98,7 +101,11 @@ describe('GET /metrics', () => {
       return value(s, 'scanrelay_scans_total', { target: 'plex', outcome: 'done' }) === 2 ? s : undefined;
     }, 15_000, 'two done deliveries counted'))!;
     assert.equal(value(m, 'scanrelay_request_to_scan_seconds_count', { target: 'plex' }), 2);
-    assert.ok(value(m, 'scanrelay_request_to_scan_seconds_sum', { target: 'plex' })! >= 0);
+    // Each scan waited from its request to its delivery: at least AGE, at most the whole span, in seconds.
+    const sum = value(m, 'scanrelay_request_to_scan_seconds_sum', { target: 'plex' })!;
+    const span = (Date.now() - firstRequestAt) / 1000;
+    assert.ok(sum >= (2 * AGE_MS) / 1000, `sum ${sum} s below 2 x ${AGE_MS} ms`);
+    assert.ok(sum <= 2 * span, `sum ${sum} s above 2 x ${span} s`);
     assert.equal(value(m, 'scanrelay_request_to_scan_seconds_bucket', { target: 'plex', le: '+Inf' }), 2);
     assert.equal(value(m, 'scanrelay_queue_depth', { state: 'pending' }), 0);
     assert.equal(value(m, 'scanrelay_queue_depth', { state: 'active' }), 0);
