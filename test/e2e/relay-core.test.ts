@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakePlex } from '../fakes/plex.ts';
 import { mediaTree } from '../helpers/plex-target.ts';
-import { postForm, postJson, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { postForm, postJson, spawnRelay, waitFor, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
 
 const MAPPINGS = {
   '/data/Movies/': ['/movies/', '/mnt/unionfs/Media/Movies/', 'My Drive/Media/Movies/'],
@@ -17,7 +17,7 @@ describe('relay core, end to end through the real server process', () => {
     plex = await new FakePlex().start();
     // The files exist where scanrelay looks (SERVER_FILE_EXIST_PATH_MAPPINGS), so the file checks pass at once.
     const tree = mediaTree();
-    for (const f of ['Movies/Alien (1979)/Alien (1979).mkv', 'Movies/Heat (1995)/Heat.mkv', 'Movies/Up (2009)/Up (2009).mp4', 'TV/Dark/Season 01/Dark - S01E01.mkv', 'Movies/Jaws (1975)/Jaws.mkv']) {
+    for (const f of ['Movies/Alien (1979)/Alien (1979).mkv', 'Movies/Heat (1995)/Heat.mkv', 'Movies/Up (2009)/Up (2009).mp4', 'TV/Dark/Season 01/Dark - S01E01.mkv', 'Movies/Jaws (1975)/Jaws.mkv', 'Movies/Duel (1971)/Duel.mkv']) {
       tree.put(`/data/${f}`);
     }
     relay = await spawnRelay({
@@ -50,7 +50,7 @@ describe('relay core, end to end through the real server process', () => {
       assert.equal(res.body.status, 'queued');
     }
     await waitFor(() => plex.refreshes().length >= before + forms.length, 15_000, 'refreshes');
-    await new Promise((r) => setTimeout(r, 300));
+    await waitForQueueDrained(relay.queuefile);
     const got = plex.refreshes().slice(before);
     assert.deepEqual(
       got.map((r) => [r.section, r.path, r.token]).sort(),
@@ -67,8 +67,12 @@ describe('relay core, end to end through the real server process', () => {
     assert.equal(res.status, 404);
     const count = await postJson(`${relay.base}/api/${relay.secret}`, { cmd: 'queue_count' });
     assert.equal(count.body.queue_count, 0);
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(plex.refreshes().length, before);
+    // A request with the right secret after it is scanned, and the queue then drains: had the refused request
+    // been queued, its scan would have come first (oldest first) or be open still.
+    assert.equal((await postForm(relay.url, { eventType: 'Manual', filepath: '/movies/Duel (1971)/Duel.mkv' })).status, 200);
+    await waitFor(() => plex.refreshes().length > before, 15_000, 'the later scan');
+    await waitForQueueDrained(relay.queuefile);
+    assert.deepEqual(plex.refreshes().slice(before).map((r) => r.path), ['/data/Movies/Duel (1971)']);
   });
 
   test('JSON manual requests work and bad paths get 400 with a message', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { FakePlex } from '../fakes/plex.ts';
-import { postForm, postJson, spawnRelay, tempDir, waitFor } from '../helpers/relay.ts';
+import { postForm, postJson, spawnRelay, tempDir, waitFor, waitForQueueDrained } from '../helpers/relay.ts';
 
 const MAPPINGS = { '/data/Movies/': ['/movies/'], '/data/TV/': ['/tv/'] };
 
@@ -28,7 +28,7 @@ describe('queue behaviour through the real server process', () => {
       assert.equal(answers.filter((a) => a.body.status === 'queued').length, 5);
       assert.equal(answers.filter((a) => a.body.status === 'merged').length, 195);
       await waitFor(() => plex.refreshes().length >= 5, 60_000, '5 refreshes');
-      await new Promise((r) => setTimeout(r, 1500));
+      await waitForQueueDrained(relay.queuefile);
       const paths = plex.refreshes().map((r) => r.path).sort();
       assert.deepEqual(paths, folders.map((f) => f.replace('/movies', '/data/Movies').replace('/tv', '/data/TV')).sort());
     } finally {

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { mediaTree } from '../helpers/plex-target.ts';
-import { postForm, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { postForm, spawnRelay, waitFor, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
 
 /** Each target's delivery rows for the scans of a folder, read from the relay's queue file. */
 function deliveriesOf(queuefile: string, folder: string): Array<{ target: string; status: string; detail: string | null; attempts: number }> {
@@ -72,7 +72,7 @@ describe('Plex, Jellyfin and Emby together, end to end through the real server p
     assert.equal(waiting.find((d) => d.target === 'jellyfin')!.status, 'waiting');
     await jellyfin.setMode('up');
     await waitFor(() => deliveriesOf(relay.queuefile, '/data/Movies/Down (2001)').every((d) => d.status === 'done'), 30_000, 'Jellyfin delivered');
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForQueueDrained(relay.queuefile);
     assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Down (2001)').length, 1);
     assert.equal(jellyfin.updates.length, before.jf + 1);
     assert.equal(emby.updates.length, before.emby + 1);

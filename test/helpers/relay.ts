@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -183,6 +184,22 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Waits until a running relay's queue holds no open scan and no delivery still to send. From then on nothing
+ * more can reach a media server until a new request arrives: the event a test waits for instead of a sleep.
+ */
+export async function waitForQueueDrained(queuefile: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(() => {
+    const db = new Database(queuefile, { readonly: true, fileMustExist: true });
+    try {
+      const open = db.prepare(`SELECT (SELECT count(*) FROM scans WHERE status IN ('pending', 'active')) + (SELECT count(*) FROM deliveries WHERE status IN ('waiting', 'sending')) AS n`).get() as { n: number };
+      return open.n === 0;
+    } finally {
+      db.close();
+    }
+  }, timeoutMs, 'the queue to drain');
 }
 
 export interface HttpAnswer {
