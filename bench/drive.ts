@@ -47,7 +47,15 @@ export async function benchDrive(): Promise<Record<string, unknown>> {
     const before = calls();
     const started = Date.now();
     await poller.pollOnce();
-    rows.push({ poll: name, 'API calls': calls() - before, 'scans queued': store.countOpen(), ms: Date.now() - started });
+    const made = google.driveCalls().slice(before);
+    // Which calls: "changes x2, files.get x3" (a page of changes each, a parent walk each).
+    const kinds = new Map<string, number>();
+    for (const c of made) {
+      const kind = c.path.replace('/drive/v3/', '').replace(/^files\/.*/, 'files.get').replace(/^drives\/.*/, 'drives.get');
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    const which = [...kinds].map(([k, n]) => `${k} x${n}`).join(', ');
+    rows.push({ poll: name, 'API calls': made.length, which, 'scans queued': store.countOpen(), ms: Date.now() - started });
   };
   await poll('idle');
 

@@ -45,8 +45,14 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
   });
   const bare = await bareServer();
   const floor = await fastifyFloor();
-  const loads = [
-    { name: 'manual form', body: 'eventType=Manual&filepath=%2Fmovies%2FHeat%20(1995)%2FHeat.mkv', type: 'application/x-www-form-urlencoded' },
+  const form = 'application/x-www-form-urlencoded';
+  const manual = (folder: string) => `eventType=Manual&filepath=${encodeURIComponent(`/movies/${folder}/f.mkv`)}`;
+  // The same folder every time is the best case (after the first, each commit updates one row); a new folder
+  // every time inserts a scan per request; 1,000 folders round-robin merges into scans that already exist.
+  const loads: Array<{ name: string; body: string | ((i: number) => string); type: string }> = [
+    { name: 'manual form', body: 'eventType=Manual&filepath=%2Fmovies%2FHeat%20(1995)%2FHeat.mkv', type: form },
+    { name: 'manual new folder', body: (i: number) => manual(`New ${process.pid}-${Date.now()}-${i} (2000)`), type: form },
+    { name: 'manual round-robin', body: (i: number) => manual(`Film ${i % 1000} (2000)`), type: form },
     { name: 'sonarr webhook', body: sonarr, type: 'application/json' },
   ].filter((l) => !process.env.BENCH_LOADS || process.env.BENCH_LOADS.split(',').some((w) => l.name.startsWith(w)));
   const rows: Array<Record<string, unknown>> = [];

@@ -19,16 +19,19 @@ export async function load(opts: {
   url: string;
   connections: number;
   durationSec: number;
-  body: string;
+  /** One body for every request, or the body of the i-th request (a new folder each time, round-robin...). */
+  body: string | ((i: number) => string);
   contentType: string;
 }): Promise<LoadResult> {
+  const bodyOf = opts.body;
+  let i = 0;
   const result = await autocannon({
     url: opts.url,
     method: 'POST',
     connections: opts.connections,
     duration: opts.durationSec,
     headers: { 'content-type': opts.contentType, accept: 'application/json' },
-    body: opts.body,
+    ...(typeof bodyOf === 'string' ? { body: bodyOf } : { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodyOf(i++) }) }] }),
   });
   return {
     label: opts.label,

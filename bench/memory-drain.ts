@@ -4,14 +4,13 @@
  *   file), and at the peak of the first minute of their drain (one Plex scan at a time: a full drain takes hours);
  * - the drain's speed: serial-drain.ts.
  */
-import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanRequestSchema } from '../src/core/scan.ts';
 import { QueueStore } from '../src/queue/store.ts';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { spawnRelay, tempDir, type RelayProcess } from '../test/helpers/relay.ts';
-import { report } from './lib.ts';
+import { load, report } from './lib.ts';
 import { benchSerialDrain } from './serial-drain.ts';
 
 /** How long a relay rests before "idle" and "settled" are read (BENCH_SETTLE_S, default 20). */
@@ -55,20 +54,15 @@ async function relayWith(plex: FakePlex, dir: string): Promise<RelayProcess> {
  * plex_autoscan was measured with: 79 MB right after it).
  */
 async function manualLoad(relay: RelayProcess, seconds = 5, connections = 50, folders = 1000): Promise<number> {
-  let i = 0;
-  const result = await autocannon({
+  const result = await load({
+    label: 'manual over distinct folders',
     url: relay.url,
-    method: 'POST',
     connections,
-    duration: seconds,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    requests: [
-      {
-        setupRequest: (req) => ({ ...req, body: `eventType=Manual&filepath=${encodeURIComponent(`/data/Movies/Film ${i++ % folders} (2000)/f.mkv`)}` }),
-      },
-    ],
+    durationSec: seconds,
+    contentType: 'application/x-www-form-urlencoded',
+    body: (i) => `eventType=Manual&filepath=${encodeURIComponent(`/data/Movies/Film ${i % folders} (2000)/f.mkv`)}`,
   });
-  return result.requests.total;
+  return result.total;
 }
 
 async function queueCount(relay: RelayProcess): Promise<number> {
