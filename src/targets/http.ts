@@ -1,3 +1,4 @@
+import http from 'node:http';
 import https from 'node:https';
 
 /** What went wrong talking to a media server, by kind: the queue retries `unavailable` and `auth`, not `fatal`. */
@@ -41,44 +42,40 @@ export interface HttpResponse {
   text: string;
 }
 
-/** fetch with a timeout; a network failure becomes TargetError('unavailable'). */
-export async function httpRequest(req: HttpRequest, what: string): Promise<HttpResponse> {
-  if (req.verifyTls === false && req.url.startsWith('https:')) return unverifiedHttps(req, what);
-  let res: Response;
-  try {
-    res = await fetch(req.url, {
-      method: req.method ?? 'GET',
-      headers: req.headers,
-      body: req.body,
-      signal: AbortSignal.timeout(req.timeoutMs ?? 30_000),
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code && TLS_CODE.test(cause.code)) {
-      throw new TlsError(`${what}: the server's TLS certificate was refused (${cause.code})`, cause.code);
-    }
-    throw new TargetError('unavailable', `${what} unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
-  }
-  return { status: res.status, text: await res.text() };
-}
-
 /**
- * An HTTPS request that accepts any certificate, through node:https (fetch takes no such option without
- * the undici package); only for a server the user told us not to verify.
+ * One request with a timeout; a network failure becomes TargetError('unavailable'), a refused certificate a
+ * TlsError. Through node:http(s), not fetch: fetch loads undici and its WebAssembly parser on first use, about
+ * 10 MB the relay would then hold for good (bench/README.md, memory). `verifyTls: false` (PLEX_VERIFY_SSL
+ * false) accepts any certificate.
  */
-function unverifiedHttps(req: HttpRequest, what: string): Promise<HttpResponse> {
+export function httpRequest(req: HttpRequest, what: string): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
-    const fail = (err: Error & { code?: string }) => reject(new TargetError('unavailable', `${what} unreachable: ${err.code ?? err.message}`));
-    const request = https.request(
-      req.url,
-      { method: req.method ?? 'GET', headers: req.headers, rejectUnauthorized: false, signal: AbortSignal.timeout(req.timeoutMs ?? 30_000) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', fail);
-      },
-    );
+    const fail = (err: Error & { code?: string }) => {
+      const code = err.name === 'TimeoutError' || err.name === 'AbortError' ? 'timeout' : err.code;
+      if (code && TLS_CODE.test(code)) reject(new TlsError(`${what}: the server's TLS certificate was refused (${code})`, code));
+      else reject(new TargetError('unavailable', `${what} unreachable: ${code ?? err.message}`));
+    };
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return reject(new TargetError('fatal', `${what}: ${req.url} is not a valid URL`));
+    }
+    const headers = { ...req.headers, ...(req.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(req.body)) } : {}) };
+    const options = { method: req.method ?? 'GET', headers, signal: AbortSignal.timeout(req.timeoutMs ?? 30_000) };
+    const onResponse = (res: http.IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', fail);
+    };
+    const request =
+      url.protocol === 'https:'
+        ? https.request(url, { ...options, rejectUnauthorized: req.verifyTls !== false }, onResponse)
+        : url.protocol === 'http:'
+          ? http.request(url, options, onResponse)
+          : undefined;
+    if (!request) return reject(new TargetError('fatal', `${what}: ${req.url} is not an http or https URL`));
     request.on('error', fail);
     request.end(req.body);
   });
