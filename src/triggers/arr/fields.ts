@@ -31,6 +31,13 @@ export const lenientId = z
 /** A field read as-is (isUpgrade, deletedFiles): its value is checked where it is used. */
 export const anyValue = z.unknown().optional();
 
+/**
+ * The two fields every manager's import and delete events share, read loosely: `isUpgrade` (an import that
+ * replaced files) and `deletedFiles` (the replaced files on an import, a boolean on a series/movie/artist/author
+ * delete). Spread into each manager's payload.
+ */
+export const upgradeAndDeleteFields = { isUpgrade: anyValue, deletedFiles: anyValue };
+
 /** One media file in a payload: `path` is absolute, `relativePath` is below the item's folder. */
 export const mediaFileSchema = z.object({
   path: optionalPath,

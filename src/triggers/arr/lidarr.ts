@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deleteInsideItem, deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
 import type { ScanPath } from '../../intake/intent.ts';
-import { anyValue, fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema, type MediaFile } from './fields.ts';
+import { fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema, type MediaFile, upgradeAndDeleteFields } from './fields.ts';
 import { arrRecognizer, type Plan } from './recognizer.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
@@ -12,8 +12,7 @@ const lidarrPayload = z.object({
   trackFiles: fileList(mediaFileSchema),
   trackFile: optional(mediaFileSchema),
   renamedTrackFiles: fileList(renamedFileSchema),
-  isUpgrade: anyValue,
-  deletedFiles: anyValue,
+  ...upgradeAndDeleteFields,
 });
 type LidarrPayload = z.output<typeof lidarrPayload>;
 

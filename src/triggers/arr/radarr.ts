@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
-import { anyValue, fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
+import { fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema, upgradeAndDeleteFields } from './fields.ts';
 import { arrRecognizer, type Plan } from './recognizer.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
@@ -17,8 +17,7 @@ const radarrPayload = z.object({
   remoteMovie: lenientObject(z.object({ title: lenientText, tmdbId: lenientId, imdbId: lenientId })),
   movieFile: optional(mediaFileSchema),
   renamedMovieFiles: fileList(renamedFileSchema),
-  isUpgrade: anyValue,
-  deletedFiles: anyValue,
+  ...upgradeAndDeleteFields,
 });
 type RadarrPayload = z.output<typeof radarrPayload>;
 

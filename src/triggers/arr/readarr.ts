@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deleteInsideItem, deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
-import { anyValue, fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
+import { fileList, lenientId, lenientObject, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema, upgradeAndDeleteFields } from './fields.ts';
 import { arrRecognizer } from './recognizer.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
 
@@ -10,8 +10,7 @@ const readarrPayload = z.object({
   bookFiles: fileList(mediaFileSchema),
   bookFile: optional(mediaFileSchema),
   renamedBookFiles: fileList(renamedFileSchema),
-  isUpgrade: anyValue,
-  deletedFiles: anyValue,
+  ...upgradeAndDeleteFields,
 });
 type ReadarrPayload = z.output<typeof readarrPayload>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyValue, fileList, lenientId, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema } from './fields.ts';
+import { fileList, lenientId, lenientText, mediaFileSchema, optional, pathField, renamedFileSchema, upgradeAndDeleteFields } from './fields.ts';
 import { arrRecognizer, type Plan } from './recognizer.ts';
 import { deleteOfItem, fileDelete, rename, upgradeOr } from './events.ts';
 import { fileScans, filesOf, fullPath, previousPath, type Base } from './scans.ts';
@@ -20,8 +20,7 @@ const sonarrPayload = z.object({
   /** Sonarr v4 "On Import Complete": every file of a multi-file import. */
   episodeFiles: fileList(mediaFileSchema),
   renamedEpisodeFiles: fileList(renamedFileSchema),
-  isUpgrade: anyValue,
-  deletedFiles: anyValue,
+  ...upgradeAndDeleteFields,
 });
 type SonarrPayload = z.output<typeof sonarrPayload>;
 
