@@ -1,12 +1,12 @@
 /*
  * The layering the code keeps (README "How it works"): imports run one way,
  *   cli / server  ->  triggers  ->  intake  ->  queue  ->  targets
- * with config, paths, core (shared types), google/drive/rclone, db, fs and log below them all. The counters
+ * with config, paths, core (shared types), google, rclone, db, fs and log below them all. The counters
  * (src/metrics) read the queue's figures and are fed by the intake and the server: between the two.
  * Checked by the test command (`npm run layers`).
  */
 const layer = (name) => `^src/${name}(/|\\.ts$)`;
-const below = ['config', 'paths', 'core', 'google', 'drive', 'rclone', 'oauth', 'db', 'fs', 'log', 'log-file'];
+const below = ['config', 'paths', 'core', 'google', 'rclone', 'db', 'fs', 'log', 'log-file'];
 const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
 
 module.exports = {

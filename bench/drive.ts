@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema, type Config } from '../src/config/schema.ts';
-import { writeTokenFile } from '../src/drive/token-file.ts';
+import { writeTokenFile } from '../src/google/token-file.ts';
 import { silentLogger } from '../src/log.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { QueueStore } from '../src/queue/store.ts';

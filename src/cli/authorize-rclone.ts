@@ -1,7 +1,7 @@
 import { UserError } from '../config/errors.ts';
 import { loopbackAuthorize, runRcloneAuthorize } from '../rclone/authorize.ts';
 import { BlobError, decodeConfigMap } from '../rclone/blob.ts';
-import { googleEndpoints } from '../rclone/endpoints.ts';
+import { googleEndpoints } from '../google/endpoints.ts';
 import { findRcloneBinary } from '../rclone/path.ts';
 import { pasteBlock } from '../rclone/paste.ts';
 
@@ -39,7 +39,7 @@ export async function authorizeRclone(
   }
   let token: string;
   try {
-    token = await loopbackAuthorize(options, googleEndpoints(env, options), (line) => io.out(`${line}\n`));
+    token = await loopbackAuthorize(options, googleEndpoints({ env, remote: options }), (line) => io.out(`${line}\n`));
   } catch (err) {
     throw new UserError(`authorization failed: ${(err as Error).message}`, 1);
   }

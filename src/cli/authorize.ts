@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { UserError } from '../config/errors.ts';
 import type { Config } from '../config/schema.ts';
-import { oauthClientOf } from '../drive/auth.ts';
-import { writeTokenFile } from '../drive/token-file.ts';
+import { oauthClientOf } from '../google/auth.ts';
+import { writeTokenFile } from '../google/token-file.ts';
 import type { Logger } from '../log.ts';
 import {
   DRIVE_SCOPE,
@@ -17,7 +17,7 @@ import {
   startLoopbackReceiver,
   withExpiry,
   type LoopbackReceiver,
-} from '../oauth/flow.ts';
+} from '../google/oauth.ts';
 import { action, loadExistingConfig, loggerFor, settingsOf } from './context.ts';
 
 export const CODE_PROMPT = 'Enter authorization code: ';

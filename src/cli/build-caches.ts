@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../config/errors.ts';
-import { DriveApiError } from '../drive/client.ts';
-import { OAuthError } from '../oauth/flow.ts';
+import { DriveApiError } from '../google/drive-client.ts';
+import { OAuthError } from '../google/oauth.ts';
 import { openDrive } from '../triggers/drive/index.ts';
 import { action, loadExistingConfig, loggerFor, settingsOf } from './context.ts';
 

@@ -1,14 +1,15 @@
-import { refreshAccessToken, isExpiring } from '../oauth/flow.ts';
+import { refreshAccessToken, isExpiring } from '../google/oauth.ts';
 import { loopbackAuthorize, runRcloneAuthorize } from '../rclone/authorize.ts';
 import { authorizeCommand, authorizeBlob } from '../rclone/blob.ts';
 import { deleteRemote, editRemote, findRemote, listRemotes, readRcloneConf, renameRemote, writeRcloneConf } from '../rclone/conf.ts';
-import { listSharedDrives, type SharedDrive } from '../rclone/drive-api.ts';
+import { DriveClient } from '../google/drive-client.ts';
+import type { SharedDrive } from '../google/drive-types.ts';
 import { advancedDriveOptions, DRIVE_SCOPES, driveOption, optionValueProblem, scopeUrls } from '../rclone/drive-options.ts';
-import { googleEndpoints } from '../rclone/endpoints.ts';
+import { googleEndpoints } from '../google/endpoints.ts';
 import { maskOption } from '../rclone/mask.ts';
 import { remoteNameProblem } from '../rclone/name.ts';
 import { parsePaste, PasteError, type PasteResult } from '../rclone/paste.ts';
-import { readServiceAccountFile, serviceAccountToken } from '../rclone/service-account.ts';
+import { readServiceAccountKey, ServiceAccountSource } from '../google/service-account.ts';
 import { writeRemoteToSettings, type InstallSettings } from '../rclone/settings-yml.ts';
 import { formatToken, parseToken } from '../rclone/token.ts';
 
@@ -248,7 +249,7 @@ export class Walkthrough {
       validate: (v) => {
         if (!v.trim()) return undefined;
         try {
-          readServiceAccountFile(v.trim(), this.ctx.env);
+          readServiceAccountKey(v.trim(), this.ctx.env);
           return undefined;
         } catch (err) {
           return `${(err as Error).message}: give the path of a service account JSON key, or leave blank`;
@@ -284,7 +285,7 @@ export class Walkthrough {
       const options = Object.fromEntries(m);
       if (options.client_id) {
         try {
-          const token = await loopbackAuthorize(options, googleEndpoints(this.ctx.env, options), (line) => this.io.say(line));
+          const token = await loopbackAuthorize(options, googleEndpoints({ env: this.ctx.env, remote: options }), (line) => this.io.say(line));
           m.set('token', token);
           return;
         } catch (err) {
@@ -358,7 +359,14 @@ export class Walkthrough {
     let drives: SharedDrive[] = [];
     let problem: string | undefined;
     try {
-      drives = await listSharedDrives(await this.accessToken(m), googleEndpoints(this.ctx.env).driveApiUrl);
+      const token = await this.accessToken(m);
+      // One try: the user is waiting at a prompt, and the list is only a convenience (an ID can be typed).
+      const client = new DriveClient({
+        baseUrl: googleEndpoints({ env: this.ctx.env }).driveApiUrl,
+        auth: { description: 'the remote\'s token', accessToken: async () => token },
+        backoff: { baseMs: 0, maxMs: 0, attempts: 1 },
+      });
+      drives = await client.listDrives();
     } catch (err) {
       problem = (err as Error).message;
     }
@@ -386,11 +394,12 @@ export class Walkthrough {
   }
 
   private async accessToken(m: Options): Promise<string> {
-    const endpoints = googleEndpoints(this.ctx.env, Object.fromEntries(m));
+    const endpoints = googleEndpoints({ env: this.ctx.env, remote: Object.fromEntries(m) });
     const saFile = m.get('service_account_file');
     if (saFile) {
-      const key = readServiceAccountFile(saFile, this.ctx.env);
-      return serviceAccountToken(key, scopeUrls(m.get('scope') ?? '').join(' '), this.ctx.env.SCANRELAY_OAUTH_TOKEN_URL, m.get('impersonate') || undefined);
+      const key = readServiceAccountKey(saFile, this.ctx.env);
+      const scope = scopeUrls(m.get('scope') ?? '').join(' ');
+      return new ServiceAccountSource(key, endpoints.tokenUrlSet ? endpoints.tokenUrl : undefined, { scope, subject: m.get('impersonate') || undefined }).accessToken();
     }
     const tokenText = m.get('token');
     if (!tokenText) throw new Error('the remote has no token');

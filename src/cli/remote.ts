@@ -6,7 +6,7 @@ import { editRemote, readRcloneConf, writeRcloneConf } from '../rclone/conf.ts';
 import { remoteNameProblem } from '../rclone/name.ts';
 import { findRcloneBinary, resolveRcloneConfPath } from '../rclone/path.ts';
 import { parsePaste, PasteError } from '../rclone/paste.ts';
-import { readServiceAccountFile } from '../rclone/service-account.ts';
+import { readServiceAccountKey } from '../google/service-account.ts';
 import { readInstallSettings } from '../rclone/settings-yml.ts';
 import { action } from './context.ts';
 import { parseScopeAnswer, Walkthrough, type Prompter } from './remote-walkthrough.ts';
@@ -53,7 +53,7 @@ export function createOptions(opts: CreateOptions, env: NodeJS.ProcessEnv = proc
   else if (opts.rootFolderId) set.push(['root_folder_id', opts.rootFolderId]);
   if (opts.serviceAccountFile) {
     try {
-      readServiceAccountFile(opts.serviceAccountFile, env);
+      readServiceAccountKey(opts.serviceAccountFile, env);
     } catch (err) {
       throw new UserError(`--service-account-file: ${(err as Error).message}`);
     }

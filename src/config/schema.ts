@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
 import { rewritePatternProblem } from '../paths/rewrite.ts';
+import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
 /*
  * The config file is a plex_autoscan config.json. Every key plex_autoscan's `base_config` knows is
@@ -61,9 +62,9 @@ export const driveSchema = z
     SERVICE_ACCOUNT_FILE: str(''),
     RCLONE_REMOTE: str(''),
     SCAN_REMOVED: bool(false),
-    OAUTH_AUTH_URL: str('https://accounts.google.com/o/oauth2/auth'),
-    OAUTH_TOKEN_URL: str('https://oauth2.googleapis.com/token'),
-    DRIVE_API_URL: str('https://www.googleapis.com/drive/v3/'),
+    OAUTH_AUTH_URL: str(GOOGLE_AUTH_URL),
+    OAUTH_TOKEN_URL: str(GOOGLE_TOKEN_URL),
+    DRIVE_API_URL: str(DRIVE_API_URL),
   })
   .prefault({});
 

@@ -15,7 +15,7 @@ import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
 import type { Recognizer } from '../intake/intent.ts';
 import { importQueueAtStart } from '../triggers/plex-autoscan/import.ts';
-import type { BackoffOptions } from '../drive/client.ts';
+import type { BackoffOptions } from '../google/drive-client.ts';
 import { buildApp } from './app.ts';
 import type { AppDeps } from './deps.ts';
 import { apiPlugin } from './dashboard/api.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { readTokenFile } from '../../src/drive/token-file.ts';
+import { readTokenFile } from '../../src/google/token-file.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { tokenKey } from '../../src/triggers/drive/poller.ts';
 import { FakeGoogle } from '../fakes/google.ts';

@@ -2,7 +2,7 @@
 // rclone.conf and token.json into the folder named by argv[2] with the relay's own writers.
 import { join } from 'node:path';
 import { writeConfigFile } from '../../src/config/load.ts';
-import { writeTokenFile } from '../../src/drive/token-file.ts';
+import { writeTokenFile } from '../../src/google/token-file.ts';
 import { writeRcloneConf } from '../../src/rclone/conf.ts';
 
 const dir = process.argv[2]!;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { remoteNameProblem } from '../../src/rclone/name.ts';
 import { pathFromConfigFileOutput, resolveRcloneConfPath, searchRcloneConf } from '../../src/rclone/path.ts';
 import { readInstallSettings, remoteFromSettings, setRemoteInSettings, writeRemoteToSettings } from '../../src/rclone/settings-yml.ts';
-import { expandPath } from '../../src/rclone/service-account.ts';
+import { expandPath } from '../../src/paths/expand.ts';
 import { tempDir } from '../helpers/relay.ts';
 
 function rcloneAccepts(name: string): boolean {

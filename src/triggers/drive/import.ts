@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config/schema.ts';
-import type { DriveCache } from '../../drive/cache.ts';
-import { readPlexAutoscanCache, type PlexAutoscanState } from '../../drive/plex-autoscan.ts';
-import { writeTokenFile } from '../../drive/token-file.ts';
+import type { DriveCache } from './cache.ts';
+import { readPlexAutoscanCache, type PlexAutoscanState } from './plex-autoscan.ts';
+import { writeTokenFile } from '../../google/token-file.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueStore } from '../../queue/store.ts';

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { RCLONE_BINARY_DEFAULT, type Config } from '../../config/schema.ts';
-import { tokenSourceFor } from '../../drive/auth.ts';
-import { DriveCache } from '../../drive/cache.ts';
-import { DriveClient, type AccessTokenSource, type BackoffOptions, type DriveClientOptions } from '../../drive/client.ts';
-import { DriveWatcher } from '../../drive/watcher.ts';
-import { cryptMimeProblem } from '../../drive/filters.ts';
-import { expandPath } from '../../drive/service-account.ts';
+import { driveMonitorEndpoints, tokenSourceFor } from '../../google/auth.ts';
+import { DriveCache } from './cache.ts';
+import { DriveClient, type AccessTokenSource, type BackoffOptions, type DriveClientOptions } from '../../google/drive-client.ts';
+import { DriveWatcher } from './watcher.ts';
+import { cryptMimeProblem } from './filters.ts';
+import { expandPath } from '../../paths/expand.ts';
 import { CryptDecoder } from '../../rclone/cryptdecode.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
@@ -45,13 +45,13 @@ export function openDrive(
   backoff?: BackoffOptions,
   onApiError?: DriveClientOptions['onApiError'],
 ): { watcher: DriveWatcher; cache: DriveCache; client: DriveClient; auth: AccessTokenSource } {
-  const auth = tokenSourceFor(config.GOOGLE, {
-    tokenfile: files.tokenfile,
-    rcloneConfigPath: config.RCLONE.CONFIG || undefined,
-    rcloneBinary: rcloneBinaryOf(config),
-    log,
-  });
-  const client = new DriveClient({ baseUrl: config.GOOGLE.DRIVE_API_URL, auth, log, backoff, onApiError });
+  const endpoints = driveMonitorEndpoints(config.GOOGLE);
+  const auth = tokenSourceFor(
+    config.GOOGLE,
+    { tokenfile: files.tokenfile, rcloneConfigPath: config.RCLONE.CONFIG || undefined, rcloneBinary: rcloneBinaryOf(config), log },
+    endpoints,
+  );
+  const client = new DriveClient({ baseUrl: endpoints.driveApiUrl, auth, log, backoff, onApiError });
   const cache = new DriveCache(files.cachefile);
   return { watcher: new DriveWatcher(client, cache, config.GOOGLE, log, cryptDecoderOf(config)), cache, client, auth };
 }

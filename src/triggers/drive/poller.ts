@@ -1,10 +1,10 @@
 import type { DriveControl, DriveStatus } from '../../core/status.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
-import type { CacheOp, DriveCache } from '../../drive/cache.ts';
-import type { ChangeResult } from '../../drive/changes.ts';
-import { DriveApiError } from '../../drive/client.ts';
-import type { DriveWatcher, WatchedDrive } from '../../drive/watcher.ts';
+import type { CacheOp, DriveCache } from './cache.ts';
+import type { ChangeResult } from './changes.ts';
+import { DriveApiError } from '../../google/drive-client.ts';
+import type { DriveWatcher, WatchedDrive } from './watcher.ts';
 import type { Logger } from '../../log.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import type { FolderProbe } from '../../paths/folder.ts';

@@ -3,11 +3,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { configSchema } from '../../src/config/schema.ts';
-import { DriveCache, FOLDER_MIME } from '../../src/drive/cache.ts';
-import { readPlexAutoscanCache } from '../../src/drive/plex-autoscan.ts';
-import { readPlexAutoscanQueue, requestsFromQueue } from '../../src/triggers/plex-autoscan/queue-db.ts';
-import { ROOT, tempDir } from '../helpers/relay.ts';
+import { configSchema } from '../../../src/config/schema.ts';
+import { DriveCache, FOLDER_MIME } from '../../../src/triggers/drive/cache.ts';
+import { readPlexAutoscanCache } from '../../../src/triggers/drive/plex-autoscan.ts';
+import { readPlexAutoscanQueue, requestsFromQueue } from '../../../src/triggers/plex-autoscan/queue-db.ts';
+import { ROOT, tempDir } from '../../helpers/relay.ts';
 
 /**
  * plex_autoscan's state files, made by test/fixtures/plex-autoscan/make_fixtures.py with the real

@@ -1,19 +1,25 @@
 import { UserError } from '../config/errors.ts';
 import type { DriveConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
-import { isExpiring, refreshAccessToken, type OAuthClient, type OAuthToken } from '../oauth/flow.ts';
-import type { AccessTokenSource } from './client.ts';
+import { isExpiring, refreshAccessToken, type OAuthClient, type OAuthToken } from './oauth.ts';
+import type { AccessTokenSource } from './drive-client.ts';
 import { RcloneRemoteSource } from './rclone-remote.ts';
-import { ServiceAccountSource, expandPath, readServiceAccountKey } from './service-account.ts';
+import { googleEndpoints, type GoogleEndpoints } from './endpoints.ts';
+import { ServiceAccountSource, readServiceAccountKey } from './service-account.ts';
 import { readTokenFile, writeTokenFile } from './token-file.ts';
 
+/** The endpoints the drive monitor uses: the GOOGLE section's, unless the environment overrides them (endpoints.ts). */
+export function driveMonitorEndpoints(config: DriveConfig, env: NodeJS.ProcessEnv = process.env): GoogleEndpoints {
+  return googleEndpoints({ env, configured: config });
+}
+
 /** The OAuth client from the GOOGLE section. */
-export function oauthClientOf(config: DriveConfig): OAuthClient {
+export function oauthClientOf(config: DriveConfig, endpoints = driveMonitorEndpoints(config)): OAuthClient {
   return {
     clientId: config.CLIENT_ID,
     clientSecret: config.CLIENT_SECRET,
-    authUrl: config.OAUTH_AUTH_URL,
-    tokenUrl: config.OAUTH_TOKEN_URL,
+    authUrl: endpoints.authUrl,
+    tokenUrl: endpoints.tokenUrl,
   };
 }
 
@@ -62,10 +68,10 @@ export class TokenFileSource implements AccessTokenSource {
 export function tokenSourceFor(
   config: DriveConfig,
   opts: { tokenfile: string; rcloneConfigPath?: string; rcloneBinary?: string; log?: Logger },
+  endpoints = driveMonitorEndpoints(config),
 ): AccessTokenSource {
   if (config.SERVICE_ACCOUNT_FILE) {
-    const key = readServiceAccountKey(expandPath(config.SERVICE_ACCOUNT_FILE));
-    return new ServiceAccountSource(key, config.OAUTH_TOKEN_URL);
+    return new ServiceAccountSource(readServiceAccountKey(config.SERVICE_ACCOUNT_FILE), endpoints.tokenUrlSet ? endpoints.tokenUrl : undefined);
   }
   if (config.RCLONE_REMOTE) {
     return new RcloneRemoteSource({
@@ -73,10 +79,9 @@ export function tokenSourceFor(
       configPath: opts.rcloneConfigPath,
       binary: opts.rcloneBinary,
       tokenfile: opts.tokenfile,
-      tokenUrl: config.OAUTH_TOKEN_URL,
-      authUrl: config.OAUTH_AUTH_URL,
+      endpoints,
       log: opts.log,
     });
   }
-  return new TokenFileSource(opts.tokenfile, oauthClientOf(config), opts.log);
+  return new TokenFileSource(opts.tokenfile, oauthClientOf(config, endpoints), opts.log);
 }

@@ -12,7 +12,7 @@ import {
   type ChangeList,
   type DriveFile,
   type SharedDrive,
-} from './types.ts';
+} from './drive-types.ts';
 
 /** Where access tokens come from: a token file, a service account or an rclone remote. */
 export interface AccessTokenSource {

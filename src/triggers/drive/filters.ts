@@ -1,4 +1,4 @@
-import type { DriveConfig } from '../config/schema.ts';
+import type { DriveConfig } from '../../config/schema.ts';
 
 /**
  * Which drive paths a change may scan, with plex_autoscan's exact semantics (google/drive.py

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configSchema } from '../../src/config/schema.ts';
-import { classify } from '../../src/drive/changes.ts';
-import { filterPaths, watchedSharedDrives, type AllowedConfig } from '../../src/drive/filters.ts';
+import { configSchema } from '../../../src/config/schema.ts';
+import { classify } from '../../../src/triggers/drive/changes.ts';
+import { filterPaths, watchedSharedDrives, type AllowedConfig } from '../../../src/triggers/drive/filters.ts';
 
 const allowed = (over: Partial<AllowedConfig>): AllowedConfig => ({ ...configSchema.parse({}).GOOGLE.ALLOWED, FILE_PATHS: ['My Drive/Media/'], ...over });
 

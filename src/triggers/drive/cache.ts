@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openSqlite } from '../db/sqlite.ts';
+import { openSqlite } from '../../db/sqlite.ts';
 
 /**
  * The drive path cache (`--cachefile`): what plex_autoscan keeps in its sqlitedict cache, per file id

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { UserError } from '../config/errors.ts';
-import type { OAuthToken } from '../oauth/flow.ts';
+import type { OAuthToken } from './oauth.ts';
 
 /** Reads `--tokenfile`; undefined when it does not exist yet. */
 export function readTokenFile(file: string): OAuthToken | undefined {

@@ -1,8 +1,8 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 import { isFolder, type CachedItem, type ItemStore } from './cache.ts';
 import { filterPaths, type AllowedConfig } from './filters.ts';
-import type { Decoded } from '../rclone/cryptdecode.ts';
-import type { DriveChange, DriveFile } from './types.ts';
+import type { Decoded } from '../../rclone/cryptdecode.ts';
+import type { DriveChange, DriveFile } from '../../google/drive-types.ts';
 
 /**
  * plex_autoscan's change rules (google/drive.py `_process_changes`), as pure-ish logic over an item

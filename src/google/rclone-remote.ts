@@ -2,12 +2,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { UserError } from '../config/errors.ts';
 import type { Logger } from '../log.ts';
-import { isExpiring, refreshAccessToken, type OAuthToken } from '../oauth/flow.ts';
-import type { AccessTokenSource } from './client.ts';
+import { isExpiring, refreshAccessToken, type OAuthToken } from './oauth.ts';
+import type { AccessTokenSource } from './drive-client.ts';
 import { findRemote, readRcloneConf } from '../rclone/conf.ts';
 import { resolveRcloneConfPath } from '../rclone/path.ts';
 import { parseToken } from '../rclone/token.ts';
-import { ServiceAccountSource, expandPath, parseServiceAccountKey, readServiceAccountKey } from './service-account.ts';
+import { expandPath } from '../paths/expand.ts';
+import type { GoogleEndpoints } from './endpoints.ts';
+import { ServiceAccountSource, parseServiceAccountKey, readServiceAccountKey } from './service-account.ts';
 import { readTokenFile, writeTokenFile } from './token-file.ts';
 
 const execFileAsync = promisify(execFile);
@@ -52,8 +54,8 @@ export interface RcloneRemoteOptions {
   binary?: string;
   /** scanrelay's own token cache, for remotes with their own client. */
   tokenfile: string;
-  tokenUrl: string;
-  authUrl: string;
+  /** The monitor's endpoints; the remote's own auth_url / token_url win over them. */
+  endpoints: GoogleEndpoints;
   log?: Logger;
 }
 
@@ -75,10 +77,11 @@ export class RcloneRemoteSource implements AccessTokenSource {
     this.confPath = locateRcloneConf({ configured: opts.configPath });
     this.description = `rclone remote ${this.remote}: (${this.confPath})`;
     const section = readRemote(this.confPath, this.remote);
+    const tokenUrl = section.token_url || (opts.endpoints.tokenUrlSet ? opts.endpoints.tokenUrl : undefined);
     if (section.service_account_credentials) {
-      this.delegate = new ServiceAccountSource(parseServiceAccountKey(section.service_account_credentials, `service_account_credentials of ${this.remote}`), opts.tokenUrl);
+      this.delegate = new ServiceAccountSource(parseServiceAccountKey(section.service_account_credentials, `service_account_credentials of ${this.remote}`), tokenUrl);
     } else if (section.service_account_file) {
-      this.delegate = new ServiceAccountSource(readServiceAccountKey(expandPath(section.service_account_file)), opts.tokenUrl);
+      this.delegate = new ServiceAccountSource(readServiceAccountKey(section.service_account_file), tokenUrl);
     }
   }
 
@@ -101,8 +104,8 @@ export class RcloneRemoteSource implements AccessTokenSource {
         const client = {
           clientId,
           clientSecret: section.client_secret ?? '',
-          tokenUrl: section.token_url || this.opts.tokenUrl,
-          authUrl: section.auth_url || this.opts.authUrl,
+          tokenUrl: section.token_url || this.opts.endpoints.tokenUrl,
+          authUrl: section.auth_url || this.opts.endpoints.authUrl,
         };
         const fresh = await refreshAccessToken(client, this.token.refresh_token);
         this.token = { ...fresh, rclone_remote: this.remote };

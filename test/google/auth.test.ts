@@ -4,11 +4,13 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UserError } from '../../src/config/errors.ts';
-import { TokenFileSource } from '../../src/drive/auth.ts';
-import { DriveClient } from '../../src/drive/client.ts';
-import { RcloneRemoteSource } from '../../src/drive/rclone-remote.ts';
-import { ServiceAccountSource, expandPath, readServiceAccountKey } from '../../src/drive/service-account.ts';
-import { readTokenFile, writeTokenFile } from '../../src/drive/token-file.ts';
+import { TokenFileSource } from '../../src/google/auth.ts';
+import { DriveClient } from '../../src/google/drive-client.ts';
+import { RcloneRemoteSource } from '../../src/google/rclone-remote.ts';
+import { ServiceAccountSource, readServiceAccountKey } from '../../src/google/service-account.ts';
+import { googleEndpoints } from '../../src/google/endpoints.ts';
+import { expandPath } from '../../src/paths/expand.ts';
+import { readTokenFile, writeTokenFile } from '../../src/google/token-file.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { tempDir } from '../helpers/relay.ts';
 
@@ -18,6 +20,8 @@ before(async () => {
 });
 after(() => google.stop());
 
+/** The fake's endpoints, as a config's GOOGLE section would name them (no environment override). */
+const endpointsOf = (g: FakeGoogle) => googleEndpoints({ env: {}, configured: { OAUTH_AUTH_URL: g.authUrl, OAUTH_TOKEN_URL: g.tokenUrl } });
 const clientOf = (g: FakeGoogle) => ({ clientId: g.client.id, clientSecret: g.client.secret, authUrl: g.authUrl, tokenUrl: g.tokenUrl });
 
 describe('token file', () => {
@@ -92,7 +96,7 @@ describe('rclone remote', () => {
     const text = `[gdrive]\ntype = drive\nclient_id = ${google.client.id}\nclient_secret = ${google.client.secret}\nscope = drive\ntoken = ${JSON.stringify({ ...old, expiry: '2020-01-01T00:00:00.123456789Z' })}\n`;
     const path = conf(dir, text);
     const tokenfile = join(dir, 'token.json');
-    const source = new RcloneRemoteSource({ remote: 'gdrive:', configPath: path, tokenfile, tokenUrl: google.tokenUrl, authUrl: google.authUrl });
+    const source = new RcloneRemoteSource({ remote: 'gdrive:', configPath: path, tokenfile, endpoints: endpointsOf(google) });
     const client = new DriveClient({ baseUrl: google.driveUrl, auth: source });
     await client.startPageToken();
     assert.equal(readFileSync(path, 'utf8'), text, 'rclone.conf is never written');
@@ -101,12 +105,12 @@ describe('rclone remote', () => {
     assert.equal(statSync(tokenfile).mode & 0o777, 0o600);
     // A second source (a restart) reuses the cached token instead of refreshing again.
     const refreshes = google.calls.filter((c) => c.form.grant_type === 'refresh_token').length;
-    await new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile, tokenUrl: google.tokenUrl, authUrl: google.authUrl }).accessToken();
+    await new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile, endpoints: endpointsOf(google) }).accessToken();
     assert.equal(google.calls.filter((c) => c.form.grant_type === 'refresh_token').length, refreshes);
     // The remote is authorized again in rclone: its new token wins over scanrelay's cached one.
     const again = google.issueToken();
     writeFileSync(path, text.replace(/^token = .*$/m, `token = ${JSON.stringify(again)}`));
-    assert.equal(await new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile, tokenUrl: google.tokenUrl, authUrl: google.authUrl }).accessToken(), again.access_token);
+    assert.equal(await new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile, endpoints: endpointsOf(google) }).accessToken(), again.access_token);
   });
 
   it('a blank client_id: rclone renews the token (fake rclone on PATH) and it is read again', async () => {
@@ -125,7 +129,7 @@ describe('rclone remote', () => {
     const origPath = process.env.PATH;
     process.env.PATH = `${bin}:${origPath}`;
     try {
-      const source = new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile: join(dir, 'token.json'), tokenUrl: google.tokenUrl, authUrl: google.authUrl });
+      const source = new RcloneRemoteSource({ remote: 'gdrive', configPath: path, tokenfile: join(dir, 'token.json'), endpoints: endpointsOf(google) });
       const client = new DriveClient({ baseUrl: google.driveUrl, auth: source });
       await client.startPageToken();
       assert.equal(readFileSync(join(dir, 'rclone-calls.log'), 'utf8').trim(), `about gdrive: --config ${path}`);
@@ -138,14 +142,14 @@ describe('rclone remote', () => {
   it('a blank client_id without rclone installed: says so clearly', async () => {
     const dir = tempDir();
     const path = conf(dir, `[gdrive]\ntype = drive\nclient_id =\ntoken = {"access_token":"x","token_type":"Bearer","refresh_token":"r","expiry":"2020-01-01T00:00:00Z"}\n`);
-    const source = new RcloneRemoteSource({ remote: 'gdrive', configPath: path, binary: join(dir, 'no-rclone-here'), tokenfile: join(dir, 't.json'), tokenUrl: google.tokenUrl, authUrl: google.authUrl });
+    const source = new RcloneRemoteSource({ remote: 'gdrive', configPath: path, binary: join(dir, 'no-rclone-here'), tokenfile: join(dir, 't.json'), endpoints: endpointsOf(google) });
     await assert.rejects(source.accessToken(), (e: Error) => e instanceof UserError && /blank client_id/.test(e.message) && /not installed/.test(e.message));
   });
 
   it('a missing remote or a non-drive remote is a clear config error', () => {
     const dir = tempDir();
     const path = conf(dir, `[crypt]\ntype = crypt\n`);
-    const opts = { configPath: path, tokenfile: join(dir, 't.json'), tokenUrl: google.tokenUrl, authUrl: google.authUrl };
+    const opts = { configPath: path, tokenfile: join(dir, 't.json'), endpoints: endpointsOf(google) };
     assert.throws(() => new RcloneRemoteSource({ remote: 'gdrive', ...opts }), /no remote \[gdrive\]/);
     assert.throws(() => new RcloneRemoteSource({ remote: 'crypt:', ...opts }), /not "drive"/);
   });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -15,16 +16,17 @@ export interface OAuthClient {
   tokenUrl: string;
 }
 
-/** Token as Google's token endpoint returns it, plus the absolute expiry we compute. */
-export interface OAuthToken {
-  access_token: string;
-  token_type: string;
-  refresh_token?: string;
-  expires_in?: number;
-  scope?: string;
+/** A token as Google's token endpoint answers it (looseObject: Google adds fields), plus the absolute expiry we compute. */
+const oauthTokenSchema = z.looseObject({
+  access_token: z.string(),
+  token_type: z.string().default('Bearer'),
+  refresh_token: z.string().optional(),
+  expires_in: z.number().optional(),
+  scope: z.string().optional(),
   /** RFC 3339 expiry time. */
-  expiry?: string;
-}
+  expiry: z.string().optional(),
+});
+export type OAuthToken = z.infer<typeof oauthTokenSchema>;
 
 export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
 export const DRIVE_SCOPE = 'https://www.googleapis.com/auth/drive';
@@ -121,10 +123,14 @@ export async function startLoopbackReceiver(opts: { port?: number; state?: strin
   };
 }
 
-async function tokenRequest(client: OAuthClient, form: Record<string, string>): Promise<OAuthToken> {
+/**
+ * POSTs a grant to a token endpoint (form body, client credentials in it) and returns the token, with its
+ * absolute expiry. `what` names the request in the error ("the request", "the service account a@b").
+ */
+export async function postTokenForm(tokenUrl: string, form: Record<string, string>, what = 'the request'): Promise<OAuthToken> {
   let res: Response;
   try {
-    res = await fetch(client.tokenUrl, {
+    res = await fetch(tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams(form).toString(),
@@ -132,21 +138,25 @@ async function tokenRequest(client: OAuthClient, form: Record<string, string>): 
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause;
-    throw new OAuthError(`cannot reach the token endpoint ${client.tokenUrl}: ${cause?.code ?? (err as Error).message}`);
+    throw new OAuthError(`cannot reach the token endpoint ${tokenUrl}: ${cause?.code ?? (err as Error).message}`);
   }
   const text = await res.text();
-  let body: Record<string, unknown> = {};
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     /* reported below */
   }
-  if (!res.ok || typeof body.access_token !== 'string') {
-    const reason = [body.error, body.error_description].filter(Boolean).join(': ') || text.slice(0, 200) || `HTTP ${res.status}`;
-    throw new OAuthError(`the token endpoint refused the request (HTTP ${res.status}): ${reason}`);
+  const token = oauthTokenSchema.safeParse(body);
+  if (!res.ok || !token.success) {
+    const fields = (body ?? {}) as { error?: unknown; error_description?: unknown };
+    const reason = [fields.error, fields.error_description].filter((v) => typeof v === 'string' && v).join(': ') || text.slice(0, 200) || `HTTP ${res.status}`;
+    throw new OAuthError(`the token endpoint refused ${what} (HTTP ${res.status}): ${reason}`);
   }
-  return withExpiry(body as unknown as OAuthToken);
+  return withExpiry(token.data);
 }
+
+const tokenRequest = (client: OAuthClient, form: Record<string, string>) => postTokenForm(client.tokenUrl, form);
 
 export function withExpiry(token: OAuthToken, now = Date.now()): OAuthToken {
   if (token.expires_in === undefined || token.expiry) return token;

@@ -1,9 +1,9 @@
-import type { DriveConfig } from '../config/schema.ts';
-import type { Logger } from '../log.ts';
-import type { CryptDecoder } from '../rclone/cryptdecode.ts';
+import type { DriveConfig } from '../../config/schema.ts';
+import type { Logger } from '../../log.ts';
+import type { CryptDecoder } from '../../rclone/cryptdecode.ts';
 import { FOLDER_MIME, StagedItems, type CacheOp, type CachedItem, type DriveCache } from './cache.ts';
 import { processChanges, type ChangeResult } from './changes.ts';
-import { DriveApiError, type DriveClient } from './client.ts';
+import { DriveApiError, type DriveClient } from '../../google/drive-client.ts';
 import { watchedSharedDrives } from './filters.ts';
 
 /** My Drive (key "root") or one watched shared drive (key = its id). */
