@@ -53,7 +53,7 @@ async function pollOf(crypt: boolean): Promise<Record<string, unknown>> {
   const started = Date.now();
   await poller.pollOnce();
   const ms = Date.now() - started;
-  const row = { poll: `${FILES} new files${crypt ? ', encrypted' : ''}`, 'rclone runs': readFileSync(runs, 'utf8').split('\n').filter(Boolean).length, 'files queued': store.listOpen().reduce((n, e) => n + e.files.length, 0), ms };
+  const row = { poll: `${FILES} new files${crypt ? ', encrypted' : ''}`, 'rclone runs': readFileSync(runs, 'utf8').split('\n').filter(Boolean).length, 'files queued': store.view.listOpen().reduce((n, e) => n + e.files.length, 0), ms };
   await poller.stop();
   cache.close();
   store.close();

@@ -1,5 +1,9 @@
 import type { Source, UpdateType } from '../core/scan.ts';
 
+/** The source label of a request no trigger could place (metrics, logs): one spelling everywhere. */
+export const UNKNOWN_SOURCE = 'Unknown';
+type SourceOrUnknown = Source | typeof UNKNOWN_SOURCE;
+
 /**
  * What a trigger understood from one request, before any mapping: which paths to scan and how.
  * `file` scans the file's folder, `folder` the folder itself, `guess` lets the name (or the file
@@ -22,8 +26,8 @@ export type Intent =
       /** The trigger's own priority (autoscan's per-trigger one), used when no SERVER_SCAN_PRIORITIES entry matches. */
       priority?: number;
     }
-  | { kind: 'test'; source: Source | 'Unknown' }
-  | { kind: 'ignore'; source: Source | 'Unknown'; event: string; reason: string };
+  | { kind: 'test'; source: SourceOrUnknown }
+  | { kind: 'ignore'; source: SourceOrUnknown; event: string; reason: string };
 
 /** Distinct folders one request may ask to scan; a payload naming more is refused (400) before any per-file work. */
 export const MAX_FOLDERS_PER_REQUEST = 1000;
@@ -38,7 +42,11 @@ export type Recognizer = (body: Record<string, unknown>) => Intent | undefined;
 
 /** Thrown by a recognizer that knows the shape but finds a field wrong: answered 400 with the message. */
 export class PayloadError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The manager whose payload it is, when its shape said so (the metrics and logs keep it). */
+    readonly source?: Source,
+  ) {
     super(message);
     this.name = 'PayloadError';
   }

@@ -28,24 +28,14 @@ export class QueueIntake {
     private readonly busyRetryMs = 2000,
   ) {}
 
-  enqueue(requests: readonly ScanRequest[]): Promise<EnqueueResult[]> {
-    const normalized = requests.map((r) => scanRequestSchema.parse(r));
-    if (normalized.length === 0) return Promise.resolve([]);
-    return new Promise((resolve, reject) => {
-      this.batch.push({ requests: normalized, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
   /**
-   * Enqueues and writes queue `meta` keys in the same commit (also when there are no requests), so a
-   * trigger's saved position never runs ahead of, or behind, the scans it produced.
+   * Queues requests; resolves once they are committed. `meta` keys (null clears one) are written in the same
+   * commit, also when there are no requests, so a trigger's saved position never runs ahead of, or behind,
+   * the scans it produced. A request that does not match the schema rejects the promise (never a throw).
    */
-  enqueueWithMeta(requests: readonly ScanRequest[], meta: Readonly<Record<string, string | null>>): Promise<EnqueueResult[]> {
+  async enqueue(requests: readonly ScanRequest[], meta?: Readonly<Record<string, string | null>>): Promise<EnqueueResult[]> {
     const normalized = requests.map((r) => scanRequestSchema.parse(r));
+    if (normalized.length === 0 && !meta) return [];
     return new Promise((resolve, reject) => {
       this.batch.push({ requests: normalized, meta, resolve, reject });
       if (!this.scheduled) {
@@ -72,7 +62,7 @@ export class QueueIntake {
     let results: EnqueueResult[];
     try {
       const meta = Object.assign({}, ...batch.map((w) => w.meta ?? {})) as Record<string, string | null>;
-      results = Object.keys(meta).length ? this.store.enqueueManyWithMeta(all, this.timing(), meta) : this.store.enqueueMany(all, this.timing());
+      results = this.store.enqueueMany(all, this.timing(), Date.now(), meta);
     } catch (err) {
       if (isBusy(err) && Date.now() < deadline) {
         setTimeout(() => this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);

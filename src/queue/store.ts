@@ -1,74 +1,15 @@
 import type Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
-import { isBusy, openSqlite } from '../db/sqlite.ts';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
 import { relativeTo } from '../paths/mapping.ts';
 import { EnqueueBatch } from './enqueue-batch.ts';
-import type { EnqueueResult, ScanRow, Timing } from './types.ts';
+import { openQueueDb } from './db.ts';
+import { QueueMeta } from './meta.ts';
+import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
+import { QueueView } from './view.ts';
 
-/** How long one queue statement may block waiting for another process's lock. */
-export const QUEUE_BUSY_TIMEOUT_MS = 20;
-
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
-
-export type { EnqueueResult, EnqueueStatus, ScanRow, Timing } from './types.ts';
-
-/** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */
-interface PartRow {
-  scan_id: number;
-  folder: string;
-  priority: number;
-  source: string;
-  event: string;
-  title: string | null;
-  ids: string | null;
-  update_type: string;
-  upgrade: number;
-  requests: number;
-  first_at: number;
-}
-
-export interface DeliveryRow {
-  scan_id: number;
-  target: string;
-  status: 'waiting' | 'sending' | 'done' | 'failed';
-  attempts: number;
-  next_at: number;
-  last_error: string | null;
-  detail: string | null;
-  finished_at: number | null;
-  file_checks: number;
-  priority: number;
-}
-
-export interface QueueEntry {
-  id: number;
-  folder: string;
-  status: string;
-  priority: number;
-  source: string;
-  event: string;
-  title: string | null;
-  ids: Record<string, string | number>;
-  updateType: string;
-  requests: number;
-  upgrade: boolean;
-  firstAt: number;
-  lastAt: number;
-  dueAt: number;
-  finishedAt: number | null;
-  files: string[];
-  deliveries: DeliveryRow[];
-}
-
-export interface HistoryFilter {
-  limit?: number;
-  status?: 'done' | 'failed';
-  source?: string;
-  text?: string;
-}
+export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
+export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
 
 /** Prepared statements for `IN (?, ?, ...)` lists, one per list length, compiled once. */
 function memoByCount<T>(make: (n: number) => T): (n: number) => T {
@@ -89,14 +30,15 @@ export class QueueStore {
   readonly db: Database.Database;
   private readonly stmt;
 
+  /** The dashboard's reads: counts, one scan, the open ones, the history. */
+  readonly view: QueueView;
+  /** Named values kept beside the queue (page tokens, imports). */
+  readonly meta: QueueMeta;
+
   constructor(file: string) {
-    // Durable: a commit survives power loss; requests are grouped (QueueIntake) so the fsync is shared.
-    // Private: the queue holds every path the relay was asked about.
-    this.db = openSqlite(file, { durable: true, private: true });
-    this.migrate();
-    // After start, a short busy wait: a lock held by another process must not freeze the event loop;
-    // QueueIntake retries without blocking, other callers answer 503.
-    this.db.pragma(`busy_timeout = ${QUEUE_BUSY_TIMEOUT_MS}`);
+    this.db = openQueueDb(file);
+    this.view = new QueueView(this.db);
+    this.meta = new QueueMeta(this.db);
     const db = this.db;
     this.stmt = {
       pendingIn: memoByCount((n) =>
@@ -173,61 +115,27 @@ export class QueueStore {
       files: db.prepare<[number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path`),
       deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
       countOpen: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM scans WHERE status IN ('pending', 'active')`),
-      countByStatus: db.prepare<[], { status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`),
-      open: db.prepare<[number, number], ScanRow>(
-        `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT ? OFFSET ?`,
-      ),
       pruneHistory: db.prepare<[number], { id: number }>(
         `SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC LIMIT -1 OFFSET ?`,
       ),
-      getMeta: db.prepare<[string], { value: string | null }>(`SELECT value FROM meta WHERE key = ?`),
-      setMeta: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     };
-  }
-
-  private migrate(): void {
-    this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`);
-    const applied = new Set(
-      this.db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version),
-    );
-    const files = readdirSync(MIGRATIONS_DIR)
-      .filter((f) => /^\d+_.*\.sql$/.test(f))
-      .sort();
-    for (const file of files) {
-      const version = Number.parseInt(file, 10);
-      if (applied.has(version)) continue;
-      const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
-      this.db.transaction(() => {
-        this.db.exec(sql);
-        this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
-      }).immediate();
-    }
   }
 
   /**
    * Adds requests in one transaction (one commit for a whole batch: group commit). A request for a
    * folder that is pending, or below a pending folder, merges into it; a new folder absorbs pending
    * folders below it. The check and the insert are in the same transaction, so a burst cannot race.
+   * `meta` keys (null clears one) are written in the same transaction: a trigger that remembers its
+   * position (the drive page token) saves it together with the scans it produced.
    */
-  enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now()): EnqueueResult[] {
-    return this.db.transaction(() => this.enqueueAll(requests, timing, now)).immediate();
-  }
-
-  /**
-   * Like enqueueMany, and also writes `meta` keys (null clears one) in the same transaction: a trigger
-   * that remembers its position (the drive page token) saves it together with the scans it produced.
-   */
-  enqueueManyWithMeta(
-    requests: readonly NormalizedScanRequest[],
-    timing: Timing,
-    meta: Readonly<Record<string, string | null>>,
-    now = Date.now(),
-  ): EnqueueResult[] {
-    return this.db.transaction(() => {
-      const results = this.enqueueAll(requests, timing, now);
-      for (const [key, value] of Object.entries(meta)) this.stmt.setMeta.run(key, value);
-      return results;
-    }).immediate();
+  enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now(), meta: Readonly<Record<string, string | null>> = {}): EnqueueResult[] {
+    return this.db
+      .transaction(() => {
+        const results = this.enqueueAll(requests, timing, now);
+        for (const [key, value] of Object.entries(meta)) this.meta.set(key, value);
+        return results;
+      })
+      .immediate();
   }
 
   private enqueueAll(requests: readonly NormalizedScanRequest[], timing: Timing, now: number): EnqueueResult[] {
@@ -388,43 +296,6 @@ export class QueueStore {
     return this.stmt.countOpen.get()!.n;
   }
 
-  counts(): Record<string, number> {
-    const out: Record<string, number> = { pending: 0, active: 0, done: 0, failed: 0 };
-    for (const r of this.stmt.countByStatus.all()) out[r.status] = r.n;
-    return out;
-  }
-
-  get(id: number): QueueEntry | undefined {
-    const row = this.stmt.scan.get(id);
-    return row ? this.toEntry(row) : undefined;
-  }
-
-  listOpen(limit = 500, offset = 0): QueueEntry[] {
-    return this.stmt.open.all(limit, offset).map((r) => this.toEntry(r));
-  }
-
-  listHistory(filter: HistoryFilter = {}): QueueEntry[] {
-    const where = [`status IN ('done', 'failed')`];
-    const params: Array<string | number> = [];
-    if (filter.status) {
-      where.push('status = ?');
-      params.push(filter.status);
-    }
-    if (filter.source) {
-      where.push('source = ?');
-      params.push(filter.source);
-    }
-    if (filter.text) {
-      where.push(`instr(lower(folder), lower(?)) > 0`);
-      params.push(filter.text);
-    }
-    params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));
-    return this.db
-      .prepare<Array<string | number>, ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ?`)
-      .all(...params)
-      .map((r) => this.toEntry(r));
-  }
-
   /** Keeps the newest `keep` finished scans. */
   pruneHistory(keep: number): number {
     return this.db.transaction(() => {
@@ -473,14 +344,6 @@ export class QueueStore {
     }).immediate();
   }
 
-  getMeta(key: string): string | undefined {
-    return this.stmt.getMeta.get(key)?.value ?? undefined;
-  }
-
-  setMeta(key: string, value: string | null): void {
-    this.stmt.setMeta.run(key, value);
-  }
-
   close(): void {
     if (this.db.open) this.db.close();
   }
@@ -504,25 +367,5 @@ export class QueueStore {
     };
   }
 
-  private toEntry(row: ScanRow): QueueEntry {
-    return {
-      id: row.id,
-      folder: row.folder,
-      status: row.status,
-      priority: row.priority,
-      source: row.source,
-      event: row.event,
-      title: row.title,
-      ids: row.ids ? JSON.parse(row.ids) : {},
-      updateType: row.update_type,
-      requests: row.requests,
-      upgrade: row.upgrade === 1,
-      firstAt: row.first_at,
-      lastAt: row.last_at,
-      dueAt: row.due_at,
-      finishedAt: row.finished_at,
-      files: this.stmt.files.all(row.id).map((f) => f.path),
-      deliveries: this.stmt.deliveriesOf.all(row.id),
-    };
-  }
+
 }

@@ -1,4 +1,4 @@
-/** Row and result shapes shared by the queue store and its batched enqueue (kept apart so neither imports the other). */
+/** Row and result shapes shared by the queue store, its batched enqueue and its view (kept apart so none imports another). */
 
 export type EnqueueStatus = 'queued' | 'merged';
 
@@ -19,20 +19,63 @@ export interface Timing {
   roots?: readonly string[];
 }
 
-export interface ScanRow {
-  id: number;
+/** The columns a scan and each request it took in for another folder (scan_parts) have alike. */
+interface RequestColumns {
   folder: string;
-  status: string;
   priority: number;
   source: string;
   event: string;
   title: string | null;
   ids: string | null;
   update_type: string;
-  requests: number;
   upgrade: number;
+  requests: number;
   first_at: number;
+}
+
+/** A row of `scans`. */
+export interface ScanRow extends RequestColumns {
+  id: number;
+  status: string;
   last_at: number;
   due_at: number;
   finished_at: number | null;
+}
+
+/** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */
+export interface PartRow extends RequestColumns {
+  scan_id: number;
+}
+
+export interface DeliveryRow {
+  scan_id: number;
+  target: string;
+  status: 'waiting' | 'sending' | 'done' | 'failed';
+  attempts: number;
+  next_at: number;
+  last_error: string | null;
+  detail: string | null;
+  finished_at: number | null;
+  file_checks: number;
+  priority: number;
+}
+
+/** A scan as the dashboard and the JSON API show it: the row's own columns, the rest in camelCase and decoded. */
+export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | 'priority' | 'source' | 'event' | 'title' | 'requests'> {
+  ids: Record<string, string | number>;
+  updateType: string;
+  upgrade: boolean;
+  firstAt: number;
+  lastAt: number;
+  dueAt: number;
+  finishedAt: number | null;
+  files: string[];
+  deliveries: DeliveryRow[];
+}
+
+export interface HistoryFilter {
+  limit?: number;
+  status?: 'done' | 'failed';
+  source?: string;
+  text?: string;
 }

@@ -83,7 +83,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     ? new MountGuard(config.SERVER_ANCHOR_FILES, log.child({ component: 'mount-guard' }), { ...opts.mountGuard, onRelease: () => wake() })
     : undefined;
   const holdStatus = guard ? () => guard.status() : undefined;
-  const metrics = new Metrics(store, { held: holdStatus });
+  const metrics = new Metrics(store.view, { held: holdStatus });
   const onDelivery = opts.scheduler?.onDelivery;
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
     ...(guard ? { held: () => guard.held() } : {}),

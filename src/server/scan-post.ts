@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PayloadError, type Intent } from '../intake/intent.ts';
+import { PayloadError, UNKNOWN_SOURCE, type Intent } from '../intake/intent.ts';
 import { resultPage } from './pages.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import type { AppDeps } from './deps.ts';
@@ -20,7 +20,7 @@ function shown(value: unknown): string | undefined {
 export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<unknown> {
   const body = req.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    deps.metrics?.request('unknown', 'rejected');
+    deps.metrics?.request(UNKNOWN_SOURCE, 'rejected');
     return sendError(req, reply, 400, `empty or non-object body: ${EXPECTED}`);
   }
   let intent: Intent | undefined;
@@ -31,14 +31,14 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
     }
   } catch (err) {
     if (err instanceof PayloadError) {
-      deps.metrics?.request('unknown', 'rejected');
-      req.log.warn({ client: req.ip, eventType: shown((body as Record<string, unknown>).eventType), error: err.message }, 'scan request rejected');
+      deps.metrics?.request(err.source ?? UNKNOWN_SOURCE, 'rejected');
+      req.log.warn({ client: req.ip, source: err.source ?? UNKNOWN_SOURCE, eventType: shown((body as Record<string, unknown>).eventType), error: err.message }, 'scan request rejected');
       return sendError(req, reply, 400, err.message);
     }
     throw err;
   }
   if (!intent) {
-    deps.metrics?.request('unknown', 'rejected');
+    deps.metrics?.request(UNKNOWN_SOURCE, 'rejected');
     req.log.warn({ client: req.ip, eventType: shown((body as Record<string, unknown>).eventType) }, 'unrecognised scan request');
     return sendError(req, reply, 400, `unrecognised payload: ${EXPECTED}`);
   }

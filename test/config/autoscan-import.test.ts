@@ -112,7 +112,7 @@ describe('importAutoscan', () => {
       });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().scans[0].folder, '/data/TV/Andor/Season 1');
-      assert.equal(t.store.listOpen()[0]?.priority, -1);
+      assert.equal(t.store.view.listOpen()[0]?.priority, -1);
     } finally {
       await t.close();
     }

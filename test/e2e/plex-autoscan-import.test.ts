@@ -120,15 +120,15 @@ describe("taking over plex_autoscan's state", () => {
     assert.match(res.stdout, /took over plex_autoscan's queue .*queue\.db: 4 pending scan\(s\), 3 queued; skipped: relative\/not\/a\/path \(.*absolute/);
 
     const store = new QueueStore(join(dir, 'queue.db'));
-    const open = () => store.listOpen().map((e) => [e.folder, e.source, e.event]);
+    const open = () => store.view.listOpen().map((e) => [e.folder, e.source, e.event]);
     const queued = open();
     // Queued as requests are: a folder scan may absorb a pending scan below it, so check coverage.
     for (const folder of ['/data/TV/Show/Season 1', '/data/Movies/Film (2020)', '/data/Movies']) {
       assert.ok(covered(queued.map((q) => q[0]!), folder), `${folder} in ${JSON.stringify(queued)}`);
     }
     assert.deepEqual(queued.find((q) => q[0] === '/data/TV/Show/Season 1'), ['/data/TV/Show/Season 1', 'Sonarr', 'Download']);
-    assert.equal(store.getMeta(tokenKey({ key: 'root' })), '1');
-    assert.equal(store.getMeta(tokenKey({ key: '0A-team-media' })), '1');
+    assert.equal(store.meta.get(tokenKey({ key: 'root' })), '1');
+    assert.equal(store.meta.get(tokenKey({ key: '0A-team-media' })), '1');
     assert.ok(existsSync(join(dir, 'token.json')));
 
     const second = await runCli(args);

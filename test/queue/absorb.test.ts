@@ -23,8 +23,8 @@ describe('absorption and library roots', () => {
     // Nested libraries are roots too: a TV scan does not take in the Anime library's scans.
     s.enqueueMany([req('/data/TV/Anime/Show')], timing, 3000);
     const [tv] = s.enqueueMany([req('/data/TV')], timing, 4000);
-    assert.deepEqual(s.listOpen().map((e) => e.folder).sort(), ['/data', '/data/Movies/Heat', '/data/Movies/Up', '/data/TV', '/data/TV/Anime/Show']);
-    assert.equal(s.get(tv!.id)!.requests, 2, 'Dark/Season 01 is inside the TV root and merged');
+    assert.deepEqual(s.view.listOpen().map((e) => e.folder).sort(), ['/data', '/data/Movies/Heat', '/data/Movies/Up', '/data/TV', '/data/TV/Anime/Show']);
+    assert.equal(s.view.get(tv!.id)!.requests, 2, 'Dark/Season 01 is inside the TV root and merged');
     s.close();
   });
 
@@ -51,12 +51,12 @@ describe('absorption and library roots', () => {
       await waitFor(() => seen.length >= 3, 10_000, 'the absorbed scans delivered after "/" failed');
       assert.deepEqual(seen.slice(1).sort(), ['/data/Movies/Heat', '/data/TV/Dark/Season 01']);
       await waitFor(() => q.store.countOpen() === 0, 10_000, 'queue drained');
-      const heat = q.store.listHistory().find((e) => e.folder === '/data/Movies/Heat')!;
+      const heat = q.store.view.listHistory().find((e) => e.folder === '/data/Movies/Heat')!;
       assert.equal(heat.status, 'done');
       assert.equal(heat.upgrade, true, 'what the absorbed request was is kept');
-      const dark = q.store.listHistory().find((e) => e.folder === '/data/TV/Dark/Season 01')!;
+      const dark = q.store.view.listHistory().find((e) => e.folder === '/data/TV/Dark/Season 01')!;
       assert.deepEqual(dark.files, ['/data/TV/Dark/Season 01/e1.mkv']);
-      assert.equal(q.store.get(root!.id)!.status, 'failed');
+      assert.equal(q.store.view.get(root!.id)!.status, 'failed');
     } finally {
       await q.close();
     }

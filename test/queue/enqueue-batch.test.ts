@@ -45,7 +45,7 @@ test('a burst committed in one transaction leaves the queue as one commit per re
           const oneByOne = requests.map((r) => single.enqueueMany([r], timing, now)[0]);
           assert.deepEqual(together, oneByOne);
         });
-        assert.deepEqual(batched.listOpen(), single.listOpen());
+        assert.deepEqual(batched.view.listOpen(), single.view.listOpen());
       } finally {
         batched.close();
         single.close();
@@ -62,7 +62,7 @@ test('a burst of 1,000 requests for one folder is one scan counting 1,000 reques
   assert.equal(new Set(results.map((r) => r.id)).size, 1);
   assert.equal(results[0]!.status, 'queued');
   assert.ok(results.slice(1).every((r) => r.status === 'merged'));
-  const [entry] = store.listOpen();
+  const [entry] = store.view.listOpen();
   assert.equal(entry!.requests, 1000);
   // The most urgent request decides: lower numbers go first (plex_autoscan threads.py:11-40).
   assert.equal(entry!.priority, -1);

@@ -80,3 +80,16 @@ test('while another process holds the lock the batch is retried, and given up wi
   assert.equal(store.countOpen(), 1, 'only the first request is queued');
   store.close();
 });
+
+test('a request that breaks the schema rejects the promise (no synchronous throw) and queues nothing', async () => {
+  const { store, commits } = countedStore();
+  const intake = new QueueIntake(store, () => TIMING);
+  let answer: Promise<unknown> | undefined;
+  assert.doesNotThrow(() => {
+    answer = intake.enqueue([request('/data/Movies/A'), { folder: '', source: 'Manual' }]);
+  });
+  await assert.rejects(answer!);
+  assert.equal(store.countOpen(), 0);
+  assert.deepEqual(commits, []);
+  store.close();
+});

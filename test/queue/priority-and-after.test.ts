@@ -71,13 +71,13 @@ describe('after-delivery steps (scheduler hook)', () => {
     const q = runQueue([target], { concurrency: 1 });
     try {
       const a = q.enqueue('/data/A');
-      await waitFor(() => q.store.get(a)!.status === 'done', 10_000, 'A recorded');
-      assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'sent, completion unknown');
+      await waitFor(() => q.store.view.get(a)!.status === 'done', 10_000, 'A recorded');
+      assert.equal(q.store.view.get(a)!.deliveries[0]!.detail, 'sent, completion unknown');
       const b = q.enqueue('/data/B');
-      await waitFor(() => q.store.get(b)!.status === 'done', 10_000, 'B delivered while A waits');
+      await waitFor(() => q.store.view.get(b)!.status === 'done', 10_000, 'B delivered while A waits');
       release();
       await q.scheduler.afterStepsSettled();
-      assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'completed');
+      assert.equal(q.store.view.get(a)!.deliveries[0]!.detail, 'completed');
     } finally {
       await q.close();
     }
@@ -91,9 +91,9 @@ describe('after-delivery steps (scheduler hook)', () => {
     }));
     const q = runQueue([target]);
     const a = q.enqueue('/data/A');
-    await waitFor(() => q.store.get(a)!.status === 'done', 10_000, 'recorded');
+    await waitFor(() => q.store.view.get(a)!.status === 'done', 10_000, 'recorded');
     await q.scheduler.stop();
-    assert.equal(q.store.get(a)!.deliveries[0]!.detail, 'sent; scanrelay stopped before the after-scan steps ended');
+    assert.equal(q.store.view.get(a)!.deliveries[0]!.detail, 'sent; scanrelay stopped before the after-scan steps ended');
     q.store.close();
   });
 });

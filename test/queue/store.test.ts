@@ -36,7 +36,7 @@ describe('QueueStore', () => {
     const results = s.enqueueMany([req('/data/TV/Dark'), req('/data/TV/Dark'), req('/data/TV/Dark', { files: ['/data/TV/Dark/e1.mkv'] })], timing, 1000);
     assert.deepEqual(results.map((r) => r.status), ['queued', 'merged', 'merged']);
     assert.equal(s.countOpen(), 1);
-    const entry = s.get(results[0]!.id)!;
+    const entry = s.view.get(results[0]!.id)!;
     assert.equal(entry.requests, 3);
     assert.deepEqual(entry.files, ['/data/TV/Dark/e1.mkv']);
   });
@@ -48,7 +48,7 @@ describe('QueueStore', () => {
     const [r] = s.enqueueMany([req('/data/TV/Dark')], timing, 2000);
     assert.equal(r!.status, 'merged');
     assert.equal(s.countOpen(), 1);
-    const entry = s.get(r!.id)!;
+    const entry = s.view.get(r!.id)!;
     assert.equal(entry.folder, '/data/TV/Dark');
     assert.equal(entry.requests, 3);
     assert.equal(entry.priority, 0, 'the most urgent (lowest) priority of the merged requests wins');
@@ -82,7 +82,7 @@ describe('QueueStore', () => {
     assert.equal(again.length, 1);
     assert.equal(again[0]!.item.attempt, 2);
     assert.equal(s.completeDelivery(r!.id, 'jellyfin', { status: 'done' }).scanFinished, 'done');
-    assert.equal(s.listHistory()[0]!.status, 'done');
+    assert.equal(s.view.listHistory()[0]!.status, 'done');
   });
 
   test('a new request for a folder being delivered starts a new scan', () => {
@@ -115,14 +115,14 @@ describe('QueueStore', () => {
       s.completeDelivery(r!.id, 'plex', { status: 'done' });
     }
     assert.equal(s.pruneHistory(5), 15);
-    assert.equal(s.listHistory({ limit: 100 }).length, 5);
+    assert.equal(s.view.listHistory({ limit: 100 }).length, 5);
   });
 
   test('meta values persist', () => {
     const file = join(tempDir(), 'queue.db');
     const a = new QueueStore(file);
-    a.setMeta('drive.pageToken', '123');
+    a.meta.set('drive.pageToken', '123');
     a.close();
-    assert.equal(new QueueStore(file).getMeta('drive.pageToken'), '123');
+    assert.equal(new QueueStore(file).meta.get('drive.pageToken'), '123');
   });
 });

@@ -37,7 +37,7 @@ describe("autoscan's routes with SERVER_AUTH_USER/PASS set", () => {
   afterEach(() => t.close());
   const post = (url: string, payload?: string, headers: Record<string, string> = JSON_HEADERS) =>
     t.app.inject({ method: 'POST', url, payload, headers });
-  const openFolders = () => t.store.listOpen().map((e) => e.folder).sort();
+  const openFolders = () => t.store.view.listOpen().map((e) => e.folder).sort();
 
   test('GET /health answers 200 without credentials', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
@@ -65,7 +65,7 @@ describe("autoscan's routes with SERVER_AUTH_USER/PASS set", () => {
       ['/triggers/radarr', 'radarr-movie-delete', '/data/Movies'],
       ['/triggers/radarr', 'radarr-movie-file-delete', '/data/Movies/Prisoners (2013)'],
     ] as const) {
-      for (const e of t.store.listOpen()) t.store.cancel(e.id);
+      for (const e of t.store.view.listOpen()) t.store.cancel(e.id);
       const res = await post(route, fixture(name));
       assert.equal(res.statusCode, 200, `${name}: ${res.body}`);
       assert.equal(res.json().scans[0].folder, folder, name);
@@ -87,7 +87,7 @@ describe("autoscan's routes with SERVER_AUTH_USER/PASS set", () => {
   test("each trigger's priority goes with its scans (SERVER_AUTOSCAN_TRIGGERS)", async () => {
     const res = await post('/triggers/radarr4k', JSON.stringify({ eventType: 'Download', movieFile: { relativePath: 'Dune.2021.2160p.mkv' }, movie: { folderPath: '/movies/Dune (2021)' } }));
     assert.equal(res.statusCode, 200, res.body);
-    const entry = t.store.listOpen().find((e) => e.folder === '/data/Movies/Dune (2021)');
+    const entry = t.store.view.listOpen().find((e) => e.folder === '/data/Movies/Dune (2021)');
     assert.equal(entry?.priority, -5);
   });
 
@@ -122,7 +122,7 @@ describe("autoscan's routes with SERVER_AUTH_USER/PASS set", () => {
     const res = await t.app.inject({ method: 'POST', url: '/triggers/manual?dir=%2Ftv%2FShogun%2FSeason%201&dir=%2Fmovies%2FHeat%20(1995)', headers: { ...AUTH, accept: 'application/json' } });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json().scans.map((s: { folder: string }) => s.folder), ['/data/TV/Shogun/Season 1', '/data/Movies/Heat (1995)']);
-    const entry = t.store.listOpen().find((e) => e.folder === '/data/TV/Shogun/Season 1');
+    const entry = t.store.view.listOpen().find((e) => e.folder === '/data/TV/Shogun/Season 1');
     assert.equal(entry?.source, 'Manual');
     assert.equal(entry?.priority, -1);
   });

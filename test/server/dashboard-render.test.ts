@@ -22,7 +22,7 @@ function setup(extra: Record<string, unknown> = {}) {
 test('folder names and titles from requests are escaped, never markup', async () => {
   const deps = setup();
   await deps.intake.enqueue([{ folder: '/data/TV/<img src=x onerror=alert(1)>', source: 'Sonarr', title: '"><script>alert(2)</script>' }]);
-  const html = renderQueue(deps.store.listOpen().map(scanView));
+  const html = renderQueue(deps.store.view.listOpen().map(scanView));
   assert.ok(!html.includes('<img'));
   assert.ok(!html.includes('<script>'));
   assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);

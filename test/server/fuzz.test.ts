@@ -93,7 +93,7 @@ const PRE_QUEUED = [
 
 /** Every pre-queued file is still in an open scan of its folder or of a folder above it. */
 function assertStillQueued(store: QueueStore): void {
-  const open = store.listOpen(1_000_000);
+  const open = store.view.listOpen(1_000_000);
   for (const file of PRE_QUEUED) {
     const holder = open.find((e) => relativeTo(file, e.folder) !== undefined && e.files.includes(file));
     assert.ok(holder, `pre-queued ${file} is no longer queued`);

@@ -321,7 +321,7 @@ describe('unbounded fan-out (issue 23, item 6)', () => {
       const res = await t.app.inject({ method: 'POST', url: `/${TEST_SECRET}`, payload: sonarrWith(25_000, 20), headers: JSON_TYPE });
       assert.equal(res.statusCode, 200);
       assert.equal(t.store.countOpen(), 20);
-      const s0 = t.store.listOpen(1000).find((e) => e.folder === '/data/TV/W/S0')!;
+      const s0 = t.store.view.listOpen(1000).find((e) => e.folder === '/data/TV/W/S0')!;
       assert.equal(s0.files.length, 1250);
       assert.equal(s0.requests, 1, 'one request per folder, not one per file');
     } finally {

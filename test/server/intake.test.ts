@@ -45,7 +45,7 @@ describe('POST /<secret> with media-manager webhooks (in process)', () => {
     assert.equal(res.statusCode, 200, res.body);
     const folders = new Set(res.json().scans.map((s: { folder: string }) => s.folder));
     assert.deepEqual([...folders].sort(), ['/data/TV/Westworld/Season 01', '/data/TV/Westworld/Season 02']);
-    const open = t.store.listOpen().filter((e) => e.folder.startsWith('/data/TV/Westworld'));
+    const open = t.store.view.listOpen().filter((e) => e.folder.startsWith('/data/TV/Westworld'));
     assert.equal(open.length, 2);
     for (const e of open) {
       assert.equal(e.source, 'Sonarr');
@@ -60,7 +60,7 @@ describe('POST /<secret> with media-manager webhooks (in process)', () => {
     const res = await post(JSON.stringify({ eventType: 'Download', series: { path: '/tv/Big Show', title: 'Big Show' }, episodeFiles }));
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
     assert.equal(res.json().scans.length, 6000);
-    const open = t.store.listOpen().filter((e) => e.folder.startsWith('/data/TV/Big Show'));
+    const open = t.store.view.listOpen().filter((e) => e.folder.startsWith('/data/TV/Big Show'));
     assert.deepEqual(open.map((e) => e.folder).sort(), ['/data/TV/Big Show/Season 01', '/data/TV/Big Show/Season 02', '/data/TV/Big Show/Season 03']);
     for (const e of open) {
       assert.equal(e.files.length, 2000, e.folder);

@@ -123,6 +123,20 @@ describe('GET /metrics', () => {
     assert.equal(value(m, 'scanrelay_requests_total', { source: 'API', outcome: 'queued' }), 2);
   });
 
+  test('a rejected payload is counted under its manager when its shape names one, else under "Unknown"', async () => {
+    const before = await scrape();
+    const count = (m: Sample[], source: string) => value(m, 'scanrelay_requests_total', { source, outcome: 'rejected' }) ?? 0;
+    // A Sonarr webhook (it carries "series") whose episodeFile has no path: Sonarr's, and malformed.
+    const sonarr = await postJson(relay.url, { eventType: 'Download', series: { title: 'Dark' }, episodeFile: { id: 1 } });
+    assert.equal(sonarr.status, 400, sonarr.text);
+    // Nothing any trigger knows.
+    assert.equal((await postJson(relay.url, { hello: 'world' })).status, 400);
+    const after = await scrape();
+    assert.equal(count(after, 'Sonarr') - count(before, 'Sonarr'), 1);
+    assert.equal(count(after, 'Unknown') - count(before, 'Unknown'), 1);
+    assert.equal(value(after, 'scanrelay_requests_total', { source: 'unknown', outcome: 'rejected' }), undefined, 'one spelling: "Unknown"');
+  });
+
   test('drive counters are exported for the drive monitor, and process metrics are there', async () => {
     relay.metrics.drivePoll('ok');
     relay.metrics.drivePoll('ok');

@@ -1,5 +1,5 @@
 import type { Source } from '../../core/scan.ts';
-import type { Recognizer } from '../../intake/intent.ts';
+import { UNKNOWN_SOURCE, type Recognizer } from '../../intake/intent.ts';
 
 /**
  * Events that tell about something other than files on disk. Health and update notices carry no
@@ -22,10 +22,10 @@ const NOTICE_EVENTS = new Set([
 const MANAGERS = ['Sonarr', 'Radarr', 'Lidarr', 'Readarr'] as const;
 
 /** The manager named by instanceName (default "Sonarr", or e.g. "Sonarr 4K"), when it names one. */
-function sourceOf(instanceName: unknown): Source | 'Unknown' {
-  if (typeof instanceName !== 'string') return 'Unknown';
+function sourceOf(instanceName: unknown): Source | typeof UNKNOWN_SOURCE {
+  if (typeof instanceName !== 'string') return UNKNOWN_SOURCE;
   const lower = instanceName.toLowerCase();
-  return MANAGERS.find((m) => lower.includes(m.toLowerCase())) ?? 'Unknown';
+  return MANAGERS.find((m) => lower.includes(m.toLowerCase())) ?? UNKNOWN_SOURCE;
 }
 
 export const recognizeArrNotice: Recognizer = (body) => {

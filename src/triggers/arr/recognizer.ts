@@ -40,7 +40,7 @@ export function arrRecognizer<S extends z.ZodType>(spec: ManagerSpec<S>): Recogn
     if (!spec.shapeKeys.some((key) => Object.hasOwn(body, key))) return undefined;
     const eventType = body.eventType ?? body.EventType;
     if (typeof eventType !== 'string' || eventType.trim() === '') {
-      throw new PayloadError(`${source} payload: eventType is missing or not a string (expected e.g. "Download", "Rename", "Test")`);
+      throw new PayloadError(`${source} payload: eventType is missing or not a string (expected e.g. "Download", "Rename", "Test")`, source);
     }
     if (eventType === 'Test') return { kind: 'test', source };
     const carriesFiles = spec.withFiles?.fields.some((key) => body[key] !== undefined && body[key] !== null);
@@ -49,17 +49,17 @@ export function arrRecognizer<S extends z.ZodType>(spec: ManagerSpec<S>): Recogn
 
     const problem = `${source} ${eventType} payload`;
     const folders = foldersInFileLists(body);
-    if (folders > MAX_FOLDERS_PER_REQUEST) throw new PayloadError(`${problem}: ${tooManyFolders()}`);
+    if (folders > MAX_FOLDERS_PER_REQUEST) throw new PayloadError(`${problem}: ${tooManyFolders()}`, source);
     const parsed = spec.schema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new PayloadError(`${problem}: field ${fieldName(issue.path)}: ${issue.message}`);
+      throw new PayloadError(`${problem}: field ${fieldName(issue.path)}: ${issue.message}`, source);
     }
     let outcome: Plan;
     try {
       outcome = plan(parsed.data);
     } catch (err) {
-      if (err instanceof PayloadError) throw new PayloadError(`${problem}: ${err.message}`);
+      if (err instanceof PayloadError) throw new PayloadError(`${problem}: ${err.message}`, source);
       throw err;
     }
     if ('ignore' in outcome) return { kind: 'ignore', source, event: eventType, reason: outcome.ignore };

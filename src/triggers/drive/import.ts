@@ -74,11 +74,11 @@ export async function importDriveState(opts: {
   for (const d of state.drives) {
     if (!d.pageToken) continue;
     const key = tokenKey(d);
-    if (!replace && store.getMeta(key)) result.skipped.push(`the page token of ${d.table} (scanrelay has its own)`);
+    if (!replace && store.meta.get(key)) result.skipped.push(`the page token of ${d.table} (scanrelay has its own)`);
     else result.pageTokens[d.key] = meta[key] = d.pageToken;
   }
   meta[DRIVE_IMPORT_KEY] = JSON.stringify({ file: state.file, at: new Date().toISOString() });
-  await intake.enqueueWithMeta([], meta);
+  await intake.enqueue([], meta);
   return result;
 }
 
@@ -106,7 +106,7 @@ export async function importDriveStateAtFirstStart(opts: {
   log: Logger;
 }): Promise<DriveImportResult | undefined> {
   const { store, log } = opts;
-  if (store.getMeta(DRIVE_IMPORT_KEY) || store.getMeta(tokenKey({ key: 'root' }))) return undefined;
+  if (store.meta.get(DRIVE_IMPORT_KEY) || store.meta.get(tokenKey({ key: 'root' }))) return undefined;
   const state = readPlexAutoscanCache(opts.cachefile);
   if (!state) return undefined;
   const result = await importDriveState({ ...opts, state });

@@ -108,7 +108,7 @@ export class DrivePoller implements DriveControl {
     return this.serialize(async () => {
       const meta: Record<string, string | null> = {};
       for (const drive of await this.watched()) meta[tokenKey(drive)] = await this.opts.watcher.startToken(drive);
-      await this.opts.intake.enqueueWithMeta([], meta);
+      await this.opts.intake.enqueue([], meta);
       this.opts.log.info('drive page tokens reset: changes before now will not be scanned');
     });
   }
@@ -147,10 +147,10 @@ export class DrivePoller implements DriveControl {
 
   private async pollDrive(drive: WatchedDrive): Promise<void> {
     const { store, intake, watcher, log } = this.opts;
-    let token = store.getMeta(tokenKey(drive));
+    let token = store.meta.get(tokenKey(drive));
     if (!token) {
       token = await watcher.startToken(drive);
-      await intake.enqueueWithMeta([], { [tokenKey(drive)]: token });
+      await intake.enqueue([], { [tokenKey(drive)]: token });
       log.info({ drive: drive.name }, 'drive monitoring: stored the first page token; changes from now on are scanned');
       return;
     }
@@ -162,12 +162,12 @@ export class DrivePoller implements DriveControl {
         // Google: a rejected page token is discarded and listing restarts from a fresh start token.
         if (!(err instanceof DriveApiError) || err.status !== 400 || err.path !== 'changes') throw err;
         const fresh = await watcher.startToken(drive);
-        await intake.enqueueWithMeta([], { [tokenKey(drive)]: fresh });
+        await intake.enqueue([], { [tokenKey(drive)]: fresh });
         log.warn({ drive: drive.name, rejected: token }, `the Drive API rejected the saved page token (${err.message}); restarting from a fresh start token`);
         return;
       }
       const requests = this.requestsFor(outcome.result);
-      await intake.enqueueWithMeta(requests, {
+      await intake.enqueue(requests, {
         [tokenKey(drive)]: outcome.nextToken,
         [pendingKey(drive)]: outcome.ops.length ? JSON.stringify(outcome.ops) : null,
       });
@@ -186,7 +186,7 @@ export class DrivePoller implements DriveControl {
 
   private applyCache(drive: WatchedDrive, ops: CacheOp[]): void {
     this.opts.cache.apply(ops);
-    this.opts.store.setMeta(pendingKey(drive), null);
+    this.opts.store.meta.set(pendingKey(drive), null);
   }
 
   /** Cache writes committed with their scans but not applied before a crash are applied now. */
@@ -196,7 +196,7 @@ export class DrivePoller implements DriveControl {
       .all();
     for (const row of rows) {
       this.opts.cache.apply(JSON.parse(row.value!) as CacheOp[]);
-      this.opts.store.setMeta(row.key, null);
+      this.opts.store.meta.set(row.key, null);
       this.opts.log.info({ key: row.key }, 'applied drive cache writes left over from an interrupted poll');
     }
   }

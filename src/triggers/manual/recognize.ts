@@ -1,9 +1,9 @@
 import { invalidRequestPath } from '../../paths/validate.ts';
-import { PayloadError, type Intent } from '../../intake/intent.ts';
+import { PayloadError, UNKNOWN_SOURCE, type Intent } from '../../intake/intent.ts';
 
 /** `eventType=Test` from any client (plex_autoscan also accepts `EventType`). */
 export function recognizeTest(body: Record<string, unknown>): Intent | undefined {
-  if (body.eventType === 'Test' || body.EventType === 'Test') return { kind: 'test', source: 'Unknown' };
+  if (body.eventType === 'Test' || body.EventType === 'Test') return { kind: 'test', source: UNKNOWN_SOURCE };
   return undefined;
 }
 

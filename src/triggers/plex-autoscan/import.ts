@@ -25,13 +25,13 @@ export interface QueueImportResult {
 export async function importPlexAutoscanQueue(opts: { file: string; config: Config; store: QueueStore; intake: QueueIntake; replace?: boolean }): Promise<QueueImportResult | undefined> {
   const rows = readPlexAutoscanQueue(opts.file);
   if (!rows) return undefined;
-  const before = opts.store.getMeta(QUEUE_IMPORT_KEY);
+  const before = opts.store.meta.get(QUEUE_IMPORT_KEY);
   if (before && !opts.replace) {
     const prior = JSON.parse(before) as { file?: string; at?: string };
     if (prior.file === opts.file) return { file: opts.file, rows: rows.length, queued: 0, skipped: [], already: prior.at ?? 'before' };
   }
   const { requests, skipped } = requestsFromQueue(rows, opts.config);
-  await opts.intake.enqueueWithMeta(requests, { [QUEUE_IMPORT_KEY]: JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: rows.length }) });
+  await opts.intake.enqueue(requests, { [QUEUE_IMPORT_KEY]: JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: rows.length }) });
   return { file: opts.file, rows: rows.length, queued: requests.length, skipped };
 }
 
@@ -46,7 +46,7 @@ export function describeQueueImport(r: QueueImportResult): string {
  * programs default to queue.db) and it was never taken over, its pending scans are queued once.
  */
 export async function importQueueAtStart(opts: { queuefile: string; config: Config; store: QueueStore; intake: QueueIntake; log: Logger }): Promise<void> {
-  if (opts.store.getMeta(QUEUE_IMPORT_KEY)) return;
+  if (opts.store.meta.get(QUEUE_IMPORT_KEY)) return;
   try {
     const result = await importPlexAutoscanQueue({ file: opts.queuefile, config: opts.config, store: opts.store, intake: opts.intake });
     if (result) opts.log.info({ ...result }, describeQueueImport(result));

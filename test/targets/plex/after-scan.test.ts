@@ -34,9 +34,9 @@ async function scanAndSettle(plex: FakePlex, config: ReturnType<typeof testConfi
   try {
     const folder = file.slice(0, file.lastIndexOf('/'));
     const id = q.enqueue(folder, [file], extra);
-    await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'delivery');
+    await waitFor(() => q.store.view.get(id)!.status === 'done', 10_000, 'delivery');
     await q.scheduler.afterStepsSettled();
-    return q.store.get(id)!.deliveries[0]!.detail!;
+    return q.store.view.get(id)!.deliveries[0]!.detail!;
   } finally {
     await q.close();
   }
@@ -85,7 +85,7 @@ describe('after the scan', () => {
       const q = runQueue([makePlexTarget(plex, config, { timings: { completionMaxMs: 300 } })]);
       try {
         const id = q.enqueue('/data/Movies/Long (2000)', ['/data/Movies/Long (2000)/l.mkv']);
-        await waitFor(() => /still scanning/.test(q.store.get(id)!.deliveries[0]?.detail ?? ''), 10_000, 'capped watch');
+        await waitFor(() => /still scanning/.test(q.store.view.get(id)!.deliveries[0]?.detail ?? ''), 10_000, 'capped watch');
       } finally {
         plex.scanActivityMs = 0;
         plex.activities = [];
@@ -105,7 +105,7 @@ describe('after the scan', () => {
       try {
         const ids = q.store.enqueueMany(folders.map((f) => ({ folder: f, files: [`${f}/f.mkv`], source: 'Manual' as const, event: 'Manual', updateType: 'Modified' as const, priority: 0 })), { delayMs: 0, maxMs: 0 }).map((r) => r.id);
         q.scheduler.poke();
-        await waitFor(() => ids.every((id) => q.store.get(id)!.status === 'done'), 15_000, 'all delivered');
+        await waitFor(() => ids.every((id) => q.store.view.get(id)!.status === 'done'), 15_000, 'all delivered');
         await q.scheduler.afterStepsSettled();
         const sent = plex.calls.slice(firstCall).filter((c) => /^\/library\/sections\/1\/refresh$/.test(c.path));
         assert.deepEqual(sent.map((c) => c.query.path), folders, 'in queue order');
@@ -194,9 +194,9 @@ describe('after the scan', () => {
         );
         assert.equal(plain!.id, up!.id, 'one scan');
         q.scheduler.poke();
-        await waitFor(() => q.store.get(up!.id)!.status === 'done', 10_000, 'delivery');
+        await waitFor(() => q.store.view.get(up!.id)!.status === 'done', 10_000, 'delivery');
         await q.scheduler.afterStepsSettled();
-        assert.match(q.store.get(up!.id)!.deliveries[0]!.detail!, /trash emptied \(0 deleted\)/);
+        assert.match(q.store.view.get(up!.id)!.deliveries[0]!.detail!, /trash emptied \(0 deleted\)/);
         assert.equal(trashCalls(), before + 1);
       } finally {
         await q.close();

@@ -38,9 +38,9 @@ async function scanFiles(config: ReturnType<typeof testConfig>, files: string[][
     for (const group of files) {
       const folder = group[0]!.slice(0, group[0]!.lastIndexOf('/'));
       const id = q.enqueue(folder, group);
-      await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'delivery');
+      await waitFor(() => q.store.view.get(id)!.status === 'done', 10_000, 'delivery');
       await q.scheduler.afterStepsSettled();
-      details.push(q.store.get(id)!.deliveries[0]!.detail!);
+      details.push(q.store.view.get(id)!.deliveries[0]!.detail!);
     }
   } finally {
     await q.close();

@@ -52,7 +52,7 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
       try {
         const before = plex.refreshes().length;
         const id = q.enqueue('/data/Movies/Cmd (2000)', ['/data/Movies/Cmd (2000)/c.mkv']);
-        await waitFor(() => /after-scan command ok/.test(q.store.get(id)!.deliveries[0]?.detail ?? ''), 10_000, 'after command');
+        await waitFor(() => /after-scan command ok/.test(q.store.view.get(id)!.deliveries[0]?.detail ?? ''), 10_000, 'after command');
         assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['before 1 /data/Movies/Cmd (2000)', 'after 1 /data/Movies/Cmd (2000)']);
         assert.equal(plex.refreshes().length, before + 1);
       } finally {
@@ -79,7 +79,7 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
         await waitFor(() => lines.filter((l) => l.key === 'PLEX_CHECK_BEFORE_SCAN' && /not ready/.test(l.msg)).length >= 2, 10_000, 'two waits for Plex');
         assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['before /data/Movies/Wake (2000)'], 'ran before the wait, and once');
         await plex.setMode('up');
-        await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'scanned once Plex is up');
+        await waitFor(() => q.store.view.get(id)!.status === 'done', 10_000, 'scanned once Plex is up');
         assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 1);
       } finally {
         await plex.setMode('up');
@@ -99,7 +99,7 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
       const q = runQueue([makePlexTarget(plex, config, { log: logger })]);
       try {
         const id = q.enqueue('/data/Movies/Slow (2000)', ['/data/Movies/Slow (2000)/s.mkv']);
-        await waitFor(() => q.store.get(id)!.status === 'done', 15_000, 'scanned after the timeout');
+        await waitFor(() => q.store.view.get(id)!.status === 'done', 15_000, 'scanned after the timeout');
         assert.ok(lines.some((l) => l.key === 'RUN_COMMAND_BEFORE_SCAN' && l.error === 'timed out after 1 s'));
       } finally {
         await q.close();

@@ -20,7 +20,7 @@ async function scanLines(activityMs: number): Promise<string[]> {
   const q = runQueue([makePlexTarget(plex, config, { log, timings: { completionPollMs: 30, completionAppearMs: 150, activitiesMaxAgeMs: 0 } })]);
   try {
     const id = q.enqueue('/data/Movies/Heat (1995)', ['/data/Movies/Heat (1995)/Heat.mkv']);
-    await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'delivery');
+    await waitFor(() => q.store.view.get(id)!.status === 'done', 10_000, 'delivery');
     await q.scheduler.afterStepsSettled();
   } finally {
     plex.scanActivityMs = 0;

@@ -65,14 +65,14 @@ describe('file checks through the queue (real files, fake Plex)', () => {
       tree.put('/data/Movies/Ready (2002)/Ready (2002).mkv');
       q.enqueue('/data/Movies/Ready (2002)', ['/data/Movies/Ready (2002)/Ready (2002).mkv']);
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/Ready (2002)'), 10_000, 'the ready item');
-      await waitFor(() => ((q.store.get(late)!.deliveries[0]?.file_checks ?? 0) >= 2 ? true : undefined), 10_000, 'a few checks');
+      await waitFor(() => ((q.store.view.get(late)!.deliveries[0]?.file_checks ?? 0) >= 2 ? true : undefined), 10_000, 'a few checks');
       assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Late (2001)').length, 0, 'no scan before the file exists');
       tree.put('/data/Movies/Late (2001)/Late (2001).mkv');
-      await waitFor(() => q.store.get(late)!.status === 'done', 10_000, 'late item delivered');
+      await waitFor(() => q.store.view.get(late)!.status === 'done', 10_000, 'late item delivered');
       // Nothing is open any more, so nothing else can reach Plex: count now instead of waiting a while.
       assert.equal(q.store.countOpen(), 0);
       assert.equal(plex.refreshes().slice(before).filter((r) => r.path === '/data/Movies/Late (2001)').length, 1);
-      assert.equal(q.store.get(late)!.deliveries[0]!.attempts, 1, 'checks do not use up delivery attempts');
+      assert.equal(q.store.view.get(late)!.deliveries[0]!.attempts, 1, 'checks do not use up delivery attempts');
     } finally {
       await q.close();
     }
@@ -85,7 +85,7 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     try {
       const before = plex.refreshes().length;
       const id = q.enqueue('/data/Movies/Never (2003)', ['/data/Movies/Never (2003)/Never (2003).mkv']);
-      const entry = (await waitFor(() => (q.store.get(id)!.status === 'failed' ? q.store.get(id)! : undefined), 10_000, 'failure'))!;
+      const entry = (await waitFor(() => (q.store.view.get(id)!.status === 'failed' ? q.store.view.get(id)! : undefined), 10_000, 'failure'))!;
       assert.equal(entry.deliveries[0]!.file_checks, 2);
       assert.match(entry.deliveries[0]!.last_error!, /Never \(2003\)\.mkv did not appear after 3 file check\(s\)/);
       assert.equal(plex.refreshes().length, before);
@@ -101,7 +101,7 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     const q = runQueue([makePlexTarget(plex, config)]);
     try {
       const id = q.enqueue('/data/Movies/Folder (2004)', ['/data/Movies/Folder (2004)/Folder (2004).mkv']);
-      const entry = (await waitFor(() => (q.store.get(id)!.status === 'done' ? q.store.get(id)! : undefined), 10_000, 'folder scan'))!;
+      const entry = (await waitFor(() => (q.store.view.get(id)!.status === 'done' ? q.store.view.get(id)! : undefined), 10_000, 'folder scan'))!;
       assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Folder (2004)').length, 1);
       assert.match(entry.deliveries[0]!.detail!, /files never appeared/);
     } finally {

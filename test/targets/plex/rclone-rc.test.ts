@@ -81,13 +81,13 @@ describe('rclone RC cache refresh (RCLONE.RC_CACHE_REFRESH)', () => {
       rc.calls.length = 0;
       tree.put('/data/Movies/Here (2000)/Here (2000).mkv');
       const here = q.enqueue('/data/Movies/Here (2000)', ['/data/Movies/Here (2000)/Here (2000).mkv']);
-      await waitFor(() => q.store.get(here)!.status === 'done', 10_000, 'present file');
+      await waitFor(() => q.store.view.get(here)!.status === 'done', 10_000, 'present file');
       assert.equal(rc.calls.length, 0);
       const late = q.enqueue('/data/Movies/Late (2000)', ['/data/Movies/Late (2000)/Late (2000).mkv']);
       await waitFor(() => rc.refreshes().includes('Media/Movies/Late (2000)'), 10_000, 'an rclone refresh');
       tree.put('/data/Movies/Late (2000)/Late (2000).mkv');
-      await waitFor(() => q.store.get(late)!.status === 'done', 10_000, 'late file');
-      const checks = q.store.get(late)!.deliveries[0]!.file_checks;
+      await waitFor(() => q.store.view.get(late)!.status === 'done', 10_000, 'late file');
+      const checks = q.store.view.get(late)!.deliveries[0]!.file_checks;
       // One refresh walk per failed check (the first check has none before it).
       assert.ok(rc.refreshes().filter((d) => d === 'Media/Movies/Late (2000)').length <= checks);
     } finally {

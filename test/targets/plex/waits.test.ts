@@ -26,11 +26,11 @@ describe('waits before the scan', () => {
       await waitFor(() => plex.callsTo('GET', /^\/activities$/).length >= 3, 10_000, 'polls');
       assert.equal(plex.refreshes().length, before, 'no scan while another runs');
       // Between polls the delivery waits; during a poll it is briefly "sending". Never done while Plex scans.
-      assert.ok(['waiting', 'sending'].includes(q.store.get(id)!.deliveries[0]!.status));
+      assert.ok(['waiting', 'sending'].includes(q.store.view.get(id)!.deliveries[0]!.status));
       plex.activities = [];
-      await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'delivered');
+      await waitFor(() => q.store.view.get(id)!.status === 'done', 10_000, 'delivered');
       assert.equal(plex.refreshes().length, before + 1);
-      assert.equal(q.store.get(id)!.deliveries[0]!.attempts, 1, 'waiting uses no attempts');
+      assert.equal(q.store.view.get(id)!.deliveries[0]!.attempts, 1, 'waiting uses no attempts');
     } finally {
       plex.activities = [];
       await q.close();
@@ -97,13 +97,13 @@ describe('waits before the scan', () => {
       await waitFor(() => lines.filter((l) => l.key === 'PLEX_CHECK_BEFORE_SCAN' && /not ready/.test(l.msg)).length >= 3, 10_000, 'waits');
       await own.setMode('down');
       await waitFor(() => lines.filter((l) => l.key === 'PLEX_CHECK_BEFORE_SCAN' && /not ready/.test(l.msg) && /unreachable/.test(l.err)).length >= 1, 10_000, 'a wait while down');
-      assert.equal(q.store.get(id)!.status, 'active');
+      assert.equal(q.store.view.get(id)!.status, 'active');
       await own.setMode('up');
-      await waitFor(() => q.store.get(id)!.status === 'done', 10_000, 'delivered');
+      await waitFor(() => q.store.view.get(id)!.status === 'done', 10_000, 'delivered');
       // Nothing is open any more, so nothing else can reach Plex: count now instead of waiting a while.
       assert.equal(q.store.countOpen(), 0);
       assert.equal(own.refreshes().length, 1);
-      assert.equal(q.store.get(id)!.deliveries[0]!.attempts, 1, 'the wait never uses up attempts, so the item is never dropped');
+      assert.equal(q.store.view.get(id)!.deliveries[0]!.attempts, 1, 'the wait never uses up attempts, so the item is never dropped');
     } finally {
       await q.close();
       await own.stop();

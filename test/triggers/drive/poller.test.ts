@@ -90,7 +90,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
       return { poller, cache };
     },
     queued() {
-      return store.listOpen().map((e) => ({ folder: e.folder, files: e.files, source: e.source, event: e.event, updateType: e.updateType }));
+      return store.view.listOpen().map((e) => ({ folder: e.folder, files: e.files, source: e.source, event: e.event, updateType: e.updateType }));
     },
   };
 }
@@ -106,7 +106,7 @@ describe('drive poller', () => {
   it('first poll stores the start page token and scans nothing; an idle poll makes exactly one API call', async () => {
     const s = await setup();
     const { poller } = await started(s);
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1');
     assert.deepEqual(s.google.driveCalls().map((c) => c.path), ['/drive/v3/changes/startPageToken']);
     const before = s.google.calls.length;
     await poller.pollOnce();
@@ -275,7 +275,7 @@ describe('drive poller', () => {
     s.google.seed({ id: 'crypt', name: 'crypt', parents: [s.google.rootId] });
     s.google.put({ id: 'f', name: encPath!, parents: ['crypt'], md5Checksum: 'f', mimeType: 'application/octet-stream' });
     await assert.rejects(poller.pollOnce(), /rclone cryptdecode nosuch: failed/);
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1', 'token not advanced');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1', 'token not advanced');
     s.config.RCLONE.CRYPT_MAPPINGS = { 'My Drive/crypt/': ['secret:'] };
     const { poller: fixed } = s.poller();
     await fixed.pollOnce();
@@ -377,7 +377,7 @@ describe('drive poller', () => {
     s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
     s.google.failNext('/drive/v3/changes', 401, undefined, 2);
     await assert.rejects(poller.pollOnce(), /even after a refresh.*scanrelay authorize/);
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1');
     await poller.pollOnce();
     assert.equal(s.queued().length, 1, 'the change is scanned once access works again');
   });
@@ -388,7 +388,7 @@ describe('drive poller', () => {
     s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
     s.google.failNext('/drive/v3/changes', 503, undefined, FAST.attempts);
     await assert.rejects(poller.pollOnce(), /503/);
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1');
     await poller.pollOnce();
     assert.deepEqual(s.queued().map((q) => q.files[0]), ['/data/Movies/F.mkv']);
   });
@@ -400,7 +400,7 @@ describe('drive poller', () => {
     await poller.pollOnce();
     const pages = s.google.driveCalls().filter((c) => c.path === '/drive/v3/changes').map((c) => c.query.pageToken);
     assert.deepEqual(pages, ['1', '1001']);
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1006');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1006');
     assert.equal(s.queued()[0]!.files.length, 1005);
   });
 
@@ -409,22 +409,22 @@ describe('drive poller', () => {
     await started(s);
     s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
     // The process dies while committing the poll's scans and token: the transaction never lands.
-    const commit = s.store.enqueueManyWithMeta;
-    s.store.enqueueManyWithMeta = () => {
+    const commit = s.store.enqueueMany;
+    s.store.enqueueMany = () => {
       throw new Error('simulated crash during commit');
     };
     const crashed = s.poller();
     await assert.rejects(crashed.poller.pollOnce(), /simulated crash/);
-    s.store.enqueueManyWithMeta = commit;
+    s.store.enqueueMany = commit;
     crashed.cache.close();
     assert.deepEqual(s.queued(), []);
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1', 'token not advanced');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1', 'token not advanced');
 
     const restarted = s.poller();
     await restarted.poller.pollOnce();
     await restarted.poller.pollOnce();
     assert.deepEqual(s.queued().map((q) => q.files), [['/data/Movies/F.mkv']]);
-    assert.equal(s.store.listOpen()[0]!.requests, 1, 'queued once, not twice');
+    assert.equal(s.store.view.listOpen()[0]!.requests, 1, 'queued once, not twice');
   });
 
   it('a crash after the commit but before the cache write is repaired from the queue on restart', async () => {
@@ -446,15 +446,15 @@ describe('drive poller', () => {
     s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
     await restarted.poller.pollOnce();
     assert.deepEqual(restarted.cache.get('f')?.paths, ['My Drive/Media/Movies/F.mkv']);
-    assert.equal(s.store.listOpen()[0]!.requests, 1, 'the unchanged file is recognised from the repaired cache, not queued again');
+    assert.equal(s.store.view.listOpen()[0]!.requests, 1, 'the unchanged file is recognised from the repaired cache, not queued again');
   });
 
   it('a page token the API rejects (400) is replaced by a fresh start token', async () => {
     const s = await setup();
     const { poller } = await started(s);
-    s.store.setMeta(tokenKey({ key: 'root' }), 'garbage');
+    s.store.meta.set(tokenKey({ key: 'root' }), 'garbage');
     await poller.pollOnce();
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '1');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1');
     s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
     await poller.pollOnce();
     assert.equal(s.queued().length, 1);
@@ -465,7 +465,7 @@ describe('drive poller', () => {
     const { poller } = await started(s);
     s.google.put({ id: 'f', name: 'F.mkv', parents: ['movies'], md5Checksum: 'f' });
     await poller.resetPageToken();
-    assert.equal(s.store.getMeta(tokenKey({ key: 'root' })), '2');
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '2');
     await poller.pollOnce();
     assert.deepEqual(s.queued(), []);
   });

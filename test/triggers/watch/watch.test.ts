@@ -70,7 +70,7 @@ async function setup(mode: 'events' | 'poll', extra: Record<string, unknown> = {
   for (const leaf of ['Movies/Heat (1995)', 'Movies/Extras', 'TV/Show/Season 1', 'TV/Show/Season 01']) mkdirSync(join(root, leaf), { recursive: true });
   const watcher = new FolderWatcher({ config, intake, log, writeSettleMs: 300, batchMs: 50 });
   await watcher.start();
-  const open = (): QueueEntry[] => store.listOpen();
+  const open = (): QueueEntry[] => store.view.listOpen();
   /** Resolves once a commit leaves the queue in a state the predicate accepts. */
   const waitForQueue = (pred: (entries: QueueEntry[]) => boolean, what: string, timeoutMs = 20_000) =>
     new Promise<QueueEntry[]>((resolve, reject) => {
@@ -110,7 +110,7 @@ async function setup(mode: 'events' | 'poll', extra: Record<string, unknown> = {
     await waitForQueue(() => leaves.every(seen), 'the primer files', 1000).catch(() => undefined);
   }
   assert.ok(leaves.every(seen), 'the watcher never saw the primer files');
-  for (const e of store.listOpen()) store.cancel(e.id);
+  for (const e of store.view.listOpen()) store.cancel(e.id);
   return {
     root,
     store,
@@ -174,7 +174,7 @@ for (const mode of ['events', 'poll'] as const) {
       writeFileSync(join(from, 'e1.mkv'), 'x');
       await w.waitForQueue((e) => e.some((x) => x.folder === '/data/TV/Show/Season 1'), 'the first folder');
       // Clear the queue so that the move's own requests are seen (a pending folder absorbs its subfolders).
-      for (const e of w.store.listOpen()) w.store.cancel(e.id);
+      for (const e of w.store.view.listOpen()) w.store.cancel(e.id);
       renameSync(join(from, 'e1.mkv'), join(to, 'e1.mkv'));
       const entries = await w.waitForQueue(
         (e) => e.some((x) => x.folder === '/data/TV/Show/Season 1') && e.some((x) => x.folder === '/data/TV/Show/Season 01'),
@@ -185,7 +185,7 @@ for (const mode of ['events', 'poll'] as const) {
     });
 
     test('a deleted folder scans the nearest folder above it that still exists', async () => {
-      for (const e of w.store.listOpen()) w.store.cancel(e.id);
+      for (const e of w.store.view.listOpen()) w.store.cancel(e.id);
       rmSync(join(w.root, 'TV', 'Show', 'Season 01'), { recursive: true });
       const entries = await w.waitForQueue((e) => e.some((x) => x.folder === '/data/TV/Show'), 'the show folder');
       assert.equal(entries.find((x) => x.folder === '/data/TV/Show')!.updateType, 'Deleted');

@@ -1,0 +1,41 @@
+import type Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSqlite } from '../db/sqlite.ts';
+
+/** How long one queue statement may block waiting for another process's lock. */
+export const QUEUE_BUSY_TIMEOUT_MS = 20;
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/**
+ * Opens the queue file, shared by the queue, its read-side views and its key-value store. Durable: WAL with
+ * synchronous=FULL, so a commit survives power loss (requests are grouped by QueueIntake, so the fsync is
+ * shared). Private (0600): the queue holds every path the relay was asked about. The migrations in
+ * ./migrations run once each, in order. After that, a short busy wait: a lock held by another process must
+ * not freeze the event loop; QueueIntake retries without blocking, other callers answer 503.
+ */
+export function openQueueDb(file: string): Database.Database {
+  const db = openSqlite(file, { durable: true, private: true });
+  migrate(db);
+  db.pragma(`busy_timeout = ${QUEUE_BUSY_TIMEOUT_MS}`);
+  return db;
+}
+
+function migrate(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`);
+  const applied = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d+_.*\.sql$/.test(f))
+    .sort();
+  for (const file of files) {
+    const version = Number.parseInt(file, 10);
+    if (applied.has(version)) continue;
+    const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+    }).immediate();
+  }
+}
