@@ -4,9 +4,9 @@ import { resolveScanMethod, type Config } from '../config/schema.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { mapIncomingPath } from '../paths/rewrite.ts';
 import { plexBackendFor } from '../targets/index.ts';
-import type { PlexScanBackend } from '../targets/plex/backend.ts';
-import { PlexScannerBackend } from '../targets/plex-scanner/backend.ts';
-import { describeRun, exitStatusOf } from '../targets/plex-scanner/run.ts';
+import type { PlexScanBackend } from '../targets/plex/backends/backend.ts';
+import { PlexScannerBackend } from '../targets/plex/backends/scanner/backend.ts';
+import { describeRun, exitStatusOf } from '../targets/plex/backends/scanner/run.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 
 interface ScanOptions {

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { UserError } from '../config/errors.ts';
 import { separatorOf } from '../paths/mapping.ts';
 import { PlexApi } from '../targets/plex/api.ts';
-import { displayCommand } from '../targets/plex-scanner/command.ts';
-import { PlexScannerBackend } from '../targets/plex-scanner/backend.ts';
-import { describeRun, exitStatusOf } from '../targets/plex-scanner/run.ts';
+import { displayCommand } from '../targets/plex/backends/scanner/command.ts';
+import { PlexScannerBackend } from '../targets/plex/backends/scanner/backend.ts';
+import { describeRun, exitStatusOf } from '../targets/plex/backends/scanner/run.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 
 const HEADER = 'Plex Sections:\n==============\n';

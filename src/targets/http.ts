@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { z } from 'zod';
 import https from 'node:https';
 
 /** What went wrong talking to a media server, by kind: the queue retries `unavailable` and `auth`, not `fatal`. */
@@ -98,4 +99,24 @@ export function resultFromError(err: unknown): { outcome: 'retry'; error: string
     return { outcome: 'retry', error: err.message, slow: err.kind === 'auth' };
   }
   return { outcome: 'retry', error: (err as Error)?.message ?? String(err) };
+}
+
+/**
+ * Parses a media server's JSON answer with `schema`. Not JSON, or not the shape expected, is "unavailable" (a
+ * starting server or a proxy page answers oddly; the scan waits and tries again), with a message that names
+ * the first wrong field. `what` names the answer: "Plex section list", "Jellyfin library list".
+ */
+export function parseJsonAnswer<S extends z.ZodType>(text: string, schema: S, what: string): z.infer<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new TargetError('unavailable', `${what}: answer is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new TargetError('unavailable', `${what}: unexpected answer (${issue.path.join('.') || 'body'}: ${issue.message})`);
+  }
+  return parsed.data;
 }

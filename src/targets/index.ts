@@ -5,12 +5,12 @@ import type { Logger } from '../log.ts';
 import { embyTarget } from './emby/target.ts';
 import { jellyfinTarget } from './jellyfin/target.ts';
 import { PlexApi } from './plex/api.ts';
-import { PlexApiBackend } from './plex/api-backend.ts';
-import type { PlexScanBackend } from './plex/backend.ts';
+import { PlexApiBackend } from './plex/backends/api.ts';
+import type { PlexScanBackend } from './plex/backends/backend.ts';
 import { PlexDatabase } from './plex/database.ts';
 import { RcloneRc } from './plex/rclone-rc.ts';
 import { PlexTarget, type PlexSteps } from './plex/target.ts';
-import { PlexScannerBackend } from './plex-scanner/backend.ts';
+import { PlexScannerBackend } from './plex/backends/scanner/backend.ts';
 
 /** The enabled targets for a config. Each gets its own delivery state per queued scan. */
 export function buildTargets(config: Config, log: Logger): Target[] {

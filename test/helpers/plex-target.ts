@@ -7,7 +7,7 @@ import type { Logger } from '../../src/log.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { PlexApi } from '../../src/targets/plex/api.ts';
-import { PlexApiBackend } from '../../src/targets/plex/api-backend.ts';
+import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
 import { PlexDatabase } from '../../src/targets/plex/database.ts';
 import { RcloneRc } from '../../src/targets/plex/rclone-rc.ts';
 import { PlexTarget, type PlexTimings } from '../../src/targets/plex/target.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.ts';
-import { MediaBrowserClient } from '../jellyfin/client.ts';
+import { MediaBrowserClient } from '../media-browser/client.ts';
 import { MediaBrowserTarget } from '../jellyfin/target.ts';
 
 /** Emby: the Jellyfin client and target with Emby's `/emby` path prefix. */

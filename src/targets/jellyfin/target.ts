@@ -1,7 +1,7 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { resultFromError } from '../http.ts';
-import { MediaBrowserClient } from './client.ts';
+import { MediaBrowserClient } from '../media-browser/client.ts';
 
 /**
  * Jellyfin or Emby: tells the server which paths changed (the files when the request named them, else

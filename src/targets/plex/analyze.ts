@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
-import { PlexApiBackend } from './api-backend.ts';
+import { PlexApiBackend } from './backends/api.ts';
 import { findLeavesByFile, itemsToAnalyze, type AnalyzeConfig } from './api-items.ts';
-import type { PlexScanBackend } from './backend.ts';
+import type { PlexScanBackend } from './backends/backend.ts';
 import type { PlexDatabase } from './database.ts';
 
 

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { PlexApi } from './api.ts';
+import { itemsAnswer, type ItemsAnswer } from './answers.ts';
 
 export type AnalyzeConfig = Pick<Config, 'PLEX_ANALYZE_TYPE' | 'PLEX_ANALYZE_DIRECTORY'>;
 
@@ -30,17 +31,14 @@ export interface LeafItem {
 }
 
 /** `MediaContainer.Metadata[]` of a listing, reduced to what analyze needs. */
-export function parseLeaves(body: any): { items: LeafItem[]; totalSize?: number } {
-  const mc = body?.MediaContainer ?? {};
-  const list = Array.isArray(mc.Metadata) ? mc.Metadata : [];
-  const items = list
-    .filter((m: any) => m && m.ratingKey !== undefined)
-    .map((m: any) => ({
-      ratingKey: String(m.ratingKey),
-      parentRatingKey: m.parentRatingKey !== undefined ? String(m.parentRatingKey) : undefined,
-      files: (Array.isArray(m.Media) ? m.Media : []).flatMap((media: any) => (Array.isArray(media?.Part) ? media.Part : []).map((p: any) => String(p?.file ?? ''))),
-    }));
-  return { items, totalSize: typeof mc.totalSize === 'number' ? mc.totalSize : undefined };
+export function parseLeaves(body: ItemsAnswer): { items: LeafItem[]; totalSize?: number } {
+  const mc = body.MediaContainer;
+  const items = mc.Metadata.map((m) => ({
+    ratingKey: m.ratingKey,
+    parentRatingKey: m.parentRatingKey,
+    files: m.Media.flatMap((media) => media.Part.map((p) => p.file ?? '')),
+  }));
+  return { items, totalSize: mc.totalSize };
 }
 
 /**
@@ -56,6 +54,7 @@ export async function findLeavesByFile(api: PlexApi, section: { id: string; type
     const start = page * limits.pageSize;
     const body = await api.getJson(
       `/library/sections/${encodeURIComponent(section.id)}/all?type=${type}&sort=addedAt:desc&X-Plex-Container-Start=${start}&X-Plex-Container-Size=${limits.pageSize}`,
+      itemsAnswer,
       'item listing',
     );
     const { items, totalSize } = parseLeaves(body);
@@ -71,6 +70,6 @@ export async function itemsToAnalyze(api: PlexApi, leaf: LeafItem, config: Analy
   if (!config.PLEX_ANALYZE_DIRECTORY || leaf.parentRatingKey === undefined) return [own];
   const parent = Number(leaf.parentRatingKey);
   if (config.PLEX_ANALYZE_TYPE === 'basic') return [parent];
-  const children = parseLeaves(await api.getJson(`/library/metadata/${encodeURIComponent(leaf.parentRatingKey)}/children`, 'item children')).items;
+  const children = parseLeaves(await api.getJson(`/library/metadata/${encodeURIComponent(leaf.parentRatingKey)}/children`, itemsAnswer, 'item children')).items;
   return children.length ? children.map((c) => Number(c.ratingKey)) : [own];
 }

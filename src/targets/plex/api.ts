@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import { classifyStatus, httpRequest, TargetError, TlsError } from '../http.ts';
+import { accountAnswer, activitiesAnswer, identityAnswer, parseAnswer, sectionsAnswer } from './answers.ts';
 
 export interface PlexSection {
   id: string;
@@ -47,9 +49,9 @@ export class PlexApi {
     return res.text;
   }
 
-  /** A GET whose answer is JSON (item listings and children for analyze). */
-  async getJson(path: string, what: string): Promise<any> {
-    return parseJson(await this.call('GET', path, what), what);
+  /** A GET whose JSON answer is parsed with `schema` (item listings and children for analyze). */
+  async getJson<S extends z.ZodType>(path: string, schema: S, what: string): Promise<z.infer<S>> {
+    return parseAnswer(await this.call('GET', path, what), schema, what);
   }
 
   /** The exact request a scan makes, for logs and `scanrelay scan --dry-run`. */
@@ -70,7 +72,7 @@ export class PlexApi {
 
   async identity(): Promise<{ machineIdentifier?: string; version?: string }> {
     const text = await this.call('GET', '/identity', 'identity');
-    const mc = parseJson(text, 'identity')?.MediaContainer ?? {};
+    const mc = parseAnswer(text, identityAnswer, 'identity').MediaContainer;
     return { machineIdentifier: mc.machineIdentifier, version: mc.version };
   }
 
@@ -80,20 +82,17 @@ export class PlexApi {
    */
   async myplexAccount(): Promise<string> {
     const text = await this.call('GET', '/myplex/account', 'account check');
-    const body = parseJson(text, 'account check');
-    if (!body || typeof body !== 'object' || !('MyPlex' in body)) {
-      throw new TargetError('unavailable', 'Plex account check: answer has no MyPlex object');
-    }
-    return String(body.MyPlex?.username ?? 'Unknown');
+    const body = accountAnswer.safeParse(parseAnswer(text, accountAnswer.partial(), 'account check'));
+    if (!body.success) throw new TargetError('unavailable', 'Plex account check: answer has no MyPlex object');
+    return body.data.MyPlex.username ?? 'Unknown';
   }
 
   async activities(): Promise<PlexActivity[]> {
     const text = await this.call('GET', '/activities', 'activities');
-    const list = parseJson(text, 'activities')?.MediaContainer?.Activity ?? [];
-    return (Array.isArray(list) ? list : []).map((a: any) => ({
-      type: String(a?.type ?? ''),
-      sectionId: a?.Context?.librarySectionID !== undefined ? String(a.Context.librarySectionID) : undefined,
-      title: a?.title,
+    return parseAnswer(text, activitiesAnswer, 'activities').MediaContainer.Activity.map((a) => ({
+      type: a.type,
+      sectionId: a.Context?.librarySectionID,
+      title: a.title,
     }));
   }
 
@@ -110,24 +109,12 @@ export function refreshPath(sectionId: string, folder: string): string {
   return `/library/sections/${encodeURIComponent(sectionId)}/refresh?path=${encodeURIComponent(folder)}`;
 }
 
-function parseJson(text: string, what: string): any {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new TargetError('unavailable', `Plex ${what}: answer is not JSON`);
-  }
-}
-
 /** `MediaContainer.Directory[]{key,title,type,Location[]{path}}`; key is a string holding an int (or an int). */
 export function parseSections(text: string): PlexSection[] {
-  const dirs = parseJson(text, 'section list')?.MediaContainer?.Directory ?? [];
-  if (!Array.isArray(dirs)) return [];
-  return dirs
-    .filter((d: any) => d && d.key !== undefined)
-    .map((d: any) => ({
-      id: String(d.key),
-      title: String(d.title ?? ''),
-      type: String(d.type ?? ''),
-      locations: (Array.isArray(d.Location) ? d.Location : []).map((l: any) => String(l?.path ?? '')).filter(Boolean),
-    }));
+  return parseAnswer(text, sectionsAnswer, 'section list').MediaContainer.Directory.map((d) => ({
+    id: d.key,
+    title: d.title,
+    type: d.type,
+    locations: d.Location.map((l) => l.path).filter(Boolean),
+  }));
 }

@@ -1,8 +1,20 @@
+import { z } from 'zod';
 import { posix } from 'node:path';
 import type { RcloneConfig } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
 import { mapPath } from '../../paths/mapping.ts';
 import { httpRequest } from '../http.ts';
+
+/**
+ * What rclone's remote control answers (docs/protocols.md section 7): cache/expire `{"status": "ok", "message"}`,
+ * vfs/refresh `{"result": {"<dir>": "OK" | reason}}`, and every error `{"error", "input", "path", "status"}`.
+ */
+const rcAnswer = z.looseObject({
+  status: z.union([z.string(), z.number()]).optional(),
+  error: z.string().optional(),
+  result: z.record(z.string(), z.string()).optional(),
+});
+type RcAnswer = z.infer<typeof rcAnswer>;
 
 /**
  * rclone's remote control, to make a mount see a new file before the next file check
@@ -43,7 +55,7 @@ export class RcloneRc {
           this.log.info({ dir }, 'rclone cache remote cleared its folder cache (RCLONE.RC_CACHE_REFRESH)');
           return dir;
         }
-        if (!expire || typeof expire !== 'object' || !('error' in expire)) {
+        if (!expire || expire.error === undefined) {
           this.log.error({ dir, answer: expire }, 'rclone cache refresh: unexpected answer from cache/expire; giving up');
           return undefined;
         }
@@ -65,15 +77,18 @@ export class RcloneRc {
     return undefined;
   }
 
-  /** POST with JSON params; the parsed JSON answer (rclone answers errors as JSON too), or undefined if not JSON. */
-  private async post(command: string, params: Record<string, string>): Promise<any> {
+  /** POST with JSON params; the parsed answer (rclone answers errors as JSON too), or undefined if it is not rclone's JSON. */
+  private async post(command: string, params: Record<string, string>): Promise<RcAnswer | undefined> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.auth) headers.authorization = this.auth;
     const res = await httpRequest({ method: 'POST', url: new URL(command, this.base).toString(), headers, body: JSON.stringify(params), timeoutMs: 120_000 }, `rclone rc ${command}`);
+    let json: unknown;
     try {
-      return JSON.parse(res.text);
+      json = JSON.parse(res.text);
     } catch {
       return undefined;
     }
+    const answer = rcAnswer.safeParse(json);
+    return answer.success ? answer.data : undefined;
   }
 }

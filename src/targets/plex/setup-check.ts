@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 import { resolveScanMethod, type Config } from '../../config/schema.ts';
 import type { SetupProblem } from '../../core/status.ts';
 import { TargetError } from '../http.ts';
-import type { PlexScanBackend } from './backend.ts';
+import type { PlexScanBackend } from './backends/backend.ts';
 
 /*
  * What the chosen Plex scan method needs, checked once at start so a missing token or binary is named

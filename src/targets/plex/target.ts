@@ -5,7 +5,7 @@ import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import { resultFromError } from '../http.ts';
 import { analyzeFiles } from './analyze.ts';
 import type { PlexApi } from './api.ts';
-import type { PlexScanBackend, PlexSectionRef } from './backend.ts';
+import type { PlexScanBackend, PlexSectionRef } from './backends/backend.ts';
 import { runScanCommand } from './commands.ts';
 import { ActivityFeed } from './activity-feed.ts';
 import { watchScanCompletion } from './completion.ts';
@@ -15,7 +15,7 @@ import { decideFileCheck, pathsForCheck } from './file-checks.ts';
 import { filesInPlex, statFileSize, type FileSize } from './in-plex.ts';
 import type { RcloneRc } from './rclone-rc.ts';
 import { runningScanner, type ProcessDeps } from './scanner-process.ts';
-import { ScannerFailed } from '../plex-scanner/backend.ts';
+import { ScannerFailed } from './backends/scanner/backend.ts';
 import { runningScans, WaitTracker } from './wait.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
@@ -60,7 +60,7 @@ export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
   emptyTrashRetryMs: 10_000,
 };
 
-/** What the steps around the scan need; without it the target only scans. */
+/** What the steps around the scan need: the config always, the rest where this setup has it. */
 export interface PlexSteps {
   config: Config;
   /** The HTTP API (needs PLEX_TOKEN): /activities, /myplex/account, emptyTrash. */
@@ -95,17 +95,17 @@ export class PlexTarget implements Target {
   constructor(
     readonly backend: PlexScanBackend,
     private readonly log: Logger,
-    private readonly steps?: PlexSteps,
+    private readonly steps: PlexSteps,
   ) {
-    this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps?.timings };
-    const config = steps?.config;
-    if (config?.PLEX_FIX_MISMATCHED) {
+    this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps.timings };
+    const config = steps.config;
+    if (config.PLEX_FIX_MISMATCHED) {
       log.warn({ key: 'PLEX_FIX_MISMATCHED' }, 'PLEX_FIX_MISMATCHED is not supported by scanrelay and is ignored');
     }
-    if (config && !config.SERVER_FILE_CHECKS_ENABLED) {
+    if (!config.SERVER_FILE_CHECKS_ENABLED) {
       log.info({ key: 'SERVER_FILE_CHECKS_ENABLED' }, 'file-exists checks are off: folders are scanned without looking for the files first');
     }
-    if (config?.PLEX_ANALYZE_TYPE === 'deep' && backend.method === 'api') {
+    if (config.PLEX_ANALYZE_TYPE === 'deep' && backend.method === 'api') {
       log.info({ key: 'PLEX_ANALYZE_TYPE' }, 'PLEX_ANALYZE_TYPE "deep": the Plex HTTP API has one analyze action, so a basic analysis runs (the scanner method can analyze deeply)');
     }
   }
@@ -122,20 +122,16 @@ export class PlexTarget implements Target {
 
   private async attempt(item: ScanItem): Promise<DeliveryResult> {
     try {
-      const config = this.steps?.config;
-      let folder = item.folder;
-      let folderOnly = false;
-      if (config) {
-        const skip = this.alreadyInPlex(item, config);
-        if (skip) return skip;
-        const checked = await this.checkFiles(item, config);
-        if ('outcome' in checked) return checked;
-        ({ folder, folderOnly } = checked);
-        // plex_autoscan's order (plex.py:134-173): other scans, the before-command, then Plex answering;
-        // all before the section lookup, which itself needs Plex up.
-        const held = (await this.waitForExternalScans(item, config)) ?? (await this.beforeCommand(item, folder, config)) ?? (await this.waitForPlex(item, config));
-        if (held) return held;
-      }
+      const config = this.steps.config;
+      const skip = this.alreadyInPlex(item, config);
+      if (skip) return skip;
+      const checked = await this.checkFiles(item, config);
+      if ('outcome' in checked) return checked;
+      const { folder, folderOnly } = checked;
+      // plex_autoscan's order (plex.py:134-173): other scans, the before-command, then Plex answering;
+      // all before the section lookup, which itself needs Plex up.
+      const held = (await this.waitForExternalScans(item, config)) ?? (await this.beforeCommand(item, folder, config)) ?? (await this.waitForPlex(item, config));
+      if (held) return held;
       const section = await this.backend.resolveSection(folder);
       if (!section) {
         const known = (await this.backend.knownLocations()).join(', ') || 'none';
@@ -146,7 +142,7 @@ export class PlexTarget implements Target {
       try {
         ({ detail } = await this.backend.scan(section.id, folder));
       } catch (err) {
-        if (!(err instanceof ScannerFailed) || !config) throw err;
+        if (!(err instanceof ScannerFailed)) throw err;
         // plex_autoscan goes on after a failed scanner run (plex.py:173-232). Empty trash and analyze make no
         // sense after a scan that failed; the after-command does (it pairs with the before-command).
         this.log.error({ scan: item.id, key: 'PLEX_SCANNER_MAX_RETRIES', error: err.message }, 'the Plex Media Scanner kept failing; the scan fails');
@@ -158,7 +154,6 @@ export class PlexTarget implements Target {
         folder !== item.folder || folderOnly ? `scanned folder ${folder} (files never appeared)` : undefined,
         detail,
       ].filter(Boolean).join('; ');
-      if (!config) return { outcome: 'done', detail: base };
       return { outcome: 'done', detail: `${base}; sent, completion unknown`, after: this.afterScan(item, section, folder, folderOnly, base, config) };
     } catch (err) {
       return resultFromError(err);
@@ -176,7 +171,7 @@ export class PlexTarget implements Target {
 
   /** SERVER_SKIP_FILES_IN_PLEX (and always for drive changes, as plex_autoscan did): files Plex already has need no scan. */
   private alreadyInPlex(item: ScanItem, config: Config): DeliveryResult | undefined {
-    if (!(config.SERVER_SKIP_FILES_IN_PLEX || item.source === 'Drive') || item.files.length === 0 || item.updateType === 'Deleted' || !this.steps?.db) return undefined;
+    if (!(config.SERVER_SKIP_FILES_IN_PLEX || item.source === 'Drive') || item.files.length === 0 || item.updateType === 'Deleted' || !this.steps.db) return undefined;
     let found;
     try {
       found = filesInPlex(this.steps.db, item.files, config, this.steps.fileSize ?? statFileSize);
@@ -196,10 +191,10 @@ export class PlexTarget implements Target {
    */
   private async checkFiles(item: ScanItem, config: Config): Promise<DeliveryResult | { folder: string; folderOnly: boolean }> {
     if (item.updateType === 'Deleted' || !config.SERVER_FILE_CHECKS_ENABLED) return { folder: item.folder, folderOnly: false };
-    const probe = this.steps?.probe ?? statProbe;
+    const probe = this.steps.probe ?? statProbe;
     const check = item.fileChecks + 1;
     const max = Math.max(1, config.SERVER_MAX_FILE_CHECKS);
-    if (check > 1 && this.steps?.rclone) {
+    if (check > 1 && this.steps.rclone) {
       const missing = pathsForCheck(item, config, check).paths.filter((p) => probe(p.visible) === 'missing');
       for (const p of missing) await this.steps.rclone.refreshFor(p.visible);
     }
@@ -240,13 +235,13 @@ export class PlexTarget implements Target {
    */
   private async waitForExternalScans(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
     if (!config.PLEX_WAIT_FOR_EXTERNAL_SCANNERS) return undefined;
-    const api = this.steps?.api;
+    const api = this.steps.api;
     let running: unknown[];
     try {
       if (api) {
         running = runningScans(await this.activityFeed(api).current()).map((a) => a.title ?? a.sectionId);
       } else {
-        const proc = await runningScanner(config, this.steps?.processes);
+        const proc = await runningScanner(config, this.steps.processes);
         running = proc ? [`${proc.name} (pid ${proc.pid}${proc.container ? `, container ${proc.container}` : ''})`] : [];
       }
     } catch (err) {
@@ -287,7 +282,7 @@ export class PlexTarget implements Target {
   /** PLEX_CHECK_BEFORE_SCAN (plex_autoscan's wait_plex_alive): wait until Plex answers /myplex/account; never drop the scan. */
   private async waitForPlex(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
     if (!config.PLEX_CHECK_BEFORE_SCAN) return undefined;
-    const api = this.steps?.api;
+    const api = this.steps.api;
     if (!api) {
       this.warnOnce('alive-no-api', { key: 'PLEX_CHECK_BEFORE_SCAN' }, 'PLEX_CHECK_BEFORE_SCAN needs PLEX_LOCAL_URL and PLEX_TOKEN; not checking');
       return undefined;
@@ -308,7 +303,7 @@ export class PlexTarget implements Target {
   /** Completion watch, empty trash, analyze and RUN_COMMAND_AFTER_SCAN, in plex_autoscan's order. */
   private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config): AfterDelivery {
     return async (signal) => {
-      const steps = this.steps!;
+      const steps = this.steps;
       const log = this.log.child({ scan: item.id, section: section.id });
       const parts = [base];
       if (this.backend.method === 'scanner') {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { analyzeFiles } from '../../../src/targets/plex/analyze.ts';
-import type { PlexScanBackend } from '../../../src/targets/plex/backend.ts';
+import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
 import { addMediaFile, createPlexDb } from '../../fakes/plex-db.ts';
 import { FakePlex } from '../../fakes/plex.ts';

@@ -86,7 +86,7 @@ test('with neither a readable database nor the API (scanner method, no token), o
   const { log, lines } = recordingLogger();
   const { analyzeFiles } = await import('../../../src/targets/plex/analyze.ts');
   const { PlexDatabase } = await import('../../../src/targets/plex/database.ts');
-  const { PlexScannerBackend } = await import('../../../src/targets/plex-scanner/backend.ts');
+  const { PlexScannerBackend } = await import('../../../src/targets/plex/backends/scanner/backend.ts');
   const db = new PlexDatabase(config.PLEX_DATABASE_PATH);
   const backend = PlexScannerBackend.fromConfig(config);
   const deps = { config, db, backend, log, retry: { tries: 1, delayMs: 1 } };

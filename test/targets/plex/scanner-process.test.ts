@@ -4,7 +4,7 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import type { PlexScanBackend } from '../../../src/targets/plex/backend.ts';
+import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
 import { containerLookupCommand, runningScanner, scannerProcessName } from '../../../src/targets/plex/scanner-process.ts';
 import { PlexTarget } from '../../../src/targets/plex/target.ts';
 import { FAST_TIMINGS, scanItem, testConfig } from '../../helpers/plex-target.ts';

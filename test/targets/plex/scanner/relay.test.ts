@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { createPlexDb } from '../../fakes/plex-db.ts';
-import { FakeScanner } from '../../fakes/scanner.ts';
-import { postForm, spawnRelay, tempDir, waitFor, type RelayProcess } from '../../helpers/relay.ts';
+import { createPlexDb } from '../../../fakes/plex-db.ts';
+import { FakeScanner } from '../../../fakes/scanner.ts';
+import { postForm, spawnRelay, tempDir, waitFor, type RelayProcess } from '../../../helpers/relay.ts';
 
 interface DeliveryRow {
   status: string;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PLEX_SCANNER_DEFAULT, PLEX_SUPPORT_DIR_DEFAULT } from '../../../src/config/schema.ts';
+import { PLEX_SCANNER_DEFAULT, PLEX_SUPPORT_DIR_DEFAULT } from '../../../../src/config/schema.ts';
 import {
   analyzeArgs,
   displayCommand,
@@ -9,7 +9,7 @@ import {
   scannerCommand,
   shellQuote,
   type ScannerSettings,
-} from '../../../src/targets/plex-scanner/command.ts';
+} from '../../../../src/targets/plex/backends/scanner/command.ts';
 
 const BASE: ScannerSettings = {
   PLEX_SCANNER: PLEX_SCANNER_DEFAULT,

@@ -1,4 +1,4 @@
-import type { Config } from '../../config/schema.ts';
+import type { Config } from '../../../../config/schema.ts';
 
 /**
  * The Plex Media Scanner command line, built as plex_autoscan's plex.py builds it. The admin's keys

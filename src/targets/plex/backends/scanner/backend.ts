@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../config/schema.ts';
-import { longestPrefix } from '../../paths/mapping.ts';
-import { TargetError } from '../http.ts';
-import { PlexApi } from '../plex/api.ts';
-import type { PlexScanBackend, PlexSectionRef } from '../plex/backend.ts';
-import { PlexDatabase } from '../plex/database.ts';
-import { SectionCache } from '../plex/sections.ts';
+import type { Config } from '../../../../config/schema.ts';
+import { longestPrefix } from '../../../../paths/mapping.ts';
+import { TargetError } from '../../../http.ts';
+import { PlexApi } from '../../api.ts';
+import type { PlexScanBackend, PlexSectionRef } from '../backend.ts';
+import { PlexDatabase } from '../../database.ts';
+import { SectionCache } from '../../sections.ts';
 import { analyzeArgs, displayCommand, LIST_ARGS, scanArgs, scannerCommand, wrap, type ScannerCommand, type ScannerSettings } from './command.ts';
 import { describeRun, runCommand, tail, type RunResult } from './run.ts';
 

@@ -1,6 +1,6 @@
-import type { PlexApi } from './api.ts';
+import type { PlexApi } from '../api.ts';
 import type { PlexScanBackend, PlexSectionRef } from './backend.ts';
-import { SectionCache } from './sections.ts';
+import { SectionCache } from '../sections.ts';
 
 /** Scans through Plex's HTTP API: GET /library/sections/{id}/refresh?path=<folder>. */
 export class PlexApiBackend implements PlexScanBackend {

@@ -1,5 +1,10 @@
+import { z } from 'zod';
 import type { UpdateType } from '../../core/scan.ts';
-import { classifyStatus, httpRequest, TargetError } from '../http.ts';
+import { classifyStatus, httpRequest, parseJsonAnswer } from '../http.ts';
+
+/** The answers read (docs/protocols.md section 4); the servers add fields freely. */
+const virtualFoldersAnswer = z.array(z.looseObject({ Name: z.string().optional(), Locations: z.array(z.string()).optional().default([]) }));
+const systemInfoAnswer = z.looseObject({ ServerName: z.string().optional(), Version: z.string().optional() });
 
 export interface MediaUpdate {
   path: string;
@@ -57,24 +62,12 @@ export class MediaBrowserClient {
 
   /** Every folder of every library (`GET /Library/VirtualFolders`: `[{"Name", "Locations": [...]}]`). */
   async libraryLocations(): Promise<string[]> {
-    const text = await this.call('GET', '/Library/VirtualFolders', 'library list');
-    let folders: unknown;
-    try {
-      folders = JSON.parse(text);
-    } catch {
-      throw new TargetError('unavailable', `${this.product} library list is not JSON`);
-    }
-    if (!Array.isArray(folders)) return [];
-    return folders.flatMap((f) => (Array.isArray(f?.Locations) ? f.Locations.filter((l: unknown): l is string => typeof l === 'string' && l !== '') : []));
+    const folders = parseJsonAnswer(await this.call('GET', '/Library/VirtualFolders', 'library list'), virtualFoldersAnswer, `${this.product} library list`);
+    return folders.flatMap((f) => f.Locations.filter((l) => l !== ''));
   }
 
   async systemInfo(): Promise<{ serverName?: string; version?: string }> {
-    const text = await this.call('GET', '/System/Info', 'system info');
-    try {
-      const info = JSON.parse(text);
-      return { serverName: info?.ServerName, version: info?.Version };
-    } catch {
-      return {};
-    }
+    const info = parseJsonAnswer(await this.call('GET', '/System/Info', 'system info'), systemInfoAnswer, `${this.product} system info`);
+    return { serverName: info.ServerName, version: info.Version };
   }
 }

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { parseJsonAnswer } from '../http.ts';
+
+/*
+ * The JSON answers of Plex's HTTP API that scanrelay reads (docs/protocols.md section 1), as zod schemas: only
+ * the fields the code uses, looseObject everywhere because Plex adds fields freely. Ids come as strings in
+ * some answers and numbers in others, so both are taken and kept as strings.
+ */
+
+const id = z.union([z.string(), z.number()]).transform(String);
+const list = <T extends z.ZodType>(item: T) => z.array(item).optional().default([]);
+
+export const sectionsAnswer = z.looseObject({
+  MediaContainer: z.looseObject({
+    Directory: list(
+      z.looseObject({
+        key: id,
+        title: z.string().optional().default(''),
+        type: z.string().optional().default(''),
+        Location: list(z.looseObject({ path: z.string() })),
+      }),
+    ),
+  }),
+});
+
+export const identityAnswer = z.looseObject({
+  MediaContainer: z.looseObject({ machineIdentifier: z.string().optional(), version: z.string().optional() }),
+});
+
+/** plex_autoscan's "ready" test: the account answer holds a MyPlex object once Plex can scan. */
+export const accountAnswer = z.looseObject({
+  MyPlex: z.looseObject({ username: z.string().optional() }),
+});
+
+export const activitiesAnswer = z.looseObject({
+  MediaContainer: z.looseObject({
+    Activity: list(
+      z.looseObject({
+        type: z.string(),
+        title: z.string().optional(),
+        Context: z.looseObject({ librarySectionID: id.optional() }).optional(),
+      }),
+    ),
+  }),
+});
+
+/** A listing of items (a section's, or an item's children): each with its media parts' files. */
+export const itemsAnswer = z.looseObject({
+  MediaContainer: z.looseObject({
+    totalSize: z.number().optional(),
+    Metadata: list(
+      z.looseObject({
+        ratingKey: id,
+        parentRatingKey: id.optional(),
+        Media: list(z.looseObject({ Part: list(z.looseObject({ file: z.string().optional() })) })),
+      }),
+    ),
+  }),
+});
+export type ItemsAnswer = z.infer<typeof itemsAnswer>;
+
+/** Parses one of Plex's answers (see parseJsonAnswer); `what` names it: "section list", "activities". */
+export function parseAnswer<S extends z.ZodType>(text: string, schema: S, what: string): z.infer<S> {
+  return parseJsonAnswer(text, schema, `Plex ${what}`);
+}
