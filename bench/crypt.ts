@@ -6,15 +6,10 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema, type Config } from '../src/config/schema.ts';
-import { writeTokenFile } from '../src/google/token-file.ts';
-import { silentLogger } from '../src/log.ts';
-import { QueueIntake } from '../src/queue/intake.ts';
-import { QueueStore } from '../src/queue/store.ts';
-import { openDrive } from '../src/triggers/drive/index.ts';
-import { DrivePoller } from '../src/triggers/drive/poller.ts';
 import { FOLDER, FakeGoogle } from '../test/fakes/google.ts';
 import { cryptConf, cryptEncode, RCLONE } from '../test/helpers/rclone.ts';
 import { tempDir } from '../test/helpers/relay.ts';
+import { drivePollerOn } from './drive-poller.ts';
 import { report } from './lib.ts';
 
 const FILES = 1000;
@@ -39,24 +34,15 @@ async function pollOf(crypt: boolean): Promise<Record<string, unknown>> {
     RCLONE: crypt ? { BINARY: wrapper, CONFIG: conf, CRYPT_MAPPINGS: { [`${root}/crypt/`]: ['secret:'] } } : {},
     GOOGLE: { ENABLED: true, ...google.configKeys(), ALLOWED: { FILE_PATHS: [`${root}/crypt/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'] } },
   }) as Config;
-  const cachefile = join(dir, 'cache.db');
-  const tokenfile = join(dir, 'token.json');
-  writeTokenFile(tokenfile, google.issueToken());
-  const store = new QueueStore(join(dir, 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
-  const log = silentLogger();
   google.seed({ id: 'crypt', name: 'crypt', parents: [google.rootId], mimeType: FOLDER });
-  const { watcher, cache } = openDrive(config, { cachefile, tokenfile }, log);
-  const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log });
+  const { poller, store, close } = drivePollerOn(google, config, dir);
   await poller.pollOnce();
   names.forEach((name, i) => google.put({ id: `f${i}`, name, parents: ['crypt'], md5Checksum: `m${i}`, mimeType: crypt ? 'application/octet-stream' : 'video/x-matroska' }));
   const started = Date.now();
   await poller.pollOnce();
   const ms = Date.now() - started;
   const row = { poll: `${FILES} new files${crypt ? ', encrypted' : ''}`, 'rclone runs': readFileSync(runs, 'utf8').split('\n').filter(Boolean).length, 'files queued': store.view.listOpen().reduce((n, e) => n + e.files.length, 0), ms };
-  await poller.stop();
-  cache.close();
-  store.close();
+  await close();
   await google.stop();
   return row;
 }

@@ -5,14 +5,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema, type Config } from '../src/config/schema.ts';
-import { writeTokenFile } from '../src/google/token-file.ts';
-import { silentLogger } from '../src/log.ts';
-import { QueueIntake } from '../src/queue/intake.ts';
-import { QueueStore } from '../src/queue/store.ts';
-import { openDrive } from '../src/triggers/drive/index.ts';
-import { DrivePoller } from '../src/triggers/drive/poller.ts';
 import { FOLDER, FakeGoogle } from '../test/fakes/google.ts';
 import { tempDir } from '../test/helpers/relay.ts';
+import { drivePollerOn } from './drive-poller.ts';
 import { report } from './lib.ts';
 
 export async function benchDrive(): Promise<Record<string, unknown>> {
@@ -29,16 +24,9 @@ export async function benchDrive(): Promise<Record<string, unknown>> {
       ALLOWED: { FILE_PATHS: [`${root}/Media/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
     },
   }) as Config;
-  const cachefile = join(dir, 'cache.db');
-  const tokenfile = join(dir, 'token.json');
-  writeTokenFile(tokenfile, google.issueToken());
-  const store = new QueueStore(join(dir, 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
-  const log = silentLogger();
   google.seed({ id: 'media', name: 'Media', parents: [google.rootId], mimeType: FOLDER });
   google.seed({ id: 'tv', name: 'TV', parents: ['media'], mimeType: FOLDER });
-  const { watcher, cache } = openDrive(config, { cachefile, tokenfile }, log);
-  const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log });
+  const { poller, store, cachefile, close } = drivePollerOn(google, config, dir);
 
   const calls = () => google.driveCalls().length;
   const rows: Array<Record<string, unknown>> = [];
@@ -67,11 +55,9 @@ export async function benchDrive(): Promise<Record<string, unknown>> {
   await poll('1,000 new files');
   await poll('idle again');
 
-  await poller.stop();
-  cache.close();
+  await close();
   const cacheItems = 2 + 20 + 1000;
   const cacheKb = Math.round((statSync(cachefile).size + safeSize(`${cachefile}-wal`)) / 1024);
-  store.close();
   await google.stop();
   const summary = { idleCalls: rows[0]!['API calls'], cacheKb, cacheItems, bytesPerItem: Math.round((cacheKb * 1024) / cacheItems) };
   report('drive', rows, summary);

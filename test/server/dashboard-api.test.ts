@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startRelay, type Relay } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { postForm, tempDir, waitFor } from '../helpers/relay.ts';
+import { plexAndRelayForSuite } from '../helpers/suite.ts';
 
 const SECRET = 'api-secret';
 
@@ -49,13 +50,9 @@ describe('JSON API under /api/<secret>/', () => {
   let plex: FakePlex;
   let relay: Relay & { api: string };
 
-  before(async () => {
-    plex = await new FakePlex().start();
-    relay = await startWith(plex);
-  });
-  after(async () => {
-    await relay?.close();
-    await plex?.stop();
+  plexAndRelayForSuite(startWith, (p, r) => {
+    plex = p;
+    relay = r;
   });
 
   test('POST scan queues the mapped folder and GET queue lists it as pending, with nothing sent to Plex', async () => {

@@ -13,6 +13,7 @@ import { startRelay, type Relay } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { buildTestApp, SECRET as TEST_SECRET } from '../helpers/app.ts';
 import { ROOT, tempDir } from '../helpers/relay.ts';
+import { plexAndRelayForSuite } from '../helpers/suite.ts';
 
 const SECRET = 'hardening-secret';
 const sonarr = readFileSync(join(ROOT, 'test', 'fixtures', 'arr', 'sonarr', 'download.json'), 'utf8');
@@ -60,13 +61,9 @@ const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pa
 describe('the secret before the body (issue 23, item 2)', () => {
   let plex: FakePlex;
   let relay: Relay & { origin: string; port: number };
-  before(async () => {
-    plex = await new FakePlex().start();
-    relay = await start(plex);
-  });
-  after(async () => {
-    await relay?.close();
-    await plex?.stop();
+  plexAndRelayForSuite(start, (p, r) => {
+    plex = p;
+    relay = r;
   });
 
   test('a broken JSON body to a wrong secret is 404, not 400, and the connection is closed', async () => {
@@ -206,13 +203,9 @@ describe('rate limits that hold (issue 23, item 3)', () => {
 describe('browser hardening (issue 23, item 8)', () => {
   let plex: FakePlex;
   let relay: Relay & { origin: string; port: number };
-  before(async () => {
-    plex = await new FakePlex().start();
-    relay = await start(plex);
-  });
-  after(async () => {
-    await relay?.close();
-    await plex?.stop();
+  plexAndRelayForSuite(start, (p, r) => {
+    plex = p;
+    relay = r;
   });
 
   test('the dashboard is sent with CSP, frame-ancestors none, nosniff and no-referrer', async () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startRelay, type Relay } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { postForm, postJson, tempDir, waitFor } from '../helpers/relay.ts';
+import { plexAndRelayForSuite } from '../helpers/suite.ts';
 
 interface Sample {
   name: string;
@@ -60,14 +61,10 @@ describe('GET /metrics', () => {
     return parseMetrics(await res.text());
   };
 
-  before(async () => {
-    plex = await new FakePlex().start();
-    relay = await start(plex);
-    origin = new URL(relay.url).origin;
-  });
-  after(async () => {
-    await relay?.close();
-    await plex?.stop();
+  plexAndRelayForSuite(start, (p, r) => {
+    plex = p;
+    relay = r;
+    origin = new URL(r.url).origin;
   });
 
   test('counts requests by source and outcome, queue depth, deliveries by target and outcome, and latency', async () => {
