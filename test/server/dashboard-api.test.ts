@@ -1,31 +1,15 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseConfig } from '../../src/config/load.ts';
-import { silentLogger } from '../../src/log.ts';
-import { startRelay, type Relay } from '../../src/server/run.ts';
+import type { Relay } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
-import { postForm, tempDir, waitFor } from '../helpers/relay.ts';
-import { plexAndRelayForSuite } from '../helpers/suite.ts';
+import { postForm, waitFor } from '../helpers/relay.ts';
+import { plexAndRelayForSuite, startRelayAgainst } from '../helpers/suite.ts';
 
 const SECRET = 'api-secret';
 
 async function startWith(plex: FakePlex, extra: Record<string, unknown> = {}): Promise<Relay & { api: string }> {
-  const { config } = parseConfig({
-    SERVER_IP: '127.0.0.1',
-    SERVER_PORT: 0,
-    SERVER_PASS: SECRET,
-    SERVER_FILE_CHECKS_ENABLED: false,
-    PLEX_LOCAL_URL: plex.url,
-    PLEX_TOKEN: plex.token,
-    // Long enough that nothing is sent unless a test asks for it (retry makes a scan due now).
-    SERVER_SCAN_DELAY: 600,
-    SERVER_ALLOW_MANUAL_SCAN: true,
-    SERVER_IGNORE_LIST: ['/sample/'],
-    SERVER_PATH_MAPPINGS: { '/data/Movies/': ['/movies/'], '/data/TV/': ['/tv/'] },
-    ...extra,
-  });
-  const relay = await startRelay({ config, log: silentLogger(), queuefile: join(tempDir(), 'queue.db'), scheduler: { retryBaseMs: 200 } });
+  // Scans wait 10 minutes, so nothing is sent unless a test asks for it (retry makes a scan due now).
+  const relay = await startRelayAgainst(plex, { SERVER_PASS: SECRET, SERVER_ALLOW_MANUAL_SCAN: true, SERVER_IGNORE_LIST: ['/sample/'], ...extra }, { scheduler: { retryBaseMs: 200 } });
   const url = new URL(relay.url);
   return Object.assign(relay, { api: `${url.origin}/api/${SECRET}` });
 }

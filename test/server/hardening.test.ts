@@ -4,36 +4,22 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { parseConfig } from '../../src/config/load.ts';
 import type { Logger } from '../../src/log.ts';
 import { silentLogger } from '../../src/log.ts';
 import { connectionCap, softFileLimit } from '../../src/server/limits.ts';
 import { redactSecret, shortSecretUrl } from '../../src/server/redact.ts';
-import { startRelay, type Relay } from '../../src/server/run.ts';
+import type { Relay } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { buildTestApp, SECRET as TEST_SECRET } from '../helpers/app.ts';
 import { ROOT, tempDir } from '../helpers/relay.ts';
-import { plexAndRelayForSuite } from '../helpers/suite.ts';
+import { plexAndRelayForSuite, startRelayAgainst } from '../helpers/suite.ts';
 
 const SECRET = 'hardening-secret';
 const sonarr = readFileSync(join(ROOT, 'test', 'fixtures', 'arr', 'sonarr', 'download.json'), 'utf8');
 const JSON_TYPE = { 'content-type': 'application/json', accept: 'application/json' };
 
 async function start(plex: FakePlex, extra: Record<string, unknown> = {}, log: Logger = silentLogger()): Promise<Relay & { origin: string; port: number }> {
-  const { config } = parseConfig({
-    SERVER_IP: '127.0.0.1',
-    SERVER_PORT: 0,
-    SERVER_PASS: SECRET,
-    SERVER_FILE_CHECKS_ENABLED: false,
-    PLEX_LOCAL_URL: plex.url,
-    PLEX_TOKEN: plex.token,
-    SERVER_SCAN_DELAY: 600,
-    SERVER_ALLOW_MANUAL_SCAN: true,
-    // The fixtures' paths, mapped into the fake Plex's sections (a folder in no library is refused).
-    SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] },
-    ...extra,
-  });
-  const relay = await startRelay({ config, log, queuefile: join(tempDir(), 'queue.db') });
+  const relay = await startRelayAgainst(plex, { SERVER_PASS: SECRET, SERVER_ALLOW_MANUAL_SCAN: true, ...extra }, { log });
   const url = new URL(relay.url);
   return Object.assign(relay, { origin: url.origin, port: Number(url.port) });
 }

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseConfig } from '../../src/config/load.ts';
-import { silentLogger } from '../../src/log.ts';
-import { startRelay, type Relay } from '../../src/server/run.ts';
+import type { Relay } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
-import { postForm, postJson, tempDir, waitFor } from '../helpers/relay.ts';
-import { plexAndRelayForSuite } from '../helpers/suite.ts';
+import { postForm, postJson, waitFor } from '../helpers/relay.ts';
+import { plexAndRelayForSuite, startRelayAgainst } from '../helpers/suite.ts';
 
 interface Sample {
   name: string;
@@ -33,21 +30,8 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
 }
 
 async function start(plex: FakePlex, extra: Record<string, unknown> = {}): Promise<Relay> {
-  const { config } = parseConfig({
-    SERVER_IP: '127.0.0.1',
-    SERVER_PORT: 0,
-    SERVER_PASS: 'metrics-secret',
-    SERVER_FILE_CHECKS_ENABLED: false,
-    PLEX_LOCAL_URL: plex.url,
-    PLEX_TOKEN: plex.token,
-    SERVER_SCAN_DELAY: 600,
-    SERVER_IGNORE_LIST: ['/sample/'],
-    SERVER_PATH_MAPPINGS: { '/data/Movies/': ['/movies/'], '/data/TV/': ['/tv/'] },
-    // The fake Plex lists no item for a scanned file; analyze would wait for one with Plex's turn held.
-    PLEX_ANALYZE_TYPE: 'off',
-    ...extra,
-  });
-  return startRelay({ config, log: silentLogger(), queuefile: join(tempDir(), 'queue.db'), scheduler: { retryBaseMs: 100, retryMaxMs: 300 } });
+  // The fake Plex lists no item for a scanned file; analyze would wait for one with Plex's turn held.
+  return startRelayAgainst(plex, { SERVER_PASS: 'metrics-secret', SERVER_IGNORE_LIST: ['/sample/'], PLEX_ANALYZE_TYPE: 'off', ...extra }, { scheduler: { retryBaseMs: 100, retryMaxMs: 300 } });
 }
 
 describe('GET /metrics', () => {
