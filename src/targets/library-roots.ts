@@ -19,11 +19,20 @@ export interface LibraryCheck {
  */
 export class LibraryRoots {
   private readonly cache = new Map<string, { roots: string[]; at: number }>();
+  /** When each target last failed to list its libraries. */
+  private readonly failedAt = new Map<string, number>();
+  /** A read under way, per target: requests that arrive meanwhile wait for it instead of asking again. */
+  private readonly inflight = new Map<string, Promise<string[]>>();
 
   constructor(
     private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots'>[],
     private readonly log: Logger,
     private readonly maxAgeMs = 60_000,
+    /**
+     * After a failure, the target is not asked again for this long: while Plex is down, a burst of requests
+     * must not become a burst of connection attempts (and waits) on the request path.
+     */
+    private readonly retryFailedMs = 5_000,
   ) {}
 
   /** The roots known now (last read), without asking anyone: for the queue's absorption bound. */
@@ -57,13 +66,27 @@ export class LibraryRoots {
           if (hit.roots.length === 0) unknown.push(t.name);
           return roots.push(...hit.roots);
         }
+        const failed = this.failedAt.get(t.name);
+        if (failed !== undefined && Date.now() - failed < this.retryFailedMs) {
+          unknown.push(t.name);
+          return roots.push(...(hit?.roots ?? []));
+        }
         try {
-          const list = await t.libraryRoots(fresh);
+          // A fresh read (to find a library added since) never settles for a cached one under way.
+          const key = `${t.name}\0${fresh}`;
+          let pending = this.inflight.get(key);
+          if (!pending) {
+            pending = t.libraryRoots(fresh).finally(() => this.inflight.delete(key));
+            this.inflight.set(key, pending);
+          }
+          const list = await pending;
           this.cache.set(t.name, { roots: list, at: Date.now() });
+          this.failedAt.delete(t.name);
           // A server that lists no library is treated as not knowing: it never causes a refusal.
           if (list.length === 0) unknown.push(t.name);
           roots.push(...list);
         } catch (err) {
+          this.failedAt.set(t.name, Date.now());
           this.log.debug({ target: t.name, err: (err as Error).message }, 'cannot read the library roots; not refusing folders on its account');
           const stale = this.cache.get(t.name);
           unknown.push(t.name);

@@ -46,6 +46,22 @@ describe('library roots of the enabled targets (the intake check)', () => {
     }
   });
 
+  test('a server that is down is not asked again for a few seconds: a burst of requests makes one attempt', async () => {
+    let attempts = 0;
+    const down = { name: 'plex', libraryRoots: async () => {
+      attempts++;
+      throw new Error('Plex (GET /library/sections) unreachable: ECONNREFUSED');
+    } };
+    const roots = new LibraryRoots([down], log, 60_000, 200);
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => roots.check([`/data/Movies/M${i}`])));
+    await roots.check(['/data/Movies/Later']);
+    assert.ok(burst.every((r) => r.unknown.includes('plex') && r.outside.length === 1), 'unknown, so nothing is refused on its account');
+    assert.equal(attempts, 1, 'the burst shares one attempt, and the check after it makes none');
+    await new Promise((r) => setTimeout(r, 250));
+    await roots.check(['/data/Movies/Again']);
+    assert.equal(attempts, 2, 'asked again once the window passed');
+  });
+
   test('a library added since the last read is found before a folder is refused', async () => {
     const roots = new LibraryRoots(targets(), log);
     assert.deepEqual((await roots.check(['/data/Docs/Planet'])).outside, ['/data/Docs/Planet']);
