@@ -5,7 +5,7 @@ import { deleteRemote, editRemote, findRemote, listRemotes, readRcloneConf, rena
 import { DriveClient } from '../google/drive-client.ts';
 import type { SharedDrive } from '../google/drive-types.ts';
 import { advancedDriveOptions, DRIVE_SCOPES, driveOption, optionValueProblem, scopeUrls } from '../rclone/drive-options.ts';
-import { googleEndpoints } from '../google/endpoints.ts';
+import { googleEndpoints, serviceAccountTokenUrl } from '../google/endpoints.ts';
 import { maskOption } from '../rclone/mask.ts';
 import { remoteNameProblem } from '../rclone/name.ts';
 import { parsePaste, PasteError, type PasteResult } from '../rclone/paste.ts';
@@ -399,7 +399,7 @@ export class Walkthrough {
     if (saFile) {
       const key = readServiceAccountKey(saFile, this.ctx.env);
       const scope = scopeUrls(m.get('scope') ?? '').join(' ');
-      return new ServiceAccountSource(key, endpoints.tokenUrlSet ? endpoints.tokenUrl : undefined, { scope, subject: m.get('impersonate') || undefined }).accessToken();
+      return new ServiceAccountSource(key, serviceAccountTokenUrl(endpoints), { scope, subject: m.get('impersonate') || undefined }).accessToken();
     }
     const tokenText = m.get('token');
     if (!tokenText) throw new Error('the remote has no token');

@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import { isExpiring, refreshAccessToken, type OAuthClient, type OAuthToken } from './oauth.ts';
 import type { AccessTokenSource } from './drive-client.ts';
 import { RcloneRemoteSource } from './rclone-remote.ts';
-import { googleEndpoints, type GoogleEndpoints } from './endpoints.ts';
+import { googleEndpoints, serviceAccountTokenUrl, type GoogleEndpoints } from './endpoints.ts';
 import { ServiceAccountSource, readServiceAccountKey } from './service-account.ts';
 import { readTokenFile, writeTokenFile } from './token-file.ts';
 
@@ -71,7 +71,7 @@ export function tokenSourceFor(
   endpoints = driveMonitorEndpoints(config),
 ): AccessTokenSource {
   if (config.SERVICE_ACCOUNT_FILE) {
-    return new ServiceAccountSource(readServiceAccountKey(config.SERVICE_ACCOUNT_FILE), endpoints.tokenUrlSet ? endpoints.tokenUrl : undefined);
+    return new ServiceAccountSource(readServiceAccountKey(config.SERVICE_ACCOUNT_FILE), serviceAccountTokenUrl(endpoints));
   }
   if (config.RCLONE_REMOTE) {
     return new RcloneRemoteSource({

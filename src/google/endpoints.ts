@@ -46,3 +46,8 @@ export function googleEndpoints(sources: { env?: NodeJS.ProcessEnv; configured?:
     loopbackPort: Number.isInteger(port) && port >= 0 && port < 65536 ? port : RCLONE_LOOPBACK_PORT,
   };
 }
+
+/** The token URL a service account uses: the one chosen above, else undefined (its key's own `token_uri`). */
+export function serviceAccountTokenUrl(endpoints: GoogleEndpoints): string | undefined {
+  return endpoints.tokenUrlSet ? endpoints.tokenUrl : undefined;
+}

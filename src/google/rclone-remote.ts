@@ -8,7 +8,7 @@ import { findRemote, readRcloneConf } from '../rclone/conf.ts';
 import { resolveRcloneConfPath } from '../rclone/path.ts';
 import { parseToken } from '../rclone/token.ts';
 import { expandPath } from '../paths/expand.ts';
-import type { GoogleEndpoints } from './endpoints.ts';
+import { serviceAccountTokenUrl, type GoogleEndpoints } from './endpoints.ts';
 import { ServiceAccountSource, parseServiceAccountKey, readServiceAccountKey } from './service-account.ts';
 import { readTokenFile, writeTokenFile } from './token-file.ts';
 
@@ -77,7 +77,7 @@ export class RcloneRemoteSource implements AccessTokenSource {
     this.confPath = locateRcloneConf({ configured: opts.configPath });
     this.description = `rclone remote ${this.remote}: (${this.confPath})`;
     const section = readRemote(this.confPath, this.remote);
-    const tokenUrl = section.token_url || (opts.endpoints.tokenUrlSet ? opts.endpoints.tokenUrl : undefined);
+    const tokenUrl = section.token_url || serviceAccountTokenUrl(opts.endpoints);
     if (section.service_account_credentials) {
       this.delegate = new ServiceAccountSource(parseServiceAccountKey(section.service_account_credentials, `service_account_credentials of ${this.remote}`), tokenUrl);
     } else if (section.service_account_file) {
