@@ -18,6 +18,20 @@ import { isBusy } from '../db/sqlite.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/**
+ * Bodies are checked with zod where they are read (src/triggers), so no route has a JSON schema. Fastify's
+ * default compilers load ajv and fast-json-stringify at start (about 3 MB of an idle relay's memory) for
+ * schemas that never come; these say so at start-up if a route ever declares one.
+ */
+const NO_ROUTE_SCHEMAS = {
+  buildValidator: () => () => {
+    throw new Error('route schemas are not compiled here: validate the body with zod where it is read');
+  },
+  buildSerializer: () => () => {
+    throw new Error('response schemas are not compiled here: reply with plain objects');
+  },
+};
+
 /** The relay's HTTP surface: health, the secret-URL intake, and plex_autoscan's cmd API. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -35,6 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Any SERVER_PASS plex_autoscan served (a "/", a space, more than 100 characters): see secret-url.ts.
     routerOptions: secretRouterOptions(config.SERVER_PASS),
     rewriteUrl: rewriteSecretUrl(config.SERVER_PASS),
+    schemaController: { compilersFactory: NO_ROUTE_SCHEMAS },
   });
   shedSlowConnections(app.server, deps.maxConnections ?? connectionCap(softFileLimit()));
   await registerBrowserHeaders(app);

@@ -33,6 +33,12 @@ describe('what the server loads for a plain configuration', () => {
     assert.ok(loads(lines, 'fastify'), 'fastify should be traced');
     assert.ok(loads(lines, /\/src\/server\/run\.(ts|js)$/), 'the server module should be traced');
     for (const pkg of ['google-auth-library', '@inquirer/prompts', 'chokidar', 'prom-client']) assert.ok(!loads(lines, pkg), `${pkg} was loaded`);
+    // fastify's schema compilers (ajv, fast-json-stringify): no route has a JSON schema (server/app.ts). The
+    // required modules are in the trace (fastify's own are), so their absence means something.
+    assert.ok(loads(lines, /^require .*\/node_modules\/fastify\/fastify\.js$/), 'fastify should be in the required modules');
+    for (const pkg of ['ajv', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler']) {
+      assert.ok(!loads(lines, new RegExp(`^require .*/node_modules/${pkg}/`)), `${pkg} was loaded`);
+    }
     // google/endpoints holds only the default URLs the config schema names; the rest of src/google is the stack.
     for (const mod of [/\/src\/google\/(?!endpoints\.)/, /\/src\/triggers\/drive\//, /\/src\/triggers\/watch\//, /\/src\/cli\/(remote|authorize|build-caches|scan|sections)\.(ts|js)$/]) {
       assert.ok(!loads(lines, mod), `${mod} was loaded: ${lines.find((l) => mod.test(l))}`);

@@ -1,7 +1,10 @@
 // Loaded with `node --import` into a relay under test: appends every module specifier the process resolves
 // (with the URL it resolved to) to the file named by SCANRELAY_TRACE_MODULES, one per line, so a test can
-// check what a configuration loads.
-import { register } from 'node:module';
+// check what a configuration loads. In Node 20 that hook sees only imports, so the CommonJS modules the
+// process required (fastify's own dependencies) are appended too when it exits, as "require <url>".
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 if (process.env.SCANRELAY_TRACE_MODULES) {
   const hooks = `
@@ -13,4 +16,9 @@ if (process.env.SCANRELAY_TRACE_MODULES) {
       return result;
     }`;
   register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+  const required = createRequire(import.meta.url).cache;
+  process.on('exit', () => {
+    const lines = Object.keys(required).map((path) => `require ${pathToFileURL(path).href}\n`);
+    appendFileSync(process.env.SCANRELAY_TRACE_MODULES, lines.join(''));
+  });
 }
