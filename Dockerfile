@@ -37,4 +37,4 @@ EXPOSE 3468
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "bin/scanrelay.js", "health"]
 # A 2 MB young generation keeps the idle process under 80 MB RSS for ~4% less peak intake (bench/README.md).
-CMD ["node", "bin/scanrelay.js", "server"]
+CMD ["node", "--max-semi-space-size=4", "bin/scanrelay.js", "server"]

@@ -12,6 +12,7 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     amount?: number;
+    overallRate?: number;
     headers?: Record<string, string>;
     body?: string;
     requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: any, context: any) => any }>;

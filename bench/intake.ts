@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { spawnRelay, tempDir } from '../test/helpers/relay.ts';
-import { bareServer, fastifyFloor, load, report, type LoadResult } from './lib.ts';
+import { bareServer, fastifyFloor, load, relayNodeArgs, report, type LoadResult } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,50,200').split(',').map(Number);
@@ -40,7 +40,7 @@ export async function benchIntake(): Promise<Record<string, unknown>> {
       SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'] },
     },
     env: { SCANRELAY_LOGLEVEL: 'info' },
-    nodeArgs: (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean),
+    nodeArgs: relayNodeArgs(),
     logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
   const bare = await bareServer();

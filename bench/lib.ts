@@ -1,6 +1,17 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+/**
+ * The node flags of the relay's process: those `npm start` runs it with (package.json), as users run it,
+ * then BENCH_NODE_OPTIONS (e.g. `--max-semi-space-size=16` to compare with V8's default young generation).
+ */
+export function relayNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const start = pkg.scripts.start.split(' ').filter((word) => word.startsWith('--'));
+  return [...start, ...(process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
+}
 
 export interface LoadResult {
   label: string;
@@ -22,6 +33,8 @@ export async function load(opts: {
   /** One body for every request, or the body of the i-th request (a new folder each time, round-robin...). */
   body: string | ((i: number) => string);
   contentType: string;
+  /** At most this many requests per second over all connections (default: as fast as answered). */
+  overallRate?: number;
 }): Promise<LoadResult> {
   const bodyOf = opts.body;
   let i = 0;
@@ -30,6 +43,7 @@ export async function load(opts: {
     method: 'POST',
     connections: opts.connections,
     duration: opts.durationSec,
+    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
     headers: { 'content-type': opts.contentType, accept: 'application/json' },
     ...(typeof bodyOf === 'string' ? { body: bodyOf } : { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodyOf(i++) }) }] }),
   });

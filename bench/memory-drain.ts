@@ -1,6 +1,7 @@
 /**
  * Memory and queue drain, on the real `scanrelay server` process:
- * - RSS 2 s after start, idle (at rest for BENCH_SETTLE_S), with 100,000 pending scans (seeded into its queue
+ * - RSS 2 s after start, idle (at rest for BENCH_SETTLE_S), after 5 s of manual requests at plex_autoscan's rate,
+ *   right after and 15 s after 5 s of them as fast as answered, with 100,000 pending scans (seeded into its queue
  *   file), and at the peak of the first minute of their drain (one Plex scan at a time: a full drain takes hours);
  * - the drain's speed: serial-drain.ts.
  */
@@ -10,13 +11,17 @@ import { scanRequestSchema } from '../src/core/scan.ts';
 import { QueueStore } from '../src/queue/store.ts';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { spawnRelay, tempDir, type RelayProcess } from '../test/helpers/relay.ts';
-import { load, report } from './lib.ts';
+import { load, relayNodeArgs, report } from './lib.ts';
 import { benchSerialDrain } from './serial-drain.ts';
 
 /** How long a relay rests before "idle" and "settled" are read (BENCH_SETTLE_S, default 20). */
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 20) * 1000;
 /** How long the backlog drains while its peak memory is read (BENCH_DRAIN_WINDOW_S, default 60). */
 const DRAIN_WINDOW_MS = Number(process.env.BENCH_DRAIN_WINDOW_S ?? 60) * 1000;
+/** plex_autoscan's intake on this machine, requests per second (bench/README.md): the paced load's rate. */
+const PLEX_AUTOSCAN_RATE = 36;
+/** How long after the load the settled figure is read. */
+const SETTLE_AFTER_LOAD_MS = 15_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rssOf(pid: number): number {
@@ -44,7 +49,7 @@ async function relayWith(plex: FakePlex, dir: string): Promise<RelayProcess> {
     dir,
     config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_SCAN_DELAY: 3600 },
     env: { SCANRELAY_LOGLEVEL: 'info' },
-    nodeArgs: (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean),
+    nodeArgs: relayNodeArgs(),
     logFile: join(tempDir('scanrelay-bench-log-'), 'relay.log'),
   });
 }
@@ -53,9 +58,10 @@ async function relayWith(plex: FakePlex, dir: string): Promise<RelayProcess> {
  * The issue's load: manual form POSTs over 1,000 distinct folders at 50 connections for 5 s (the figure
  * plex_autoscan was measured with: 79 MB right after it).
  */
-async function manualLoad(relay: RelayProcess, seconds = 5, connections = 50, folders = 1000): Promise<number> {
+async function manualLoad(relay: RelayProcess, seconds = 5, connections = 50, folders = 1000, overallRate?: number): Promise<number> {
   const result = await load({
     label: 'manual over distinct folders',
+    ...(overallRate ? { overallRate } : {}),
     url: relay.url,
     connections,
     durationSec: seconds,
@@ -79,8 +85,15 @@ export async function memory(): Promise<Record<string, unknown>> {
   // A relay at rest: V8 returns startup garbage to the system a few seconds after the work stops.
   await sleep(SETTLE_MS);
   const idle = rssOf(relay.proc.pid!);
+  // First the requests plex_autoscan answered in those 5 s (about 36 a second), then the load as fast as
+  // the relay answers, which is some 200 times as many.
+  const paced = await manualLoad(relay, 5, 50, 1000, PLEX_AUTOSCAN_RATE);
+  const afterPaced = rssOf(relay.proc.pid!);
   const requests = await manualLoad(relay);
   const afterLoad = rssOf(relay.proc.pid!);
+  // V8 gives the garbage of a burst back once the process has been quiet for a while.
+  await sleep(SETTLE_AFTER_LOAD_MS);
+  const settledAfterLoad = rssOf(relay.proc.pid!);
   await relay.kill();
 
   const dir = tempDir('scanrelay-bench-');
@@ -111,8 +124,11 @@ export async function memory(): Promise<Record<string, unknown>> {
   return {
     'started MB': started,
     'idle MB': idle,
+    [`after 5 s at ${PLEX_AUTOSCAN_RATE} requests/s MB`]: afterPaced,
+    'paced requests': paced,
     'right after the 1,000-folder load MB': afterLoad,
     'load requests': requests,
+    [`${SETTLE_AFTER_LOAD_MS / 1000} s after the load MB`]: settledAfterLoad,
     [`${n} pending MB`]: backlog,
     [`peak over ${DRAIN_WINDOW_MS / 1000} s of draining MB`]: peak,
     'scans sent in the window': sent,

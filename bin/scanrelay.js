@@ -15,8 +15,15 @@ setFlagsFromString('--heap-growing-percent=25');
 // Start-up (loading modules, opening the queue, the first checks) allocates in bursts that make V8 grow the
 // young generation to its 16 MB maximum and keep it, so an idle relay held ~14 MB it never used. Growth is
 // held off while the command starts and allowed again (V8's default factor, 2) once it runs, so a loaded
-// relay still gets the young generation it needs (bench/README.md, memory).
+// relay still gets the young generation it needs (bench/README.md, memory). Its ceiling is a command-line
+// flag V8 reads only at start: `npm start`, the Dockerfile and the systemd unit pass --max-semi-space-size=4.
 setFlagsFromString('--semi-space-growth-factor=1');
+
+// Start-up also runs code often enough (module loading, the config schema) for TurboFan to optimize it, on
+// background threads whose compile memory stays with the process: about 8 MB of an idle relay. Nothing
+// run once at start needs optimized code, so TurboFan is off until the command runs; request handling
+// is optimized as soon as it gets hot (test/cli/launcher.test.ts; intake unchanged, bench/README.md).
+setFlagsFromString('--no-turbofan');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,5 +46,7 @@ if (fresh) {
   register();
   await import('../src/cli/main.ts');
 }
-// A server's command resolves once it listens; from here on the young generation may grow under load.
+// A server's command resolves once it listens; from here on the young generation may grow under load and
+// hot code is optimized.
 setFlagsFromString('--semi-space-growth-factor=2');
+setFlagsFromString('--turbofan');
