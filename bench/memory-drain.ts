@@ -1,7 +1,7 @@
 /**
  * Memory and queue drain, on the real `scanrelay server` process:
  * - RSS 2 s after start, idle (at rest for BENCH_SETTLE_S), after 5 s of manual requests at plex_autoscan's rate,
- *   right after and 15 s after 5 s of them as fast as answered, with 100,000 pending scans (seeded into its queue
+ *   right after and 30 s after 5 s of them as fast as answered, with 100,000 pending scans (seeded into its queue
  *   file), and at the peak of the first minute of their drain (one Plex scan at a time: a full drain takes hours);
  * - the drain's speed: serial-drain.ts.
  */
@@ -20,8 +20,8 @@ const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 20) * 1000;
 const DRAIN_WINDOW_MS = Number(process.env.BENCH_DRAIN_WINDOW_S ?? 60) * 1000;
 /** plex_autoscan's intake on this machine, requests per second (bench/README.md): the paced load's rate. */
 const PLEX_AUTOSCAN_RATE = 36;
-/** How long after the load the settled figure is read. */
-const SETTLE_AFTER_LOAD_MS = 15_000;
+/** How long after the load the settled figure is read (BENCH_AFTER_LOAD_S, default 30). */
+const SETTLE_AFTER_LOAD_MS = Number(process.env.BENCH_AFTER_LOAD_S ?? 30) * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rssOf(pid: number): number {
