@@ -52,7 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: NO_ROUTE_SCHEMAS },
   });
   shedSlowConnections(app.server, deps.maxConnections ?? connectionCap(softFileLimit()));
-  await registerBrowserHeaders(app);
+  registerBrowserHeaders(app);
   app.addHook('onRequest', crossSiteRefusal(config.SERVER_TRUST_PROXY, sendError));
   app.addHook('onRequest', notFoundBeforeBody);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
