@@ -119,6 +119,7 @@ export async function memory(): Promise<Record<string, unknown>> {
   }
   const sent = plex.refreshes().length;
   const left = await queueCount(relay);
+  const endOfWindow = rssOf(relay.proc.pid!);
   await relay.kill();
   await plex.stop();
   return {
@@ -133,6 +134,9 @@ export async function memory(): Promise<Record<string, unknown>> {
     [`peak over ${DRAIN_WINDOW_MS / 1000} s of draining MB`]: peak,
     'scans sent in the window': sent,
     'still queued': left,
+    // With a backlog small enough to drain within the window (BENCH_BACKLOG=100 BENCH_DRAIN_WINDOW_S=300), the
+    // relay's memory after a drain.
+    'at the end of the window MB': endOfWindow,
   };
 }
 
