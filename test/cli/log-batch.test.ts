@@ -26,7 +26,7 @@ test('the lines of one turn reach the destination as one write, in order; the ne
   const { writes, dest } = recorder();
   const batched = joinedPerTurn(dest);
   for (let i = 0; i < 100; i++) batched.write(`{"n":${i}}\n`);
-  assert.deepEqual(writes, [], 'nothing is written before the turn ends');
+  assert.equal(writes.length, 0, 'nothing is written before the turn ends');
   await nextTurn();
   assert.equal(writes.length, 1);
   assert.deepEqual(writes[0]!.trimEnd().split('\n').map((l) => JSON.parse(l).n), Array.from({ length: 100 }, (_, i) => i));
