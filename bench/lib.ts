@@ -1,16 +1,14 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { startNodeFlags } from '../test/helpers/relay.ts';
 
 /**
  * The node flags of the relay's process: those `npm start` runs it with (package.json), as users run it,
  * then BENCH_NODE_OPTIONS (e.g. `--max-semi-space-size=16` to compare with V8's default young generation).
  */
 export function relayNodeArgs(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const start = pkg.scripts.start.split(' ').filter((word) => word.startsWith('--'));
-  return [...start, ...(process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
+  return [...startNodeFlags(), ...(process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
 }
 
 export interface LoadResult {
@@ -43,7 +41,7 @@ export async function load(opts: {
     method: 'POST',
     connections: opts.connections,
     duration: opts.durationSec,
-    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
+    overallRate: opts.overallRate,
     headers: { 'content-type': opts.contentType, accept: 'application/json' },
     ...(typeof bodyOf === 'string' ? { body: bodyOf } : { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodyOf(i++) }) }] }),
   });

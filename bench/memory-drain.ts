@@ -61,7 +61,7 @@ async function relayWith(plex: FakePlex, dir: string): Promise<RelayProcess> {
 async function manualLoad(relay: RelayProcess, seconds = 5, connections = 50, folders = 1000, overallRate?: number): Promise<number> {
   const result = await load({
     label: 'manual over distinct folders',
-    ...(overallRate ? { overallRate } : {}),
+    overallRate,
     url: relay.url,
     connections,
     durationSec: seconds,

@@ -41,7 +41,6 @@ interface Destination {
 
 /** Hands every batch's pending lines over before any destination flushes itself at exit (see joinedPerTurn). */
 const pendingBatches = new Set<() => void>();
-let exitHookInstalled = false;
 
 /**
  * The lines logged in one turn of the event loop, handed to `dest` as one string. sonic-boom 4 measures the
@@ -56,16 +55,15 @@ export function joinedPerTurn(dest: Destination): Destination {
   const handOver = () => {
     scheduled = false;
     if (lines.length === 0) return;
-    const text = lines.length === 1 ? lines[0]! : lines.join('');
+    const text = lines.join('');
     lines = [];
     dest.write(text);
   };
-  pendingBatches.add(handOver);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
+  if (pendingBatches.size === 0) {
     // Prepended: 'exit' listeners run in order, and pino's (registered with the first destination) flushes it.
     process.prependListener('exit', () => pendingBatches.forEach((hand) => hand()));
   }
+  pendingBatches.add(handOver);
   return {
     write(line) {
       lines.push(line);

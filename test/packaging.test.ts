@@ -4,14 +4,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, tempDir, waitFor } from './helpers/relay.ts';
+import { ROOT, startNodeFlags, tempDir, waitFor } from './helpers/relay.ts';
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
 const unit = readFileSync(join(ROOT, 'system', 'scanrelay.service'), 'utf8');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 /** The node flags `npm start` runs the relay with (the young generation's ceiling: bin/scanrelay.js). */
-const START_FLAGS = /^node ((?:--\S+ )*)bin\/scanrelay\.js server$/.exec(pkg.scripts.start!)![1]!.trim().split(' ').filter(Boolean);
+const START_FLAGS = startNodeFlags();
 
 /** Dockerfile instructions with continuation lines joined. */
 function instructions(text: string): Array<{ op: string; args: string }> {
@@ -172,12 +171,11 @@ test('npm start, the Dockerfile and the systemd unit start node with the same fl
 });
 
 test('the systemd unit starts the server with options the CLI accepts', async () => {
-  const line = /^ExecStart=(.*)$/m.exec(unit)![1]!.split(/\s+/);
-  assert.equal(line[0], '/usr/bin/node');
-  assert.deepEqual(line.slice(1, 1 + START_FLAGS.length), START_FLAGS);
-  const exec = [line[0]!, ...line.slice(1 + START_FLAGS.length)];
-  assert.equal(exec[1], '/opt/scanrelay/bin/scanrelay.js');
-  assert.equal(exec[2], 'server');
+  const exec = /^ExecStart=(.*)$/m.exec(unit)![1]!.split(/\s+/);
+  assert.equal(exec[0], '/usr/bin/node');
+  assert.deepEqual(exec.slice(1, 1 + START_FLAGS.length), START_FLAGS);
+  assert.equal(exec[1 + START_FLAGS.length], '/opt/scanrelay/bin/scanrelay.js');
+  assert.equal(exec[2 + START_FLAGS.length], 'server');
   assert.match(unit, /^WorkingDirectory=\/opt\/scanrelay\/$/m);
   assert.match(unit, /^Restart=always$/m);
   // Issue 23: systemd's default soft limit of 1,024 open files is what slow clients exhausted.
@@ -187,7 +185,7 @@ test('the systemd unit starts the server with options the CLI accepts', async ()
   const dir = tempDir();
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ SERVER_IP: '127.0.0.1', SERVER_PORT: 0, SERVER_PASS: 'unit-secret', PLEX_ENABLED: false }));
-  const args = [...START_FLAGS, ...exec.slice(1)].map((a) => a.replace('/opt/scanrelay/config/config.json', config).replace('/opt/scanrelay/', `${ROOT}/`));
+  const args = exec.slice(1).map((a) => a.replace('/opt/scanrelay/config/config.json', config).replace('/opt/scanrelay/', `${ROOT}/`));
   args.push(`--queuefile=${join(dir, 'queue.db')}`);
   const res = await run(process.execPath, args, { cwd: dir, env: { SCANRELAY_LOGLEVEL: '' }, until: (o) => o.includes('scan URL') });
   // An existing config: the secret is shown shortened, with where to find it (issue 23).

@@ -8,6 +8,17 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = join(ROOT, 'bin', 'scanrelay.js');
 
+/**
+ * The node flags `npm start` runs the relay with (package.json's start script, which must read
+ * `node [--flag ...] bin/scanrelay.js server`): the Dockerfile, the systemd unit and the benches use the same.
+ */
+export function startNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const flags = /^node ((?:--\S+ )*)bin\/scanrelay\.js server$/.exec(start);
+  if (!flags) throw new Error(`package.json's start script is not "node [flags] bin/scanrelay.js server": ${start}`);
+  return flags[1]!.split(' ').filter(Boolean);
+}
+
 export function tempDir(prefix = 'scanrelay-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
