@@ -63,9 +63,11 @@ export type DeliveryResult =
   | { outcome: 'done'; detail?: string; after?: AfterDelivery }
   /**
    * Try again later: target unavailable. `retryAfterMs` overrides the backoff (e.g. a file check delay);
-   * `fileChecks` is the new durable file-check count to store with the delivery.
+   * `fileChecks` is the new durable file-check count to store with the delivery. `holdTurn` (a serial target
+   * only): the scan keeps the target's turn and is delivered again after the wait, before any other scan of
+   * that target (plex_autoscan's scan lock, held while it waits for Plex).
    */
-  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean; fileChecks?: number }
+  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean; fileChecks?: number; holdTurn?: boolean }
   /** Will never succeed as it stands (no section for the path, bad request): recorded, not retried. */
   | { outcome: 'failed'; error: string };
 

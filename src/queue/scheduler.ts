@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
@@ -48,6 +49,8 @@ export class Scheduler {
   /** After-delivery steps still running; aborted and awaited on stop. */
   private readonly afterSteps = new Set<Promise<void>>();
   private readonly afterAbort = new AbortController();
+  /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
+  private readonly holdAbort = new AbortController();
   private readonly targets: Map<string, Target>;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held'>> & Pick<SchedulerOptions, 'onDelivery' | 'held'>;
 
@@ -86,6 +89,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.holdAbort.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
@@ -161,11 +165,24 @@ export class Scheduler {
     else this.poolInFlight++;
     // A serial target's turn passes on when its after-steps end (runAfter releases it then).
     let releaseLater = false;
-    let result: DeliveryResult;
-    try {
-      result = target ? await target.deliver(item) : { outcome: 'failed', error: `unknown target ${targetName}` };
-    } catch (err) {
-      result = { outcome: 'retry', error: `unexpected error: ${(err as Error).message}` };
+    const attempt = async (): Promise<DeliveryResult> => {
+      try {
+        return target ? await target.deliver(item) : { outcome: 'failed', error: `unknown target ${targetName}` };
+      } catch (err) {
+        return { outcome: 'retry', error: `unexpected error: ${(err as Error).message}` };
+      }
+    };
+    let result = await attempt();
+    // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
+    while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
+      const wait = this.retryWait(item, result);
+      this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
+      try {
+        await sleep(wait, undefined, { signal: this.holdAbort.signal });
+      } catch {
+        break;
+      }
+      result = await attempt();
     }
     const ms = Date.now() - started;
     try {
@@ -199,11 +216,15 @@ export class Scheduler {
       if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
       if (scanFinished) this.afterFinish();
     } else {
-      const wait = result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
+      const wait = this.retryWait(item, result);
       this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
+  }
+
+  private retryWait(item: ScanItem, result: Extract<DeliveryResult, { outcome: 'retry' }>): number {
+    return result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
   }
 
   /**

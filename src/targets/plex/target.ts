@@ -76,9 +76,10 @@ export interface PlexSteps {
 
 /**
  * Plex: a partial scan of exactly the queued folder, in the section that holds it, by API or scanner,
- * with plex_autoscan's steps around it. Steps that wait (file checks, Plex coming up, other scans
- * running) answer "retry later" so the queue delivers other items meanwhile; steps after the scan run
- * after the delivery is recorded (see AfterDelivery).
+ * with plex_autoscan's steps around it. Steps that wait before the turn (file checks, other scans running)
+ * answer "retry later" so the queue delivers other items meanwhile; once a scan's before-command ran, or
+ * while it waits for Plex to answer, it keeps the turn (holdTurn), as under plex_autoscan's scan lock.
+ * Steps after the scan run after the delivery is recorded (see AfterDelivery) and hold the turn too.
  */
 export class PlexTarget implements Target {
   readonly name = 'plex';
@@ -88,8 +89,8 @@ export class PlexTarget implements Target {
   private readonly externalWaits = new WaitTracker();
   private readonly aliveWaits = new WaitTracker();
   private readonly warned = new Set<string>();
-  /** Scans whose RUN_COMMAND_BEFORE_SCAN already ran (until their delivery ends). */
-  private readonly beforeRan = new Set<number>();
+  /** Scans whose RUN_COMMAND_BEFORE_SCAN already ran (until their delivery ends), with the folder their file check chose. */
+  private readonly beforeRan = new Map<number, { folder: string; folderOnly: boolean }>();
   private activities: ActivityFeed | undefined;
 
   constructor(
@@ -111,7 +112,10 @@ export class PlexTarget implements Target {
   }
 
   async deliver(item: ScanItem): Promise<DeliveryResult> {
-    const result = await this.attempt(item);
+    let result = await this.attempt(item);
+    // Once its before-command ran, a scan keeps Plex's turn until its after-command ran (plex.py:134-232:
+    // both inside the scan lock), so no other scan's commands run in between.
+    if (result.outcome === 'retry' && this.beforeRan.has(item.id)) result = { ...result, holdTurn: true };
     if (result.outcome !== 'retry') {
       this.externalWaits.end(item.id);
       this.aliveWaits.end(item.id);
@@ -121,22 +125,31 @@ export class PlexTarget implements Target {
   }
 
   private async attempt(item: ScanItem): Promise<DeliveryResult> {
+    const config = this.steps.config;
+    let folder = item.folder;
+    let sectionId = '';
     try {
-      const config = this.steps.config;
       const skip = this.alreadyInPlex(item, config);
       if (skip) return skip;
-      const checked = await this.checkFiles(item, config);
+      // The file checks come before the turn (plex.py:63-109); a scan holding the turn keeps what they found.
+      const checked = this.beforeRan.get(item.id) ?? (await this.checkFiles(item, config));
       if ('outcome' in checked) return checked;
-      const { folder, folderOnly } = checked;
+      folder = checked.folder;
+      const folderOnly = checked.folderOnly;
       // plex_autoscan's order (plex.py:134-173): other scans, the before-command, then Plex answering;
-      // all before the section lookup, which itself needs Plex up.
-      const held = (await this.waitForExternalScans(item, config)) ?? (await this.beforeCommand(item, folder, config)) ?? (await this.waitForPlex(item, config));
+      // all before the section lookup, which itself needs Plex up. A scan whose before-command ran does
+      // not wait for other scans again: it holds the turn.
+      const held =
+        (this.beforeRan.has(item.id) ? undefined : await this.waitForExternalScans(item, config)) ??
+        (await this.beforeCommand(item, checked, config)) ??
+        (await this.waitForPlex(item, config));
       if (held) return held;
       const section = await this.backend.resolveSection(folder);
       if (!section) {
         const known = (await this.backend.knownLocations()).join(', ') || 'none';
-        return { outcome: 'failed', error: `"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS` };
+        return await this.failAfterBefore(item, folder, '', `"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS`);
       }
+      sectionId = section.id;
       this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');
       let detail: string | undefined;
       try {
@@ -146,8 +159,7 @@ export class PlexTarget implements Target {
         // plex_autoscan goes on after a failed scanner run (plex.py:173-232). Empty trash and analyze make no
         // sense after a scan that failed; the after-command does (it pairs with the before-command).
         this.log.error({ scan: item.id, key: 'PLEX_SCANNER_MAX_RETRIES', error: err.message }, 'the Plex Media Scanner kept failing; the scan fails');
-        const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, this.log, config.RUN_COMMAND_TIMEOUT * 1000);
-        return { outcome: 'failed', error: `${err.message}${after ? `; after-scan command ${after.ok && after.code === 0 ? 'ok' : 'failed'}` : ''}` };
+        return await this.failAfterBefore(item, folder, section.id, err.message, true);
       }
       const base = [
         `section ${section.id} (${section.title}) via ${this.backend.method}`,
@@ -156,8 +168,20 @@ export class PlexTarget implements Target {
       ].filter(Boolean).join('; ');
       return { outcome: 'done', detail: `${base}; sent, completion unknown`, after: this.afterScan(item, section, folder, folderOnly, base, config) };
     } catch (err) {
-      return resultFromError(err);
+      const result = resultFromError(err);
+      return result.outcome === 'failed' ? await this.failAfterBefore(item, folder, sectionId, result.error) : result;
     }
+  }
+
+  /**
+   * A scan that fails for good. When its RUN_COMMAND_BEFORE_SCAN ran (or `always`: a scanner that kept failing,
+   * as plex_autoscan went on to its after-command), RUN_COMMAND_AFTER_SCAN runs too: the pair always closes.
+   */
+  private async failAfterBefore(item: ScanItem, folder: string, section: string, error: string, always = false): Promise<DeliveryResult> {
+    if (!always && !this.beforeRan.has(item.id)) return { outcome: 'failed', error };
+    const config = this.steps.config;
+    const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section }, this.log, config.RUN_COMMAND_TIMEOUT * 1000);
+    return { outcome: 'failed', error: `${error}${after ? `; after-scan command ${after.ok && after.code === 0 ? 'ok' : 'failed'}` : ''}` };
   }
 
   available(): Promise<{ ok: boolean; error?: string }> {
@@ -268,13 +292,27 @@ export class PlexTarget implements Target {
 
   /**
    * RUN_COMMAND_BEFORE_SCAN, once per queued scan (not again while it waits for Plex or is retried). The
-   * section is passed when it can be found without waiting (Plex may be down: the command may be what
-   * brings it up); else $SCANRELAY_SECTION is empty. Never holds the scan: always undefined.
+   * section is looked up first when Plex (or its database) can be asked without waiting: a folder in no
+   * section then fails here, before any command runs, as plex_autoscan refused it before queueing
+   * (scan.py:116-118). When Plex cannot be asked (it may be down, and the command may be what brings it up),
+   * the command runs with an empty $SCANRELAY_SECTION, and the after-command is then sure to run too
+   * (failAfterBefore). Holds the scan only for a folder in no section.
    */
-  private async beforeCommand(item: ScanItem, folder: string, config: Config): Promise<undefined> {
+  private async beforeCommand(item: ScanItem, checked: { folder: string; folderOnly: boolean }, config: Config): Promise<DeliveryResult | undefined> {
+    const folder = checked.folder;
     if (config.RUN_COMMAND_BEFORE_SCAN.length <= 2 || this.beforeRan.has(item.id)) return undefined;
-    this.beforeRan.add(item.id);
-    const section = await this.backend.resolveSection(folder).catch(() => undefined);
+    let section: PlexSectionRef | undefined;
+    let known = true;
+    try {
+      section = await this.backend.resolveSection(folder);
+    } catch {
+      known = false;
+    }
+    if (known && !section) {
+      const roots = (await this.backend.knownLocations().catch(() => [])).join(', ') || 'none';
+      return { outcome: 'failed', error: `"${folder}" is in no Plex section (section locations: ${roots}); check SERVER_PATH_MAPPINGS; RUN_COMMAND_BEFORE_SCAN not run` };
+    }
+    this.beforeRan.set(item.id, checked);
     await runScanCommand('RUN_COMMAND_BEFORE_SCAN', config.RUN_COMMAND_BEFORE_SCAN, { path: folder, section: section?.id ?? '' }, this.log, config.RUN_COMMAND_TIMEOUT * 1000);
     return undefined;
   }
@@ -296,7 +334,8 @@ export class PlexTarget implements Target {
       const wait = this.aliveWaits.poll(item.id);
       const retryAfterMs = Math.min(this.timings.aliveRetryMaxMs, this.timings.aliveRetryMs * 2 ** Math.min(20, wait.polls - 1));
       this.log.warn({ scan: item.id, key: 'PLEX_CHECK_BEFORE_SCAN', attempt: wait.polls, err: (err as Error).message, retryInS: retryAfterMs / 1000 }, 'Plex is not ready for scans; waiting');
-      return { outcome: 'retry', error: `waiting for Plex to answer: ${(err as Error).message}`, retryAfterMs, countsAsAttempt: false };
+      // plex_autoscan waits inside its scan lock (plex.py:163-167): no other scan starts meanwhile.
+      return { outcome: 'retry', error: `waiting for Plex to answer: ${(err as Error).message}`, retryAfterMs, countsAsAttempt: false, holdTurn: true };
     }
   }
 
