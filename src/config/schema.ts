@@ -151,7 +151,7 @@ export const configSchema = z.object({
   /** false accepts any TLS certificate from an https PLEX_LOCAL_URL (a LAN address has none a client can check). */
   PLEX_VERIFY_SSL: bool(true),
   PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
-  /** Seconds before a hung Plex Media Scanner run (scanner method) is killed and retried; 0 = never. */
+  /** Seconds before a hung Plex Media Scanner run (scanner method) is killed; the killed run counts toward PLEX_SCANNER_MAX_RETRIES. 0 = never. */
   PLEX_SCANNER_TIMEOUT: seconds(3600),
   /** scanrelay: a scanner run that exits non-zero is run again at most this many times, then the scan fails. */
   PLEX_SCANNER_MAX_RETRIES: z.number().int().min(0).default(3),

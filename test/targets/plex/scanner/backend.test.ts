@@ -173,13 +173,18 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     assert.deepEqual(await backend({ USE_SUDO: true }).available(), { ok: false, error: 'the Plex Media Scanner check cannot run sudo: not found on PATH' });
   });
 
-  test('a hung scanner is killed after the timeout and the failure is retryable', async () => {
+  // plex_autoscan had no timeout: a hung scanner held its lock for good (plex.py:172-176, utils.run_command waits).
+  // A run killed at PLEX_SCANNER_TIMEOUT is a failed run: it counts toward PLEX_SCANNER_MAX_RETRIES, so a scanner
+  // that always hangs fails the scan after 1 + PLEX_SCANNER_MAX_RETRIES runs instead of being retried forever.
+  test('a hung scanner is killed after the timeout; that run counts toward PLEX_SCANNER_MAX_RETRIES', async () => {
     fake.setHang(true);
-    await assert.rejects(backend({ USE_DOCKER: true }, { timeoutMs: 300 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
-      assert.ok(err instanceof TargetError && err.kind === 'unavailable');
-      assert.match(err.message, /killed after the timeout/);
+    const before = fake.scannerCalls().length;
+    await assert.rejects(backend({ USE_DOCKER: true }, { timeoutMs: 300, maxRetries: 1 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
+      assert.ok(err instanceof TargetError && err.kind === 'fatal', String(err));
+      assert.match(err.message, /killed after the timeout \(PLEX_SCANNER_TIMEOUT\); gave up after 2 runs \(PLEX_SCANNER_MAX_RETRIES 1\)/);
       return true;
     });
+    assert.equal(fake.scannerCalls().length, before + 2, 'killed twice, then given up');
   });
 
   test('scanner runs never overlap, even when deliveries come at once', async () => {

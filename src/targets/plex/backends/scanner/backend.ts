@@ -129,8 +129,9 @@ export class PlexScannerBackend implements PlexScanBackend {
 
   /**
    * One partial scan. A scanner that exits non-zero is run again, at most PLEX_SCANNER_MAX_RETRIES times,
-   * then the scan fails for good (ScannerFailed). A scanner that cannot be started or that hangs past
-   * PLEX_SCANNER_TIMEOUT is a retryable failure, as before (TargetError 'unavailable').
+   * then the scan fails for good (ScannerFailed). A run killed at PLEX_SCANNER_TIMEOUT (or by any signal) is a
+   * failed run too: retried as unavailable, it would hang and be killed again forever. Only a scanner that cannot
+   * be started at all is a retryable failure (TargetError 'unavailable').
    */
   async scan(sectionId: string, folder: string): Promise<{ detail?: string }> {
     const maxRetries = Math.max(0, this.opts.maxRetries ?? 3);
@@ -145,7 +146,7 @@ export class PlexScannerBackend implements PlexScanBackend {
         return { detail: `scanner exited with status 0${earlier}${said ? `; output: ${said}` : ''}` };
       }
       const what = describeRun('Plex Media Scanner', result);
-      if (result.status === null) throw new TargetError('unavailable', what);
+      if (result.spawnError) throw new TargetError('unavailable', what);
       if (run > maxRetries) throw new ScannerFailed(`${what}; gave up after ${run} runs (PLEX_SCANNER_MAX_RETRIES ${maxRetries})`);
       lastFailure = what;
       await sleep(this.opts.retryDelayMs ?? SCANNER_RETRY_DELAY_MS);
