@@ -13,6 +13,15 @@ import type { PlexScanBackend } from './backends/backend.ts';
 
 export type { SetupProblem };
 
+/** How to get a token, for every message that asks for one (Plex support article 204059436). */
+export const PLEX_TOKEN_HOWTO =
+  'sign in to Plex Web as the server owner, open any movie or episode, choose Get Info > View XML, and copy the X-Plex-Token value from the address; see https://support.plex.tv/articles/204059436-finding-an-authentication-token-x-plex-token/';
+
+/** No token and no scanner: the starter file on a machine without Plex. The fix is the token, not the scanner keys. */
+export function noTokenNoScanner(scanner: string): string {
+  return `PLEX_TOKEN is empty and this machine has no Plex Media Scanner (PLEX_SCANNER ${scannerFile(scanner)}): no scan can run; set PLEX_TOKEN and PLEX_LOCAL_URL (Plex's address, e.g. http://plex:32400) to scan through Plex's HTTP API (to get a token: ${PLEX_TOKEN_HOWTO}), or set PLEX_SCANNER to the scanner on this machine`;
+}
+
 export interface SetupCheckDeps {
   /** True when a program is found on PATH (sudo, docker). */
   onPath?: (program: string) => boolean;
@@ -66,12 +75,12 @@ export async function plexSetupProblems(config: Config, backend: PlexScanBackend
     const problems = scannerProblems(config, deps);
     // "auto" without a token on a machine without Plex's scanner: the fix is the token, not the scanner keys.
     if (config.PLEX_SCAN_METHOD === 'auto' && problems.some((p) => p.key === 'PLEX_SCANNER')) {
-      return [{ key: 'PLEX_TOKEN', message: `PLEX_TOKEN is empty and this machine has no Plex Media Scanner (PLEX_SCANNER): no scan can run; set PLEX_TOKEN (and PLEX_LOCAL_URL, Plex's address) to scan through Plex's HTTP API` }];
+      return [{ key: 'PLEX_TOKEN', message: noTokenNoScanner(config.PLEX_SCANNER) }];
     }
     return problems;
   }
   if (!config.PLEX_TOKEN) {
-    return [{ key: 'PLEX_TOKEN', message: 'PLEX_SCAN_METHOD is "api" but PLEX_TOKEN is empty: Plex answers every scan with 401; set PLEX_TOKEN (Plex Web: any item > Get Info > View XML, the X-Plex-Token in the address)' }];
+    return [{ key: 'PLEX_TOKEN', message: `PLEX_SCAN_METHOD is "api" but PLEX_TOKEN is empty: Plex answers every scan with 401; set PLEX_TOKEN (to get one: ${PLEX_TOKEN_HOWTO})` }];
   }
   try {
     const locations = await backend.knownLocations();

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../../../config/schema.ts';
 import { longestPrefix } from '../../../../paths/mapping.ts';
@@ -6,6 +7,7 @@ import { PlexApi } from '../../api.ts';
 import type { PlexScanBackend, PlexSectionRef } from '../backend.ts';
 import { PlexDatabase } from '../../database.ts';
 import { SectionCache } from '../../sections.ts';
+import { noTokenNoScanner, scannerFile } from '../../setup-check.ts';
 import { analyzeArgs, displayCommand, LIST_ARGS, scanArgs, scannerCommand, wrap, type ScannerCommand, type ScannerSettings } from './command.ts';
 import { describeRun, runCommand, tail, type RunResult } from './run.ts';
 
@@ -75,6 +77,10 @@ export class PlexScannerBackend implements PlexScanBackend {
       dbError = (err as Error).message;
     }
     if (!this.apiSections) {
+      // Neither the database nor the scanner here (the starter file on a machine without Plex): the key to
+      // set is PLEX_TOKEN, and this is a setting to change, retried slowly.
+      const file = scannerFile(this.settings.PLEX_SCANNER);
+      if (!this.settings.USE_DOCKER && file.startsWith('/') && !existsSync(file)) throw new TargetError('auth', noTokenNoScanner(this.settings.PLEX_SCANNER));
       throw new TargetError('unavailable', `${dbError}; check PLEX_DATABASE_PATH (or set PLEX_TOKEN to read sections from the Plex API)`);
     }
     try {
