@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../config/errors.ts';
 import { separatorOf } from '../paths/mapping.ts';
-import { PlexApi } from '../targets/plex/api.ts';
+import { plexApiFor } from '../targets/plex/tls-policy.ts';
 import { displayCommand } from '../targets/plex/backends/scanner/command.ts';
 import { PlexScannerBackend } from '../targets/plex/backends/scanner/backend.ts';
 import { describeRun, exitStatusOf } from '../targets/plex/backends/scanner/run.ts';
@@ -51,7 +51,7 @@ export function registerSections(program: Command): void {
         if (!config.PLEX_TOKEN) throw new UserError('sections+ needs PLEX_TOKEN in the config (or use "scanrelay sections", which asks the scanner)');
         let sections;
         try {
-          sections = await new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }).sections('/library/sections/all');
+          sections = await plexApiFor(config).sections('/library/sections/all');
         } catch (err) {
           throw new UserError(`cannot list Plex sections: ${(err as Error).message}`, 1);
         }

@@ -148,8 +148,11 @@ export const configSchema = z.object({
 
   // scanrelay: new keys (README "config reference").
   PLEX_ENABLED: bool(true),
-  /** false accepts any TLS certificate from an https PLEX_LOCAL_URL (a LAN address has none a client can check). */
-  PLEX_VERIFY_SSL: bool(true),
+  /**
+   * Check the TLS certificate of an https PLEX_LOCAL_URL. Absent: checked for a public address, not for a
+   * loopback or private one, whose certificate from Plex can never pass (targets/plex/tls-policy.ts).
+   */
+  PLEX_VERIFY_SSL: z.boolean().optional(),
   PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
   /** Seconds before a hung Plex Media Scanner run (scanner method) is killed; the killed run counts toward PLEX_SCANNER_MAX_RETRIES. 0 = never. */
   PLEX_SCANNER_TIMEOUT: seconds(3600),

@@ -4,12 +4,13 @@ import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { embyTarget } from './emby/target.ts';
 import { jellyfinTarget } from './jellyfin/target.ts';
-import { PlexApi } from './plex/api.ts';
 import { PlexApiBackend } from './plex/backends/api.ts';
 import type { PlexScanBackend } from './plex/backends/backend.ts';
 import { PlexDatabase } from './plex/database.ts';
 import { RcloneRc } from './plex/rclone-rc.ts';
 import { PlexTarget, type PlexSteps } from './plex/target.ts';
+import { plexApiFor, unverifiedNotice } from './plex/tls-policy.ts';
+import type { PlexApi } from './plex/api.ts';
 import { PlexScannerBackend } from './plex/backends/scanner/backend.ts';
 
 /** The enabled targets for a config. Each gets its own delivery state per queued scan. */
@@ -24,7 +25,9 @@ export function buildTargets(config: Config, log: Logger): Target[] {
         : 'Plex scans use the Plex Media Scanner binary (no PLEX_TOKEN set, or PLEX_SCAN_METHOD "scanner")',
     );
     const plexLog = log.child({ target: 'plex' });
-    const api = config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }) : undefined;
+    const unverified = unverifiedNotice(config);
+    if (unverified) plexLog.info({ key: 'PLEX_VERIFY_SSL' }, unverified);
+    const api = config.PLEX_TOKEN ? plexApiFor(config) : undefined;
     targets.push(plexTarget(plexBackendFor(config, method), config, api, plexLog));
   }
   if (config.JELLYFIN.ENABLED) {
@@ -40,7 +43,7 @@ export function buildTargets(config: Config, log: Logger): Target[] {
 
 /** How Plex is made to scan: its HTTP API, or the scanner binary (PLEX_SCAN_METHOD, `auto` by token). */
 export function plexBackendFor(config: Config, method: 'api' | 'scanner' = resolveScanMethod(config)): PlexScanBackend {
-  return method === 'scanner' ? PlexScannerBackend.fromConfig(config) : new PlexApiBackend(new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }));
+  return method === 'scanner' ? PlexScannerBackend.fromConfig(config) : new PlexApiBackend(plexApiFor(config));
 }
 
 /** The Plex target with plex_autoscan's steps around the scan (file checks, waits, empty trash, analyze, commands). */

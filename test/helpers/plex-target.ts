@@ -6,11 +6,11 @@ import type { ScanItem, Target } from '../../src/core/scan.ts';
 import type { Logger } from '../../src/log.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import { PlexApi } from '../../src/targets/plex/api.ts';
 import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
 import { PlexDatabase } from '../../src/targets/plex/database.ts';
 import { RcloneRc } from '../../src/targets/plex/rclone-rc.ts';
 import { PlexTarget, type PlexTimings } from '../../src/targets/plex/target.ts';
+import { plexApiFor } from '../../src/targets/plex/tls-policy.ts';
 import type { FakePlex } from '../fakes/plex.ts';
 import { tempDir } from './relay.ts';
 
@@ -47,7 +47,7 @@ export function makePlexTarget(
   config: Config,
   opts: { timings?: Partial<PlexTimings>; log?: Logger } = {},
 ): PlexTarget {
-  const api = new PlexApi(plex.url, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL });
+  const api = plexApiFor({ ...config, PLEX_LOCAL_URL: plex.url });
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
   const log = opts.log ?? pino({ level: 'silent' });
   return new PlexTarget(new PlexApiBackend(api), log, {

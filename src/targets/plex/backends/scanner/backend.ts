@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../../../config/schema.ts';
 import { longestPrefix } from '../../../../paths/mapping.ts';
 import { TargetError } from '../../../http.ts';
-import { PlexApi } from '../../api.ts';
+import type { PlexApi } from '../../api.ts';
+import { plexApiFor } from '../../tls-policy.ts';
 import type { PlexScanBackend, PlexSectionRef } from '../backend.ts';
 import { PlexDatabase } from '../../database.ts';
 import { SectionCache } from '../../sections.ts';
@@ -60,7 +61,7 @@ export class PlexScannerBackend implements PlexScanBackend {
   static fromConfig(config: Config): PlexScannerBackend {
     return new PlexScannerBackend(config, {
       database: new PlexDatabase(config.PLEX_DATABASE_PATH),
-      api: config.PLEX_TOKEN ? new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: config.PLEX_VERIFY_SSL }) : undefined,
+      api: config.PLEX_TOKEN ? plexApiFor(config) : undefined,
       timeoutMs: config.PLEX_SCANNER_TIMEOUT * 1000,
       maxRetries: config.PLEX_SCANNER_MAX_RETRIES,
     });
