@@ -10,6 +10,8 @@ export interface FakeSection {
   title: string;
   type: 'movie' | 'show' | 'artist';
   locations: string[];
+  /** The section's agent; default today's Plex Movie / Plex TV Series (legacy: com.plexapp.agents.imdb, ...). */
+  agent?: string;
 }
 
 export interface RecordedCall {
@@ -41,6 +43,12 @@ export interface FakeItem {
   type: 'movie' | 'show' | 'season' | 'episode' | 'artist' | 'album' | 'track';
   parentRatingKey?: string;
   file?: string;
+  /** More versions of the item (each a Media with one Part), e.g. two movies Plex merged into one item. */
+  moreFiles?: string[];
+  /** The agent's guid (`plex://movie/...`, `com.plexapp.agents.imdb://tt...?lang=en`) and, for today's agents, Guid[] ids. */
+  guid?: string;
+  guids?: string[];
+  title?: string;
   /** Epoch seconds, as Plex writes it. */
   addedAt: number;
 }
@@ -169,21 +177,31 @@ export class FakePlex extends SwitchableServer {
     if (path === '/myplex/account' && req.method === 'GET') {
       return send(200, JSON.stringify({ MyPlex: { authToken: this.token, username: 'fakeuser', signInState: 'ok' } }));
     }
+    if (this.handleMore(req.method ?? 'GET', url, send)) return;
     return send(404, '');
   }
 
+  /** More routes in a subclass (plex-library.ts: items, matches, match, split); true when answered. */
+  protected handleMore(_method: string, _url: URL, _send: (status: number, body?: string) => void): boolean {
+    return false;
+  }
+
   /** One item as Plex's JSON lists it: ratingKey and parentRatingKey are strings, files under Media[].Part[]. */
-  private itemJson(i: FakeItem): Record<string, unknown> {
+  protected itemJson(i: FakeItem): Record<string, unknown> {
+    const grandparent = i.parentRatingKey !== undefined ? this.items.find((p) => p.ratingKey === i.parentRatingKey)?.parentRatingKey : undefined;
+    const files = [i.file, ...(i.moreFiles ?? [])].filter((f): f is string => !!f);
     return {
       ratingKey: i.ratingKey,
       key: `/library/metadata/${i.ratingKey}`,
       ...(i.parentRatingKey !== undefined ? { parentRatingKey: i.parentRatingKey, parentKey: `/library/metadata/${i.parentRatingKey}` } : {}),
+      ...(grandparent !== undefined ? { grandparentRatingKey: grandparent, grandparentKey: `/library/metadata/${grandparent}` } : {}),
+      ...(i.guid !== undefined ? { guid: i.guid } : {}),
       type: i.type,
-      title: i.file ? i.file.slice(i.file.lastIndexOf('/') + 1) : `item ${i.ratingKey}`,
+      title: i.title ?? (i.file ? i.file.slice(i.file.lastIndexOf('/') + 1) : `item ${i.ratingKey}`),
       librarySectionID: Number(i.sectionId),
       addedAt: i.addedAt,
       updatedAt: i.addedAt,
-      ...(i.file ? { Media: [{ id: Number(i.ratingKey) * 10, Part: [{ id: Number(i.ratingKey) * 100, key: `/library/parts/${Number(i.ratingKey) * 100}/${i.addedAt}/file.mkv`, file: i.file }] }] } : {}),
+      ...(files.length ? { Media: files.map((file, n) => ({ id: Number(i.ratingKey) * 10 + n, Part: [{ id: Number(i.ratingKey) * 100 + n, key: `/library/parts/${Number(i.ratingKey) * 100 + n}/${i.addedAt}/file.mkv`, file }] })) } : {}),
     };
   }
 
@@ -208,7 +226,7 @@ export class FakePlex extends SwitchableServer {
           key: s.id,
           type: s.type,
           title: s.title,
-          agent: s.type === 'movie' ? 'tv.plex.agents.movie' : 'tv.plex.agents.series',
+          agent: s.agent ?? (s.type === 'movie' ? 'tv.plex.agents.movie' : 'tv.plex.agents.series'),
           scanner: s.type === 'movie' ? 'Plex Movie' : 'Plex TV Series',
           language: 'en-US',
           uuid: `uuid-${s.id}`,

@@ -52,6 +52,7 @@ export const itemsAnswer = z.looseObject({
       z.looseObject({
         ratingKey: id,
         parentRatingKey: id.optional(),
+        grandparentRatingKey: id.optional(),
         Media: list(z.looseObject({ Part: list(z.looseObject({ file: z.string().optional() })) })),
       }),
     ),

@@ -27,6 +27,8 @@ export const DEFAULT_API_LOOKUP: ApiLookupLimits = { pageSize: 200, maxPages: 50
 export interface LeafItem {
   ratingKey: string;
   parentRatingKey?: string;
+  /** An episode's show (a track's artist): the item PLEX_FIX_MISMATCHED matches. */
+  grandparentRatingKey?: string;
   files: string[];
 }
 
@@ -36,6 +38,7 @@ export function parseLeaves(body: ItemsAnswer): { items: LeafItem[]; totalSize?:
   const items = mc.Metadata.map((m) => ({
     ratingKey: m.ratingKey,
     parentRatingKey: m.parentRatingKey,
+    grandparentRatingKey: m.grandparentRatingKey,
     files: m.Media.flatMap((media) => media.Part.map((p) => p.file ?? '')),
   }));
   return { items, totalSize: mc.totalSize };

@@ -96,6 +96,11 @@ export class PlexApi {
     }));
   }
 
+  /** A PUT whose answer is only its status (match, split, item refresh for PLEX_FIX_MISMATCHED). */
+  async put(path: string, what: string): Promise<void> {
+    await this.call('PUT', path, what);
+  }
+
   async emptyTrash(sectionId: string): Promise<void> {
     await this.call('PUT', `/library/sections/${encodeURIComponent(sectionId)}/emptyTrash`, 'empty trash');
   }

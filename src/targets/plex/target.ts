@@ -12,6 +12,7 @@ import { watchScanCompletion } from './completion.ts';
 import type { PlexDatabase } from './database.ts';
 import { emptyTrashEnabled, emptyTrashGuarded } from './empty-trash.ts';
 import { decideFileCheck, pathsForCheck } from './file-checks.ts';
+import { fixMismatched } from './fix-match.ts';
 import { filesInPlex, statFileSize, type FileSize } from './in-plex.ts';
 import type { RcloneRc } from './rclone-rc.ts';
 import { runningScanner, type ProcessDeps } from './scanner-process.ts';
@@ -100,8 +101,9 @@ export class PlexTarget implements Target {
   ) {
     this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps.timings };
     const config = steps.config;
-    if (config.PLEX_FIX_MISMATCHED) {
-      log.warn({ key: 'PLEX_FIX_MISMATCHED' }, 'PLEX_FIX_MISMATCHED is not supported by scanrelay and is ignored');
+    if (config.PLEX_FIX_MISMATCHED && !steps.api) {
+      // plex_autoscan fixed matches only with a token too (plex.py:213).
+      log.warn({ key: 'PLEX_FIX_MISMATCHED' }, 'PLEX_FIX_MISMATCHED needs PLEX_TOKEN (and PLEX_LOCAL_URL): matches are not checked');
     }
     if (!config.SERVER_FILE_CHECKS_ENABLED) {
       log.info({ key: 'SERVER_FILE_CHECKS_ENABLED' }, 'file-exists checks are off: folders are scanned without looking for the files first');
@@ -363,6 +365,10 @@ export class PlexTarget implements Target {
       // plex_autoscan analyzes file requests only, never a folder scan.
       if (config.PLEX_ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
         parts.push(await analyzeFiles({ config, db: steps.db, backend: this.backend, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item.files, signal));
+      }
+      // plex.py:212-221: file requests only, after analyze, before the after-command.
+      if (steps.api && !folderOnly && item.updateType !== 'Deleted') {
+        parts.push(await fixMismatched({ config, api: steps.api, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item, signal));
       }
       const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, config.RUN_COMMAND_TIMEOUT * 1000);
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');

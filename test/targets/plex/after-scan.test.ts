@@ -284,25 +284,3 @@ describe('after the scan', () => {
     });
   });
 });
-
-describe('PLEX_FIX_MISMATCHED', () => {
-  test('is logged once as unsupported, and scanrelay never matches or splits items', async () => {
-    const plex = await new FakePlex().start();
-    try {
-      const { tree, config } = setup(plex, { PLEX_FIX_MISMATCHED: true });
-      tree.put('/data/Movies/Match (2000)/m.mkv');
-      const { log, lines } = recordingLogger();
-      const target = makePlexTarget(plex, config, { log });
-      for (let i = 0; i < 2; i++) {
-        const r = await target.deliver(scanItem({ id: i + 1, folder: '/data/Movies/Match (2000)', files: ['/data/Movies/Match (2000)/m.mkv'], title: 'Match', ids: { imdb: 'tt1' } }));
-        assert.equal(r.outcome, 'done');
-        await (r as any).after(new AbortController().signal);
-      }
-      assert.equal(lines.filter((l) => l.key === 'PLEX_FIX_MISMATCHED').length, 1);
-      assert.match(lines.find((l) => l.key === 'PLEX_FIX_MISMATCHED')!.msg, /not supported/);
-      assert.equal(plex.calls.filter((c) => /\/(match|split)$/.test(c.path)).length, 0);
-    } finally {
-      await plex.stop();
-    }
-  });
-});
