@@ -131,10 +131,12 @@ export class PlexTarget implements Target {
     let folder = item.folder;
     let sectionId = '';
     try {
-      const skip = this.alreadyInPlex(item, config);
+      // The skip and the file checks come before the turn (plex.py:63-109); a scan holding the turn keeps what
+      // they found, so it never ends without its after-command.
+      const holding = this.beforeRan.get(item.id);
+      const skip = holding ? undefined : this.alreadyInPlex(item, config);
       if (skip) return skip;
-      // The file checks come before the turn (plex.py:63-109); a scan holding the turn keeps what they found.
-      const checked = this.beforeRan.get(item.id) ?? (await this.checkFiles(item, config));
+      const checked = holding ?? (await this.checkFiles(item, config));
       if ('outcome' in checked) return checked;
       folder = checked.folder;
       const folderOnly = checked.folderOnly;
