@@ -13,13 +13,16 @@ import type { PlexScanBackend } from './backends/backend.ts';
 
 export type { SetupProblem };
 
-/** How to get a token, for every message that asks for one (Plex support article 204059436). */
+/**
+ * How to get a token, for every message that asks for one (Plex's support article "Finding an authentication
+ * token / X-Plex-Token", linked from the README). No URL here: the dashboard shows these messages offline.
+ */
 export const PLEX_TOKEN_HOWTO =
-  'sign in to Plex Web as the server owner, open any movie or episode, choose Get Info > View XML, and copy the X-Plex-Token value from the address; see https://support.plex.tv/articles/204059436-finding-an-authentication-token-x-plex-token/';
+  'sign in to Plex Web as the server owner, open any movie or episode, choose Get Info > View XML, and copy the X-Plex-Token value from the address';
 
 /** No token and no scanner: the starter file on a machine without Plex. The fix is the token, not the scanner keys. */
 export function noTokenNoScanner(scanner: string): string {
-  return `PLEX_TOKEN is empty and this machine has no Plex Media Scanner (PLEX_SCANNER ${scannerFile(scanner)}): no scan can run; set PLEX_TOKEN and PLEX_LOCAL_URL (Plex's address, e.g. http://plex:32400) to scan through Plex's HTTP API (to get a token: ${PLEX_TOKEN_HOWTO}), or set PLEX_SCANNER to the scanner on this machine`;
+  return `PLEX_TOKEN is empty and this machine has no Plex Media Scanner (PLEX_SCANNER ${scannerFile(scanner)}): no scan can run; set PLEX_TOKEN and PLEX_LOCAL_URL (Plex's address and port 32400) to scan through Plex's HTTP API (to get a token: ${PLEX_TOKEN_HOWTO}), or set PLEX_SCANNER to the scanner on this machine`;
 }
 
 export interface SetupCheckDeps {

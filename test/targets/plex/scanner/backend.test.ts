@@ -181,7 +181,8 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     const before = fake.scannerCalls().length;
     await assert.rejects(backend({ USE_DOCKER: true }, { timeoutMs: 300, maxRetries: 1 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
       assert.ok(err instanceof TargetError && err.kind === 'fatal', String(err));
-      assert.match(err.message, /killed after the timeout \(PLEX_SCANNER_TIMEOUT\); gave up after 2 runs \(PLEX_SCANNER_MAX_RETRIES 1\)/);
+      // The stderr tail between the two (a shell's "Terminated") depends on timing.
+      assert.match(err.message, /killed after the timeout \(PLEX_SCANNER_TIMEOUT\).*; gave up after 2 runs \(PLEX_SCANNER_MAX_RETRIES 1\)/);
       return true;
     });
     assert.equal(fake.scannerCalls().length, before + 2, 'killed twice, then given up');
