@@ -7,9 +7,10 @@ import { postForm, spawnRelay } from '../helpers/relay.ts';
 
 /*
  * The starter file has no PLEX_TOKEN, so PLEX_SCAN_METHOD "auto" picks the scanner, which plex_autoscan always
- * used: it found the section in Plex's database (utils.py:55-77, get_plex_section) and ran PLEX_SCANNER
- * (plex.py:111-176). On a machine with neither, the key to set is PLEX_TOKEN, and the message says how to get
- * one, not "cannot open the Plex database ... PLEX_DATABASE_PATH".
+ * used: it found the section in Plex's database (utils.py:23-41, get_plex_section; an unreadable database logged an
+ * exception and dropped the request, scan.py:116-118) and ran PLEX_SCANNER (plex.py:111-176). On a machine with
+ * neither, the key to set is PLEX_TOKEN, and the message says how to get one, not "cannot open the Plex database
+ * ... PLEX_DATABASE_PATH".
  */
 test('starter config, no token, no Plex on this machine: a queued scan waits with a message naming PLEX_TOKEN and how to get one', { skip: existsSync(scannerFile(PLEX_SCANNER_DEFAULT)) && 'a Plex Media Scanner is installed here' }, async () => {
   // No config file: the relay writes its starter file, as `npm start` does on first start.
