@@ -13,6 +13,7 @@ export const NEEDED = [
   { command: 'chromium', pkg: 'chromium', why: 'browser tests' },
   { command: 'sqlite3', pkg: 'sqlite3', why: 'inspecting queue files' },
   { command: 'ps', pkg: 'procps', why: 'process-cleanup test' },
+  { command: 'openssl', pkg: 'openssl', why: "certificates for the https fake Plex" },
   // "python3:<module>": a Python module, for the tests that regenerate plex_autoscan's own cache.db/queue.db.
   { command: 'python3:sqlitedict', pkg: 'python3-sqlitedict', why: "plex_autoscan's cache.db as sqlitedict writes it" },
   { command: 'python3:peewee', pkg: 'python3-peewee', why: "plex_autoscan's queue.db as peewee writes it" },

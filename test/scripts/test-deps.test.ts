@@ -19,7 +19,7 @@ test('npm runs the dependency check before the tests, and .ci/run only runs the 
 
 test('missing commands map to their Debian packages (ps comes from procps)', () => {
   assert.deepEqual(missingPackages(() => true), []);
-  assert.deepEqual(missingPackages(() => false), ['rclone', 'tmux', 'chromium', 'sqlite3', 'procps', 'python3-sqlitedict', 'python3-peewee']);
+  assert.deepEqual(missingPackages(() => false), ['rclone', 'tmux', 'chromium', 'sqlite3', 'procps', 'openssl', 'python3-sqlitedict', 'python3-peewee']);
   assert.deepEqual(missingPackages((c) => c !== 'ps' && c !== 'tmux'), ['tmux', 'procps']);
 });
 
@@ -47,7 +47,7 @@ test('as a non-root user on a machine without the programs, the pretest stops at
   // nobody (65534) with a PATH that holds none of the programs: what a fresh machine's user sees.
   const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test-deps.mjs')], { uid: 65534, gid: 65534, cwd: empty, env: { PATH: empty }, encoding: 'utf8' });
   assert.equal(res.status, 1, res.stderr);
-  assert.match(res.stderr, /^  sudo apt-get install -y rclone tmux chromium sqlite3 procps( python3-sqlitedict python3-peewee)?$/m);
+  assert.match(res.stderr, /^  sudo apt-get install -y rclone tmux chromium sqlite3 procps openssl( python3-sqlitedict python3-peewee)?$/m);
   // On this machine everything is there: the check is silent and lets the tests run.
   const here = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test-deps.mjs')], { uid: 65534, gid: 65534, cwd: empty, env: { PATH: process.env.PATH }, encoding: 'utf8' });
   assert.equal(here.status, 0, here.stderr);
