@@ -150,9 +150,10 @@ export const configSchema = z.object({
   PLEX_ENABLED: bool(true),
   /**
    * Check the TLS certificate of an https PLEX_LOCAL_URL. Absent: checked for a public address, not for a
-   * loopback or private one, whose certificate from Plex can never pass (targets/plex/tls-policy.ts).
+   * loopback or private one, whose certificate from Plex can never pass (targets/plex/tls-policy.ts). null
+   * is read as absent.
    */
-  PLEX_VERIFY_SSL: z.boolean().optional(),
+  PLEX_VERIFY_SSL: z.boolean().nullish().transform((v) => v ?? undefined),
   PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
   /** Seconds before a hung Plex Media Scanner run (scanner method) is killed; the killed run counts toward PLEX_SCANNER_MAX_RETRIES. 0 = never. */
   PLEX_SCANNER_TIMEOUT: seconds(3600),

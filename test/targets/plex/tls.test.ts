@@ -26,6 +26,7 @@ describe('TLS to Plex: PLEX_VERIFY_SSL', () => {
   test('no PLEX_VERIFY_SSL key, https://127.0.0.1: the certificate is not checked and the folder is scanned', async () => {
     assert.match(plex.url, /^https:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(testConfig({}).PLEX_VERIFY_SSL, undefined, 'no default: the address decides');
+    assert.equal(testConfig({ PLEX_VERIFY_SSL: null }).PLEX_VERIFY_SSL, undefined, 'null is read as absent');
     const before = plex.refreshes().length;
     const result = await makePlexTarget(plex, config({})).deliver(scanItem({ folder: '/data/Movies/Heat (1995)' }));
     assert.equal(result.outcome, 'done', JSON.stringify(result));
