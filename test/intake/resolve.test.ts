@@ -38,7 +38,7 @@ describe('resolveIntent for webhook paths', () => {
     SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'] },
     SERVER_FILE_EXIST_PATH_MAPPINGS: { '/mnt/local/': ['/data/'] },
     SERVER_IGNORE_LIST: ['/.grab/', 'sample'],
-    SERVER_SCAN_PRIORITIES: {},
+    SERVER_SCAN_PRIORITIES: [],
   };
   const intent = (paths: Array<{ path: string; kind: 'file' | 'folder' | 'gone' }>) =>
     ({ kind: 'scan', source: 'Sonarr', event: 'SeriesDelete', title: 'Dark (2017)', ids: { tvdbId: 334824 }, updateType: 'Deleted', paths }) as const;
