@@ -177,6 +177,11 @@ export const configSchema = z.object({
   SERVER_METRICS: bool(true),
   SERVER_SKIP_FILES_IN_PLEX: bool(false),
   /**
+   * scanrelay: scan the nearest existing folder above one that is gone (a movie or series deleted or renamed
+   * away; for a movie, its library root) so the media server drops its items. false: nothing, as in plex_autoscan.
+   */
+  SERVER_SCAN_REMOVED: bool(true),
+  /**
    * false skips the file-exists checks entirely, for a relay that cannot see the media files. plex_autoscan
    * had no way to do this: its SERVER_MAX_FILE_CHECKS 0 still checks once (kept as it was).
    */

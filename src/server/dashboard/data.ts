@@ -8,6 +8,7 @@ import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
+import { removalScanLabel } from '../../queue/scheduler.ts';
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
@@ -20,6 +21,8 @@ export function scanView(e: QueueEntry) {
     title: e.title,
     files: e.files,
     requests: e.requests,
+    /** What the scan stands for when the folder alone does not say it (a library root scan for removed items). */
+    what: e.removal ? removalScanLabel(e.requests) : null,
     priority: e.priority,
     requestedAt: e.firstAt,
     lastRequestAt: e.lastAt,
