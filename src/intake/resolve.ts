@@ -35,9 +35,11 @@ export function resolveIntent(
   config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_IGNORE_LIST' | 'SERVER_SCAN_PRIORITIES'> &
     Partial<Pick<Config, 'SERVER_PATH_REWRITES' | 'SERVER_SCAN_REMOVED'>>,
   probe: FolderProbe = statProbe,
+  /** The media servers' library roots as they name them (section locations): a path below one may be looked at. */
+  serverRoots: readonly string[] = [],
 ): PathOutcome[] {
   checkFolderCount(intent.paths);
-  const libraryRoots = Object.keys(config.SERVER_PATH_MAPPINGS);
+  const libraryRoots = [...Object.keys(config.SERVER_PATH_MAPPINGS), ...serverRoots];
   // Files of one folder share its mapping: mapped once per folder, not once per file.
   const hasRewrites = (config.SERVER_PATH_REWRITES ?? []).length > 0;
   const mappedFolders = new Map<string, string>();

@@ -90,13 +90,16 @@ export async function submitIntent(
 /** Paths mapped in one turn of the event loop: a 25,000-file import is mapped in slices, other requests in between. */
 const RESOLVE_SLICE = 2_000;
 
-async function resolveInTurns(intent: Extract<Intent, { kind: 'scan' }>, deps: Pick<IntakeDeps, 'config' | 'probe'>): Promise<PathOutcome[]> {
-  if (intent.paths.length <= RESOLVE_SLICE) return resolveIntent(intent, deps.config, deps.probe);
+async function resolveInTurns(intent: Extract<Intent, { kind: 'scan' }>, deps: Pick<IntakeDeps, 'config' | 'probe' | 'libraries'>): Promise<PathOutcome[]> {
+  // A file or a folder: where the path lies in a library the media server names, the disk says which
+  // (the roots are cached; a server that is down adds none).
+  const roots = deps.libraries ? (await deps.libraries.check([])).roots : [];
+  if (intent.paths.length <= RESOLVE_SLICE) return resolveIntent(intent, deps.config, deps.probe, roots);
   checkFolderCount(intent.paths);
   const outcomes: PathOutcome[] = [];
   for (let from = 0; from < intent.paths.length; from += RESOLVE_SLICE) {
     if (from > 0) await yieldToLoop();
-    for (const o of resolveIntent({ ...intent, paths: intent.paths.slice(from, from + RESOLVE_SLICE) }, deps.config, deps.probe)) outcomes.push(o);
+    for (const o of resolveIntent({ ...intent, paths: intent.paths.slice(from, from + RESOLVE_SLICE) }, deps.config, deps.probe, roots)) outcomes.push(o);
   }
   return outcomes;
 }

@@ -75,7 +75,7 @@ export interface MapPreview {
  */
 export async function mapPreview(
   input: string,
-  deps: Pick<AppDeps, 'config' | 'probe' | 'targets'>,
+  deps: Pick<AppDeps, 'config' | 'probe' | 'targets' | 'libraries'>,
   timeoutMs = 3000,
   noSection: NoSectionCache = new NoSectionCache(),
 ): Promise<MapPreview> {
@@ -88,7 +88,8 @@ export async function mapPreview(
   out.problem = invalidMappedPath(mapped.path) ?? null;
   if (out.problem) return out;
   out.ignored = ignoredBy(deps.config.SERVER_IGNORE_LIST, mapped.path) ?? null;
-  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, Object.keys(deps.config.SERVER_PATH_MAPPINGS));
+  const roots = [...Object.keys(deps.config.SERVER_PATH_MAPPINGS), ...(deps.libraries ? (await deps.libraries.check([])).roots : [])];
+  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, roots);
   const plex = deps.targets?.find((t): t is PlexTarget => t instanceof PlexTarget);
   if (!plex) {
     out.sectionError = 'no Plex target is enabled';
