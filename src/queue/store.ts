@@ -358,7 +358,8 @@ export class QueueStore {
       const row = this.stmt.scan.get(id);
       if (!row) return false;
       if (row.status === 'pending') {
-        this.db.prepare(`UPDATE scans SET due_at = ? WHERE id = ?`).run(now, id);
+        // "Scan now" means now: a removal scan no longer waits for the imports below it.
+        this.db.prepare(`UPDATE scans SET due_at = ?, hold_until = NULL WHERE id = ?`).run(now, id);
         return true;
       }
       if (row.status === 'active' || row.status === 'failed') {

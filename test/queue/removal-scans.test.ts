@@ -107,6 +107,15 @@ describe('library root scans for removed items', () => {
     t.close();
   });
 
+  test('"Scan now" on the dashboard sends a root scan at once, imports open or not', () => {
+    const s = new QueueStore(':memory:');
+    const [root] = s.enqueueMany([removal('/data/Movies')], timing, 0);
+    s.enqueueMany([req('/data/Movies/Heat (1995)')], timing, 1_000);
+    assert.equal(s.retryNow(root!.id, 2_000), true);
+    assert.equal(s.activateDue(['plex'], 2_000), 1);
+    s.close();
+  });
+
   test('imports due in the same pass as the root scan are handed out before it', () => {
     const s = new QueueStore(':memory:');
     s.enqueueMany([removal('/data/Movies')], timing, 0);
