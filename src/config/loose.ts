@@ -60,7 +60,7 @@ function repairOf(issue: z.core.$ZodIssue, value: unknown, root: Json): Repair |
 
 function googleEnabled(root: Json): boolean {
   const google = (root.GOOGLE ?? root.CLOUD) as Json | undefined;
-  // Python's truth (scan.py:529 `if conf.configs['GOOGLE']['ENABLED']`): any non-empty, non-zero value starts monitoring.
+  // Python's truth (scan.py:532 `if conf.configs['GOOGLE']['ENABLED']`): any non-empty, non-zero value starts monitoring.
   const enabled = google && typeof google === 'object' ? google.ENABLED : undefined;
   return !!enabled && !(Array.isArray(enabled) && enabled.length === 0) && !(typeof enabled === 'object' && !Array.isArray(enabled) && Object.keys(enabled).length === 0);
 }

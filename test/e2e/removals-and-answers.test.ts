@@ -28,6 +28,7 @@ describe('webhooks as the relay answers them, started as a user starts it', () =
         PLEX_TOKEN: plex.token,
         SERVER_SCAN_DELAY: 1,
         SERVER_SCAN_DELAY_MAX: 3,
+        SERVER_ALLOW_MANUAL_SCAN: true,
         SERVER_PATH_MAPPINGS: { '/data/Movies/': ['/movies/'] },
       },
     });
@@ -60,6 +61,8 @@ describe('webhooks as the relay answers them, started as a user starts it', () =
     const root = history.items.find((i: { folder: string }) => i.folder === '/data/Movies');
     assert.equal(root.what, 'library root scan for 1 removed items');
     assert.equal(history.items.filter((i: { what: string | null }) => i.what === null).length, 2);
+    const page = await (await fetch(relay.url, { headers: { accept: 'text/html' } })).text();
+    assert.match(page, /<code>\/data\/Movies<\/code><div class="what">library root scan for 1 removed items<\/div>/);
   });
 
   // scan.py:115-118: start_scan drops a path in no section, and client_pushed still answers "OK" (scan.py:469).
