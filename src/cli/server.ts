@@ -12,6 +12,7 @@ export function registerServer(program: Command): void {
         const settings = settingsOf(cmd);
         const log = await loggerFor(settings);
         const { config, created } = loadOrCreateConfig(settings, log);
+        if (settings.layout) log.info({ queuefile: settings.queuefile, cachefile: settings.cachefile }, settings.layout);
         const relay = await startRelay({
           config,
           log,

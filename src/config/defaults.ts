@@ -12,6 +12,8 @@ export function plexAutoscanDefaults(): JsonObject {
   const all = configSchema.parse({}) as JsonObject;
   const out: JsonObject = {};
   for (const key of PLEX_AUTOSCAN_KEYS) out[key] = key === 'SERVER_PASS' ? newServerPass() : all[key];
+  // The schema reads the priorities into a list of entries; the file holds them as an object.
+  out.SERVER_SCAN_PRIORITIES = {};
   const google = { ...(out.GOOGLE as JsonObject) };
   for (const key of SCANRELAY_DRIVE_KEYS) delete google[key];
   out.GOOGLE = google;

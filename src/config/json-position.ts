@@ -22,6 +22,31 @@ class Stop extends Error {
 
 /** The first syntax problem in `text`, or undefined when it is valid JSON. */
 export function findJsonProblem(text: string): JsonProblem | undefined {
+  return scanJson(text);
+}
+
+/**
+ * The keys of the object at `path` (object keys from the top, e.g. ["SERVER_SCAN_PRIORITIES"]) in the order
+ * the text writes them, each once; undefined when there is no object there or the text is not JSON.
+ * JSON.parse puts integer-like keys first in numeric order ({"2": .., "1": ..} iterates "1" first), while
+ * Python's json keeps the file's order, which plex_autoscan's code relies on.
+ */
+export function objectKeyOrder(text: string, path: readonly string[]): string[] | undefined {
+  const want = JSON.stringify(path);
+  let keys: string[] | undefined;
+  const problem = scanJson(text, (at, key, isObject) => {
+    const here = JSON.stringify(at);
+    if (isObject && here === want) keys ??= [];
+    if (key !== undefined && here === want && keys && !keys.includes(key)) keys.push(key);
+  });
+  return problem ? undefined : keys;
+}
+
+/**
+ * A validating scan of `text`. `visit` (when given) hears of every object as it opens (key undefined,
+ * isObject true) and of each of its keys, with the path of object keys leading to it.
+ */
+function scanJson(text: string, visit?: (path: readonly string[], key: string | undefined, isObject: boolean) => void): JsonProblem | undefined {
   let i = 0;
   const found = () => (i >= text.length ? 'the end of the file' : JSON.stringify(text[i]));
   const fail = (expected: string): never => {
@@ -49,21 +74,25 @@ export function findJsonProblem(text: string): JsonProblem | undefined {
     }
     if (i >= text.length) throw new Stop(start, 'this string is never closed');
     i++;
+    return start;
   };
-  const value = (): void => {
+  const value = (path: readonly string[] = []): void => {
     ws();
     const c = text[i];
     if (c === '{') {
+      visit?.(path, undefined, true);
       i++;
       ws();
       if (text[i] === '}') return void i++;
       for (;;) {
         ws();
-        string();
+        const start = string();
+        const key = visit ? (JSON.parse(text.slice(start, i)) as string) : '';
+        visit?.(path, key, true);
         ws();
         if (text[i] !== ':') fail('":" after the key');
         i++;
-        value();
+        value(visit ? [...path, key] : path);
         ws();
         if (text[i] === ',') {
           i++;
@@ -80,7 +109,8 @@ export function findJsonProblem(text: string): JsonProblem | undefined {
       ws();
       if (text[i] === ']') return void i++;
       for (;;) {
-        value();
+        // An element of an array is no object key: a path step that no key can be.
+        value(visit ? [...path, '\u0000[]'] : path);
         ws();
         if (text[i] === ',') {
           i++;
@@ -92,7 +122,7 @@ export function findJsonProblem(text: string): JsonProblem | undefined {
         fail('"," or "]"');
       }
     }
-    if (c === '"') return string();
+    if (c === '"') return void string();
     const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
     if (literal && !/^[\w.]/.test(text.slice(i + literal[0].length, i + literal[0].length + 1))) {
       i += literal[0].length;

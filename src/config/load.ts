@@ -4,8 +4,8 @@ import { distance } from 'fastest-levenshtein';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import type { z } from 'zod';
 import { UserError } from './errors.ts';
-import { findJsonProblem } from './json-position.ts';
-import { parseLoosely, serverPassNotes } from './loose.ts';
+import { findJsonProblem, objectKeyOrder } from './json-position.ts';
+import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
 import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config } from './schema.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -36,7 +36,7 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UserError(`config file ${path} must hold a JSON object`);
   }
-  return parseConfig(raw as JsonObject, env, path);
+  return parseConfig(raw as JsonObject, env, path, { priorityOrder: objectKeyOrder(text, ['SERVER_SCAN_PRIORITIES']) });
 }
 
 /** JSON.parse, with a mistake reported by line and column (what an editor shows). */
@@ -51,10 +51,11 @@ export function parseJsonText(text: string, path: string): JsonObject {
 }
 
 /** Validates a config object (after environment overrides), the pure core of loading. */
-export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source = 'config'): LoadedConfig {
+export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source = 'config', text: { priorityOrder?: string[] } = {}): LoadedConfig {
   const warnings: string[] = [];
   const notices: string[] = [];
   const input: JsonObject = { ...raw };
+  let priorityOrder = text.priorityOrder;
 
   // plex_autoscan lets a top-level key be replaced by an environment variable holding JSON.
   for (const key of Object.keys(configSchema.shape)) {
@@ -65,6 +66,7 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
     } catch {
       throw new UserError(envNotJsonMessage(key, value));
     }
+    if (key === 'SERVER_SCAN_PRIORITIES') priorityOrder = objectKeyOrder(value, []);
     // plex_autoscan logs this at INFO too (config.py:276, "Using ENV setting").
     notices.push(`using environment setting ${key} (it replaces the config file's value)`);
   }
@@ -90,14 +92,25 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   const { result, warnings: loose } = parseLoosely(configSchema, input);
   warnings.push(...loose);
   if (!result.success) throw new UserError(`${source}: ${formatIssues(result.error)}`);
-  const parsed = result.data;
+  const parsed = { ...result.data, SERVER_SCAN_PRIORITIES: inFileOrder(result.data.SERVER_SCAN_PRIORITIES, priorityOrder) };
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
+  warnings.push(...priorityKeyNotes(parsed.SERVER_SCAN_PRIORITIES));
   if (!parsed.SERVER_PASS) warnings.push('SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)');
   if (!config.SERVER_USE_SQLITE && 'SERVER_USE_SQLITE' in raw) {
     warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in SQLite, so nothing is lost on a crash');
   }
   return { config, raw, warnings, notices };
+}
+
+/** SERVER_SCAN_PRIORITIES entries in the order the text wrote their keys (see scanPrioritiesSchema). */
+function inFileOrder<E extends { key: string }>(entries: E[], order: readonly string[] | undefined): E[] {
+  if (!order) return entries;
+  const at = (key: string) => {
+    const i = order.indexOf(key);
+    return i < 0 ? order.length : i;
+  };
+  return [...entries].sort((a, b) => at(a.key) - at(b.key));
 }
 
 export function formatIssues(error: z.ZodError): string {

@@ -17,8 +17,25 @@ interface Repair {
   warning: string;
 }
 
-function repairOf(issue: z.core.$ZodIssue, value: unknown): Repair | undefined {
+/** Keys plex_autoscan only tests for truth or length (plex.py:158,188,213; scan.py:197): null there means "not set". */
+const NULL_MEANS_EMPTY = new Set(['PLEX_TOKEN', 'RUN_COMMAND_BEFORE_SCAN', 'RUN_COMMAND_AFTER_SCAN', 'RCLONE.CONFIG', 'GOOGLE.CLIENT_ID', 'GOOGLE.CLIENT_SECRET']);
+
+function repairOf(issue: z.core.$ZodIssue, value: unknown, root: Json): Repair | undefined {
   const key = issue.path.map(String).join('.');
+  if (value === null && NULL_MEANS_EMPTY.has(key)) {
+    return { value: '', warning: `${key}: null read as not set (""); write "" or the value` };
+  }
+  // Flask routes "/%s" % SERVER_PASS (scan.py:242,279,313): a number is its digits.
+  if (key === 'SERVER_PASS' && typeof value === 'number' && Number.isFinite(value)) {
+    return { value: String(value), warning: `SERVER_PASS: the number ${value} read as the text "${value}"; write it in double quotes` };
+  }
+  // plex.py:68-99 checks once, then gives up when checks >= SERVER_MAX_FILE_CHECKS: below 1 is one check, like 0 here.
+  if (key === 'SERVER_MAX_FILE_CHECKS' && Number.isInteger(value) && (value as number) < 0) {
+    return { value: 0, warning: `SERVER_MAX_FILE_CHECKS: ${value} read as 0 (one check, then the scan is given up, as plex_autoscan's loop did); write 0 or more` };
+  }
+  if (key === 'GOOGLE.POLL_INTERVAL' && typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) && Number(value) > 0) {
+    return { value: Number(value), warning: `GOOGLE.POLL_INTERVAL: the text ${JSON.stringify(value)} read as ${Number(value)} s; write it without quotes` };
+  }
   // plex_autoscan reads booleans with Python's truthiness (`if config[...]:`, e.g. plex.py:138), so 0 and 1 work.
   if (issue.code === 'invalid_type' && issue.expected === 'boolean' && (value === 0 || value === 1)) {
     return { value: value === 1, warning: `${key}: ${value} read as ${value === 1}; write true or false` };
@@ -33,7 +50,23 @@ function repairOf(issue: z.core.$ZodIssue, value: unknown): Repair | undefined {
   if (key === 'GOOGLE.POLL_INTERVAL' && value === 0) {
     return { value: MIN_POLL_INTERVAL, warning: `GOOGLE.POLL_INTERVAL: 0 read as ${MIN_POLL_INTERVAL} s (plex_autoscan polled again at once); write the seconds between polls` };
   }
+  // plex_autoscan reads the GOOGLE section only when monitoring starts (scan.py:187-231, after GOOGLE.ENABLED is
+  // checked): with monitoring off, a value of the wrong type never mattered there, so here it takes the default.
+  if (issue.path[0] === 'GOOGLE' && issue.path.length > 1 && issue.path[1] !== 'ENABLED' && !googleEnabled(root)) {
+    return { value: undefined, warning: `${key}: ${JSON.stringify(value)?.slice(0, 40)} is not ${expectedOf(issue)}; ignored (the default is used) while GOOGLE.ENABLED is false` };
+  }
   return undefined;
+}
+
+function googleEnabled(root: Json): boolean {
+  const google = (root.GOOGLE ?? root.CLOUD) as Json | undefined;
+  // Python's truth (scan.py:532 `if conf.configs['GOOGLE']['ENABLED']`): any non-empty, non-zero value starts monitoring.
+  const enabled = google && typeof google === 'object' ? google.ENABLED : undefined;
+  return !!enabled && !(Array.isArray(enabled) && enabled.length === 0) && !(typeof enabled === 'object' && !Array.isArray(enabled) && Object.keys(enabled).length === 0);
+}
+
+function expectedOf(issue: z.core.$ZodIssue): string {
+  return issue.code === 'invalid_type' ? `a ${issue.expected}` : 'a valid value';
 }
 
 function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
@@ -67,7 +100,7 @@ export function parseLoosely<S extends z.ZodType>(schema: S, input: Json): { res
   for (let pass = 0; pass < 8 && !result.success; pass++) {
     let repaired = false;
     for (const issue of result.error.issues) {
-      const repair = repairOf(issue, valueAt(current, issue.path));
+      const repair = repairOf(issue, valueAt(current, issue.path), current);
       if (!repair) continue;
       current = withValue(current, issue.path, repair.value);
       warnings.push(repair.warning);
@@ -77,6 +110,16 @@ export function parseLoosely<S extends z.ZodType>(schema: S, input: Json): { res
     result = schema.safeParse(current);
   }
   return { result, warnings };
+}
+
+/**
+ * Warnings for SERVER_SCAN_PRIORITIES keys that are not whole numbers: plex_autoscan started with them, and a
+ * path such an entry matches got priority 0 (its int() raised and the handler returned 0, utils.py:168-178).
+ */
+export function priorityKeyNotes(entries: ReadonlyArray<{ key: string; priority: number | undefined }>): string[] {
+  return entries
+    .filter((e) => e.priority === undefined)
+    .map((e) => `SERVER_SCAN_PRIORITIES: key ${JSON.stringify(e.key)} is not a whole number: a path it matches gets priority 0 and no later entry is tried, as in plex_autoscan; write a number such as "0" or "2"`);
 }
 
 /** fastify's default longest route parameter (find-my-way's maxParamLength). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
 import { rewritePatternProblem } from '../paths/rewrite.ts';
+import { pythonInt } from './python-int.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
 /*
@@ -95,6 +96,17 @@ export const watchSchema = z
   .prefault({})
   .refine((w) => !w.ENABLED || w.PATHS.length > 0, { message: 'ENABLED needs at least one folder in PATHS', path: ['PATHS'] });
 
+/**
+ * SERVER_SCAN_PRIORITIES {"<n>": [substrings]}, as entries in the file's order: plex_autoscan takes the first
+ * entry that matches, in the order Python read them (utils.py:170-174). JavaScript iterates integer-like keys
+ * in numeric order, so the loader puts the entries back in the text's order (load.ts). `priority` is undefined
+ * for a key Python's int() refuses: a path it matches gets priority 0 and no later entry is tried (utils.py:176-178).
+ */
+export const scanPrioritiesSchema = z
+  .record(z.string(), z.array(z.string()))
+  .default({})
+  .transform((r) => Object.entries(r).map(([key, paths]) => ({ key, priority: pythonInt(key), paths })));
+
 const mediaServerSchema = z
   .object({ ENABLED: bool(false), URL: str(''), API_KEY: str('') })
   .prefault({});
@@ -134,9 +146,7 @@ export const configSchema = z.object({
   SERVER_ALLOW_MANUAL_SCAN: bool(false),
   SERVER_IGNORE_LIST: stringList(),
   SERVER_USE_SQLITE: bool(false),
-  SERVER_SCAN_PRIORITIES: z
-    .record(z.string().regex(/^-?\d+$/, 'priority keys must be whole numbers such as "0" or "2"'), z.array(z.string()))
-    .default({}),
+  SERVER_SCAN_PRIORITIES: scanPrioritiesSchema,
   SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: bool(false),
   RCLONE: rcloneSchema,
   DOCKER_NAME: str('plex'),
@@ -170,6 +180,11 @@ export const configSchema = z.object({
   SERVER_TRUST_PROXY: bool(false),
   SERVER_METRICS: bool(true),
   SERVER_SKIP_FILES_IN_PLEX: bool(false),
+  /**
+   * scanrelay: scan the nearest existing folder above one that is gone (a movie or series deleted or renamed
+   * away; for a movie, its library root) so the media server drops its items. false: nothing, as in plex_autoscan.
+   */
+  SERVER_SCAN_REMOVED: bool(true),
   /**
    * false skips the file-exists checks entirely, for a relay that cannot see the media files. plex_autoscan
    * had no way to do this: its SERVER_MAX_FILE_CHECKS 0 still checks once (kept as it was).

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { UserError } from './errors.ts';
+import { defaultStateFiles } from './plex-autoscan-layout.ts';
 
 /** Process-level settings, named as plex_autoscan names them. */
 export interface Settings {
@@ -9,11 +10,13 @@ export interface Settings {
   queuefile: string;
   cachefile: string;
   tokenfile: string;
+  /** Which queue and cache files plex_autoscan's layout made the defaults (one line to log), when it did. */
+  layout?: string;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-export type SettingName = keyof Settings;
+export type SettingName = Exclude<keyof Settings, 'layout'>;
 
 const ENV_SUFFIX: Record<SettingName, string> = {
   config: 'CONFIG',
@@ -38,13 +41,15 @@ export function resolveSettings(
   const config = resolve(pick('config', cli, env) ?? DEFAULT_CONFIG_PATH);
   const beside = (file: string) => join(dirname(config), file);
   const logfile = pick('logfile', cli, env);
+  const state = defaultStateFiles(config);
   return {
     config,
     logfile: logfile ? resolve(logfile) : undefined,
     loglevel: parseLogLevel(pick('loglevel', cli, env) ?? 'INFO'),
-    queuefile: resolve(pick('queuefile', cli, env) ?? beside('queue.db')),
-    cachefile: resolve(pick('cachefile', cli, env) ?? beside('cache.db')),
+    queuefile: resolve(pick('queuefile', cli, env) ?? state.queuefile),
+    cachefile: resolve(pick('cachefile', cli, env) ?? state.cachefile),
     tokenfile: resolve(pick('tokenfile', cli, env) ?? beside('token.json')),
+    ...(state.note && !(pick('queuefile', cli, env) && pick('cachefile', cli, env)) ? { layout: state.note } : {}),
   };
 }
 

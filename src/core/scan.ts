@@ -21,6 +21,11 @@ export const scanRequestSchema = z.object({
   ids: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   updateType: updateTypeSchema.default('Modified'),
   priority: z.number().int().default(0),
+  /**
+   * Scans a folder above one that is gone (a deleted or renamed-away movie/series folder), so the media
+   * server drops what was in it. At a library root the queue keeps it apart from new files (queue/coalesce.ts).
+   */
+  removal: z.boolean().optional(),
 });
 export type ScanRequest = z.input<typeof scanRequestSchema>;
 
@@ -44,6 +49,8 @@ export interface ScanItem {
   requests: number;
   /** Any request merged into the scan was an upgrade (isUpgradeEvent). */
   upgrade: boolean;
+  /** A library root scan for removed items only (`requests` of them); see queue/coalesce.ts removalApart. */
+  removal?: boolean;
   firstAt: number;
   /** This target's attempts so far, including the current one. */
   attempt: number;

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import type { ScanRequest } from '../core/scan.ts';
+import type { ScanRequest, Source } from '../core/scan.ts';
 import { ancestors, joinPath, mapPath, normalizeFolder, parentFolder } from '../paths/mapping.ts';
 import { mapIncomingPath } from '../paths/rewrite.ts';
 import { scanFolderFor, statProbe, type FolderProbe } from '../paths/folder.ts';
@@ -9,21 +9,37 @@ import { MAX_FOLDERS_PER_REQUEST, tooManyFolders, type Intent, type ScanPath } f
 
 export type PathOutcome =
   | { received: string; mapped: string; folder: string; request: ScanRequest }
-  | { received: string; mapped: string; ignored: string };
+  /** `ignored`: what matched (a SERVER_IGNORE_LIST entry, or the key that turned the scan off); `reason`: why, in words. */
+  | { received: string; mapped: string; ignored: string; reason: string };
+
+/**
+ * plex_autoscan checks SERVER_IGNORE_LIST for manual requests only (scan.py:326-335): its webhook branches
+ * (scan.py:381-463) and the drive monitor (scan.py:153-184) never call should_ignore. scanrelay's own folder
+ * watcher, which plex_autoscan did not have, keeps it too (it sees every stray file on the disk).
+ */
+export function ignoreListApplies(source: Source): boolean {
+  return source === 'Manual' || source === 'API' || source === 'Watch';
+}
+
+const REMOVALS_OFF =
+  'SERVER_SCAN_REMOVED is false: a folder that is gone (an item deleted or renamed away) is not scanned; the media server drops its items at its own periodic library scan';
 
 /**
  * Turns a scan intent into queue requests: map each path through SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS, reject paths
- * that are still not absolute, drop SERVER_IGNORE_LIST matches, and pick the folder to scan.
+ * that are still not absolute, drop SERVER_IGNORE_LIST matches of manual requests (and gone folders with
+ * SERVER_SCAN_REMOVED off), and pick the folder to scan.
  * Throws PathProblem (answered 400) for a bad path.
  */
 export function resolveIntent(
   intent: Extract<Intent, { kind: 'scan' }>,
   config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_IGNORE_LIST' | 'SERVER_SCAN_PRIORITIES'> &
-    Partial<Pick<Config, 'SERVER_PATH_REWRITES'>>,
+    Partial<Pick<Config, 'SERVER_PATH_REWRITES' | 'SERVER_SCAN_REMOVED'>>,
   probe: FolderProbe = statProbe,
+  /** The media servers' library roots as they name them (section locations): a path below one may be looked at. */
+  serverRoots: readonly string[] = [],
 ): PathOutcome[] {
   checkFolderCount(intent.paths);
-  const libraryRoots = Object.keys(config.SERVER_PATH_MAPPINGS);
+  const libraryRoots = [...Object.keys(config.SERVER_PATH_MAPPINGS), ...serverRoots];
   // Files of one folder share its mapping: mapped once per folder, not once per file.
   const hasRewrites = (config.SERVER_PATH_REWRITES ?? []).length > 0;
   const mappedFolders = new Map<string, string>();
@@ -42,8 +58,9 @@ export function resolveIntent(
     const mapped = kind === 'file' && !hasRewrites ? mapFile(path) : mapIncomingPath(config, path).path;
     const mappedProblem = invalidMappedPath(mapped);
     if (mappedProblem) throw new PathProblem(mappedProblem);
-    const ignored = ignoredBy(config.SERVER_IGNORE_LIST, mapped);
-    if (ignored) return { received: path, mapped, ignored };
+    const ignored = ignoreListApplies(intent.source) ? ignoredBy(config.SERVER_IGNORE_LIST, mapped) : undefined;
+    if (ignored) return { received: path, mapped, ignored, reason: `matched "${ignored}" in SERVER_IGNORE_LIST` };
+    if (kind === 'gone' && config.SERVER_SCAN_REMOVED === false) return { received: path, mapped, ignored: 'SERVER_SCAN_REMOVED', reason: REMOVALS_OFF };
     const folder = folderToScan(mapped, kind, config.SERVER_FILE_EXIST_PATH_MAPPINGS, probe, libraryRoots);
     return {
       received: path,
@@ -61,6 +78,7 @@ export function resolveIntent(
         updateType: intent.updateType,
         // A path rule is more specific than the trigger's own priority (autoscan's), which replaces the default.
         priority: priorityMatch(config.SERVER_SCAN_PRIORITIES, folder) ?? intent.priority ?? 0,
+        ...(kind === 'gone' ? { removal: true } : {}),
       },
     };
   });
@@ -93,7 +111,7 @@ export function resolveEach(
     try {
       const [outcome] = resolveIntent({ ...rest, kind: 'scan', paths: [path] }, config, probe);
       if (outcome && 'request' in outcome) requests.push(outcome.request);
-      else if (outcome) skipped.push({ path: path.path, why: 'ignored', reason: `matches SERVER_IGNORE_LIST entry ${outcome.ignored}` });
+      else if (outcome) skipped.push({ path: path.path, why: 'ignored', reason: outcome.reason });
     } catch (err) {
       if (!(err instanceof PathProblem)) throw err;
       skipped.push({ path: path.path, why: 'invalid', reason: err.message });

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.ts';
+import type { Source } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { FolderProbe } from '../paths/folder.ts';
@@ -52,9 +53,9 @@ export async function submitIntent(
   // A large import is handled in steps, each in its own turn of the event loop, so other requests (and
   // /healthz) are answered in between.
   if (intent.paths.length > 100) await yieldToLoop();
-  const outcomes = await resolveInTurns(intent, deps);
+  const resolved = await resolveInTurns(intent, deps);
+  const outcomes = deps.libraries ? await checkLibraries(resolved, intent.source, deps.libraries, log, client) : resolved;
   const { requests, indexOf } = requestsPerFolder(outcomes);
-  if (deps.libraries && requests.length) await checkLibraries(requests.map((r) => r.folder), deps.libraries, log, client);
   if (intent.paths.length > 100) await yieldToLoop();
   const results = await deps.intake.enqueue(requests);
   deps.onQueued?.();
@@ -62,7 +63,7 @@ export async function submitIntent(
   if (intent.paths.length > 100) await yieldToLoop();
 
   const scans = outcomes.map((o, n): PathResult => {
-    if ('ignored' in o) return { path: o.mapped, status: 'ignored', reason: `matched "${o.ignored}" in SERVER_IGNORE_LIST` };
+    if ('ignored' in o) return { path: o.mapped, status: 'ignored', reason: o.reason };
     const r = results[indexOf[n]!]!;
     return { path: o.mapped, folder: r.folder, status: r.status, id: r.id };
   });
@@ -89,32 +90,55 @@ export async function submitIntent(
 /** Paths mapped in one turn of the event loop: a 25,000-file import is mapped in slices, other requests in between. */
 const RESOLVE_SLICE = 2_000;
 
-async function resolveInTurns(intent: Extract<Intent, { kind: 'scan' }>, deps: Pick<IntakeDeps, 'config' | 'probe'>): Promise<PathOutcome[]> {
-  if (intent.paths.length <= RESOLVE_SLICE) return resolveIntent(intent, deps.config, deps.probe);
+async function resolveInTurns(intent: Extract<Intent, { kind: 'scan' }>, deps: Pick<IntakeDeps, 'config' | 'probe' | 'libraries'>): Promise<PathOutcome[]> {
+  // A file or a folder: where the path lies in a library the media server names, the disk says which
+  // (the roots are cached; a server that is down adds none).
+  const roots = deps.libraries ? (await deps.libraries.check([])).roots : [];
+  if (intent.paths.length <= RESOLVE_SLICE) return resolveIntent(intent, deps.config, deps.probe, roots);
   checkFolderCount(intent.paths);
   const outcomes: PathOutcome[] = [];
   for (let from = 0; from < intent.paths.length; from += RESOLVE_SLICE) {
     if (from > 0) await yieldToLoop();
-    for (const o of resolveIntent({ ...intent, paths: intent.paths.slice(from, from + RESOLVE_SLICE) }, deps.config, deps.probe)) outcomes.push(o);
+    for (const o of resolveIntent({ ...intent, paths: intent.paths.slice(from, from + RESOLVE_SLICE) }, deps.config, deps.probe, roots)) outcomes.push(o);
   }
   return outcomes;
 }
 
 /**
- * plex_autoscan dropped a path in no Plex section (scan.py start_scan). Here such a folder (a manual scan of
- * "/" or of the folder above the libraries) is refused with the roots named, and nothing of the request is
- * queued, so it can never take in the scans queued below it. When a server's libraries cannot be read
- * (it is down), the folder is accepted; the queue then never merges it across a known root.
+ * plex_autoscan dropped a path in no Plex section (scan.py:115-118 start_scan) and still answered the webhook
+ * 200 "OK" (scan.py:469). A webhook's folder in no library of an enabled server is answered `ignored` with the
+ * reason (200), and its other folders are queued. A manual request for such a folder (a scan of "/" or of the
+ * folder above the libraries) is refused with the roots named, and nothing of it is queued, so it can never take
+ * in the scans queued below it. When a server's libraries cannot be read (it is down), the folder is accepted;
+ * the queue then never merges it across a known root.
  */
-async function checkLibraries(folders: string[], libraries: NonNullable<IntakeDeps['libraries']>, log: IntakeLog, client: string): Promise<void> {
+async function checkLibraries(
+  outcomes: PathOutcome[],
+  source: Source,
+  libraries: NonNullable<IntakeDeps['libraries']>,
+  log: IntakeLog,
+  client: string,
+): Promise<PathOutcome[]> {
+  const folders = [...new Set(outcomes.flatMap((o) => ('folder' in o ? [o.folder] : [])))];
+  if (folders.length === 0) return outcomes;
   const { outside, roots, unknown } = await libraries.check(folders);
-  if (outside.length === 0) return;
+  if (outside.length === 0) return outcomes;
   if (unknown.length) {
     log.warn({ client, folders: outside, unknownLibraries: unknown, roots }, 'folder is in no known library, but some libraries cannot be read now; queued anyway');
-    return;
+    return outcomes;
   }
-  throw new PathProblem(
-    `"${outside[0]}" is in no library of an enabled media server (library roots: ${roots.join(', ') || 'none'}); nothing was queued. ` +
-      'Scan a folder inside a library, or check SERVER_PATH_MAPPINGS',
+  const where = `library roots: ${roots.join(', ') || 'none'}`;
+  if (!ARR_SOURCES.has(source)) {
+    throw new PathProblem(`"${outside[0]}" is in no library of an enabled media server (${where}); nothing was queued. Scan a folder inside a library, or check SERVER_PATH_MAPPINGS`);
+  }
+  log.warn({ client, source, folders: outside, roots }, 'webhook folder is in no library of an enabled media server: not scanned (answered 200, as plex_autoscan did)');
+  const out = new Set(outside);
+  return outcomes.map((o) =>
+    'folder' in o && out.has(o.folder)
+      ? { received: o.received, mapped: o.mapped, ignored: o.folder, reason: `"${o.folder}" is in no library of an enabled media server (${where}): not scanned; check SERVER_PATH_MAPPINGS` }
+      : o,
   );
 }
+
+/** The media managers: their webhooks are answered 200 whatever plex_autoscan made of them (scan.py:469). */
+const ARR_SOURCES: ReadonlySet<Source> = new Set(['Sonarr', 'Radarr', 'Lidarr', 'Readarr']);

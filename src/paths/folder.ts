@@ -1,17 +1,21 @@
 import { statSync } from 'node:fs';
 import { mapPath, normalizeFolder, parentFolder, relativeTo, type PathMappings } from './mapping.ts';
 
+/*
+ * Extensions that name a file, for when scanrelay cannot look at the path. Video and subtitles as Plex's own
+ * local-media agent lists them (LocalMedia.bundle config.py VIDEO_EXTS, SUBTITLE_EXTS), audio as its music
+ * scanner reads them, then what else media managers and drives deliver beside them (artwork, metadata, books,
+ * disc images, unfinished downloads).
+ */
+const VIDEO =
+  '3g2 3gp asf asx avc avi avs bivx bup divx dv dvr-ms evo fli flv m2t m2ts m2v m4v mkv mov mp4 mpeg mpg mts nsv nuv ' +
+  'ogm ogv tp pva qt rm rmvb sdp svq3 strm ts ty vdr viv vob vp3 wmv wpl wtv xsp xvid webm mpe mpv mxf iso img';
+const AUDIO = 'mp3 m4a m4b flac aac rma mpa wav wma ogg oga opus mp2 mka ac3 dts ape mpc mp+ mpp shn aiff aif wv dsf dff dsd alac';
+const SUBTITLES = 'utf utf8 utf-8 srt smi rt ssa aqt jss ass idx sub txt psb vtt sup';
+const BESIDE = 'nfo jpg jpeg png gif tbn xml json epub mobi azw azw3 pdf cbz cbr djvu part partial !qb tmp';
+
 /** Extensions of files media managers and drives deliver; a last segment ending in one names a file. */
-const FILE_EXTENSIONS = new Set(
-  (
-    'mkv mp4 m4v avi mov wmv mpg mpeg m2ts ts webm flv vob ogv ogg iso img divx xvid 3gp 3g2 mxf m2v mpe mpv rm rmvb asf ' +
-    'mp3 flac m4a m4b aac wav wma alac aiff ape opus dsf dff mka ' +
-    'srt sub idx ass ssa vtt sup smi ' +
-    'nfo jpg jpeg png gif tbn txt xml json ' +
-    'epub mobi azw azw3 pdf cbz cbr djvu ' +
-    'part partial !qb tmp strm'
-  ).split(' '),
-);
+const FILE_EXTENSIONS = new Set([VIDEO, AUDIO, SUBTITLES, BESIDE].join(' ').split(' '));
 
 export function looksLikeFile(path: string): boolean {
   if (/[\\/]$/.test(path)) return false;

@@ -6,16 +6,20 @@ export function ignoredBy(list: readonly string[], path: string): string | undef
   return list.find((item) => item !== '' && lower.includes(item.toLowerCase()));
 }
 
-/** SERVER_SCAN_PRIORITIES {"<n>": [substrings]}: the first case-insensitive match gives the priority (default 0). */
+/** SERVER_SCAN_PRIORITIES: the priority of the first entry that matches (default 0). */
 export function priorityOf(priorities: Config['SERVER_SCAN_PRIORITIES'], path: string): number {
   return priorityMatch(priorities, path) ?? 0;
 }
 
-/** The priority of the first SERVER_SCAN_PRIORITIES entry that matches, or undefined when none does. */
+/**
+ * The priority of the first SERVER_SCAN_PRIORITIES entry, in the file's order, with a case-insensitive
+ * substring of `path` (utils.py:170-174), or undefined when none matches. An entry whose key is not a whole
+ * number ends the search with 0: plex_autoscan's int() raised there, and its handler returned 0 (utils.py:176-178).
+ */
 export function priorityMatch(priorities: Config['SERVER_SCAN_PRIORITIES'], path: string): number | undefined {
   const lower = path.toLowerCase();
-  for (const [priority, needles] of Object.entries(priorities)) {
-    if (needles.some((n) => n !== '' && lower.includes(n.toLowerCase()))) return Number(priority);
+  for (const { priority, paths } of priorities) {
+    if (paths.some((n) => n !== '' && lower.includes(n.toLowerCase()))) return priority ?? 0;
   }
   return undefined;
 }

@@ -43,3 +43,35 @@ export function crossesRoot(upper: string, lower: string, roots: readonly string
   const rest = relativeTo(root, upper);
   return rest !== undefined && rest !== '';
 }
+
+/**
+ * Whether a removal request (ScanRequest.removal) is a library root scan kept apart from other scans: its
+ * folder is a known library root or above one, or no root is known. Such a scan would otherwise take in every
+ * pending import of the library (one scan of /data/Movies for a delete and two imports). A removal inside a
+ * library (a series folder above a deleted season) is an ordinary scan.
+ */
+export function removalApart(folder: string, roots: readonly string[] | undefined): boolean {
+  if (!roots?.length) return true;
+  const root = longestPrefix(folder, roots, (r) => r);
+  return root === undefined || relativeTo(folder, root) === '';
+}
+
+/**
+ * When a removal scan is due: a fixed window after the first removal (later ones join it and do not move
+ * it), SERVER_SCAN_DELAY_MAX, or SERVER_SCAN_DELAY when there is no cap.
+ */
+export function removalDueAt(firstAt: number, delayMs: number, maxMs: number): number {
+  return firstAt + (maxMs > 0 ? maxMs : delayMs);
+}
+
+/**
+ * A due removal scan waits while scans of new files at or below its folder are open, so they go first as
+ * their own folders; past this long after its first request (two windows) it goes anyway, so a steady stream
+ * of imports cannot hold it for ever.
+ */
+export function removalHoldUntil(firstAt: number, delayMs: number, maxMs: number): number {
+  return firstAt + 2 * (maxMs > 0 ? maxMs : delayMs);
+}
+
+/** How often a held removal scan looks again whether the scans it waits for are done. */
+export const REMOVAL_RECHECK_MS = 1000;

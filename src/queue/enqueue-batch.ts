@@ -1,13 +1,15 @@
 import type Database from 'better-sqlite3';
 import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../core/scan.ts';
 import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
-import { crossesRoot, descendantRange, dueAt, mergeUpdateType } from './coalesce.ts';
+import { crossesRoot, descendantRange, dueAt, mergeUpdateType, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
 import type { EnqueueResult, ScanRow, Timing } from './types.ts';
 
 /** The statements one enqueue transaction uses (prepared once by the store). */
 export interface EnqueueStatements {
-  pendingIn: (n: number) => Database.Statement<string[], ScanRow>;
-  pendingBelow: Database.Statement<[string, string], ScanRow>;
+  /** Pending scans of one kind (removal 0 or 1, the first parameter) at the folders given. */
+  pendingIn: (n: number) => Database.Statement<Array<string | number>, ScanRow>;
+  /** Pending scans of one kind (removal, then the folder range) below a folder. */
+  pendingBelow: Database.Statement<[number, string, string], ScanRow>;
   insert: Database.Statement;
   merge: Database.Statement;
   addFile: Database.Statement;
@@ -36,8 +38,14 @@ interface PendingState {
   ids: string | null;
   event: string;
   source: string;
+  /** 1: a library root scan for removed items (coalesce.ts removalApart); it merges only with its own kind. */
+  removal: number;
+  holdUntil: number | null;
   dirty: boolean;
 }
+
+/** Pending scans of the two kinds live side by side: one key per folder and kind. */
+const keyOf = (folder: string, removal: number) => `${removal}\0${folder}`;
 
 /**
  * The body of one enqueue transaction. A burst (a season pack, a flood of manual posts) mostly merges
@@ -49,6 +57,10 @@ interface PendingState {
  * (Timing.roots): a request has at most one pending holder, and a holder seen in this transaction is that
  * holder. A request for another folder than its holder's is kept as a part of the scan (scan_parts), so it
  * can be queued on its own again if the scan fails for good.
+ *
+ * A removal at a library root (coalesce.ts removalApart) is a kind of its own: it merges only with other such
+ * removals, never takes in a scan of new files nor merges into one, and is due a fixed window after the first
+ * (removalDueAt), so the removals of a window share one root scan and the imports keep their own folders.
  */
 export class EnqueueBatch {
   private readonly pending = new Map<string, PendingState>();
@@ -62,13 +74,14 @@ export class EnqueueBatch {
 
   add(req: NormalizedScanRequest): EnqueueResult {
     const ids = req.ids && Object.keys(req.ids).length ? JSON.stringify(req.ids) : null;
-    const holder = this.holderOf(req.folder);
+    const removal = req.removal && removalApart(req.folder, this.timing.roots) ? 1 : 0;
+    const holder = this.holderOf(req.folder, removal);
     if (holder) {
       holder.requests += 1;
       // plex_autoscan serves the smallest number first: the most urgent request decides.
       holder.priority = Math.min(holder.priority, req.priority);
       holder.lastAt = this.now;
-      holder.dueAt = dueAt(holder.firstAt, this.now, this.timing.delayMs, this.timing.maxMs);
+      holder.dueAt = removal ? removalDueAt(holder.firstAt, this.timing.delayMs, this.timing.maxMs) : dueAt(holder.firstAt, this.now, this.timing.delayMs, this.timing.maxMs);
       holder.updateType = mergeUpdateType(holder.updateType, req.updateType);
       if (isUpgradeEvent(req.event)) holder.upgrade = 1;
       holder.title = req.title ?? holder.title;
@@ -82,7 +95,7 @@ export class EnqueueBatch {
       }
       return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: holder.dueAt };
     }
-    return this.insert(req, ids);
+    return this.insert(req, ids, removal);
   }
 
   /** Writes the merges made in memory. Call once at the end of the transaction. */
@@ -107,27 +120,27 @@ export class EnqueueBatch {
     }
   }
 
-  private holderOf(folder: string): PendingState | undefined {
+  private holderOf(folder: string, removal: number): PendingState | undefined {
     // Never above the library root that holds the folder.
     const root = this.timing.roots?.length ? longestPrefix(folder, this.timing.roots, (r) => r) : undefined;
     const candidates = [folder, ...ancestors(folder)].filter((c) => root === undefined || relativeTo(root, c) === undefined || relativeTo(root, c) === '');
     for (const c of candidates) {
-      const seen = this.pending.get(c);
+      const seen = this.pending.get(keyOf(c, removal));
       if (seen) return seen;
     }
     // Nearest first: across library roots pending folders may nest.
-    const row = this.stmt.pendingIn(candidates.length).all(...candidates).sort((a, b) => b.folder.length - a.folder.length)[0];
+    const row = this.stmt.pendingIn(candidates.length).all(removal, ...candidates).sort((a, b) => b.folder.length - a.folder.length)[0];
     if (!row) return undefined;
     const state = fromRow(row);
-    this.pending.set(state.folder, state);
+    this.pending.set(keyOf(state.folder, removal), state);
     return state;
   }
 
   /** A new pending scan; it takes over pending folders below it (one scan of the parent covers them). */
-  private insert(req: NormalizedScanRequest, ids: string | null): EnqueueResult {
+  private insert(req: NormalizedScanRequest, ids: string | null, removal: number): EnqueueResult {
     // The rows below are read from the table: write this transaction's merges first.
     this.flush();
-    const below = this.stmt.pendingBelow.all(...descendantRange(req.folder)).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
+    const below = this.stmt.pendingBelow.all(removal, ...descendantRange(req.folder)).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
     let firstAt = this.now;
     let requests = 1;
     let priority = req.priority;
@@ -140,7 +153,8 @@ export class EnqueueBatch {
       priority = Math.min(priority, d.priority);
       updateType = mergeUpdateType(updateType, d.update_type as UpdateType);
     }
-    const due = dueAt(firstAt, this.now, this.timing.delayMs, this.timing.maxMs);
+    const { delayMs, maxMs } = this.timing;
+    const due = removal ? removalDueAt(firstAt, delayMs, maxMs) : dueAt(firstAt, this.now, delayMs, maxMs);
     const state: PendingState = {
       id: 0,
       folder: req.folder,
@@ -155,12 +169,14 @@ export class EnqueueBatch {
       ids,
       event: req.event,
       source: req.source,
+      removal,
+      holdUntil: removal ? removalHoldUntil(firstAt, delayMs, maxMs) : null,
       dirty: false,
     };
     const { id: _id, dirty: _dirty, ...columns } = state;
     const info = this.stmt.insert.run(columns);
     state.id = Number(info.lastInsertRowid);
-    this.pending.set(state.folder, state);
+    this.pending.set(keyOf(state.folder, removal), state);
     this.addFiles(state.id, req.files);
     for (const d of below) {
       this.stmt.moveParts.run(state.id, d.id);
@@ -168,7 +184,7 @@ export class EnqueueBatch {
       this.stmt.moveFiles.run(state.id, d.id);
       this.stmt.deleteFiles.run(d.id);
       this.stmt.deleteScan.run(d.id);
-      this.pending.delete(d.folder);
+      this.pending.delete(keyOf(d.folder, removal));
     }
     return { id: state.id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
   }
@@ -209,6 +225,8 @@ function fromRow(row: ScanRow): PendingState {
     ids: row.ids,
     event: row.event,
     source: row.source,
+    removal: row.removal,
+    holdUntil: row.hold_until,
     dirty: false,
   };
 }

@@ -28,6 +28,11 @@ export interface DeliveryEvent {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What a removal scan is, in the log and on the dashboard: "library root scan for 2 removed items". */
+export function removalScanLabel(requests: number): string {
+  return `library root scan for ${requests} removed items`;
+}
+
 /**
  * One timer for the whole queue (no thread or sleep per item): it wakes at the next due time, moves
  * due scans to their targets and retries failed deliveries with backoff. Targets never block each other.
@@ -201,10 +206,11 @@ export class Scheduler {
 
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
   private record(item: ScanItem, target: string, result: DeliveryResult, serial = false): boolean {
-    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority };
+    const what = item.removal ? removalScanLabel(item.requests) : undefined;
+    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     if (result.outcome === 'done') {
       const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
-      this.log.info({ ...ctx, detail: result.detail, waitedMs: Date.now() - item.firstAt }, 'scan delivered');
+      this.log.info({ ...ctx, detail: result.detail, waitedMs: Date.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) this.afterFinish();
       if (result.after) {
         this.runAfter(item, target, result.after, result.detail, serial);

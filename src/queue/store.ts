@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
 import { relativeTo } from '../paths/mapping.ts';
+import { descendantRange, REMOVAL_RECHECK_MS } from './coalesce.ts';
 import { EnqueueBatch } from './enqueue-batch.ts';
 import { openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
@@ -42,16 +43,16 @@ export class QueueStore {
     const db = this.db;
     this.stmt = {
       pendingIn: memoByCount((n) =>
-        db.prepare<string[], ScanRow>(
-          `SELECT * FROM scans WHERE status = 'pending' AND folder IN (${Array(n).fill('?').join(',')})`,
+        db.prepare<Array<string | number>, ScanRow>(
+          `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND folder IN (${Array(n).fill('?').join(',')})`,
         ),
       ),
-      pendingBelow: db.prepare<[string, string], ScanRow>(
-        `SELECT * FROM scans WHERE status = 'pending' AND folder >= ? AND folder < ?`,
+      pendingBelow: db.prepare<[number, string, string], ScanRow>(
+        `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND folder >= ? AND folder < ?`,
       ),
       insert: db.prepare(
-        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at)
-         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt)`,
+        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until)
+         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt, @removal, @holdUntil)`,
       ),
       merge: db.prepare(
         `UPDATE scans SET requests = @requests, priority = @priority, last_at = @lastAt, first_at = @firstAt, due_at = @dueAt,
@@ -76,9 +77,15 @@ export class QueueStore {
       deleteScan: db.prepare(`DELETE FROM scans WHERE id = ?`),
       deleteFiles: db.prepare(`DELETE FROM scan_files WHERE scan_id = ?`),
       deleteDeliveries: db.prepare(`DELETE FROM deliveries WHERE scan_id = ?`),
-      duePending: db.prepare<[number, number], { id: number }>(
-        `SELECT id FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY priority, due_at, id LIMIT ?`,
+      // Scans of new files first: a removal scan due in the same pass waits for them (see activateDue).
+      duePending: db.prepare<[number, number], Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until'>>(
+        `SELECT id, folder, removal, hold_until FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY removal, priority, due_at, id LIMIT ?`,
       ),
+      openFilesScansAt: db.prepare<[string, string, string], { n: number; pendingDue: number | null }>(
+        `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS pendingDue FROM scans
+         WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = ? OR (folder >= ? AND folder < ?))`,
+      ),
+      deferDue: db.prepare(`UPDATE scans SET due_at = ? WHERE id = ?`),
       activate: db.prepare(`UPDATE scans SET status = 'active' WHERE id = ?`),
       addDelivery: db.prepare(
         `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at, priority)
@@ -152,12 +159,31 @@ export class QueueStore {
   activateDue(targets: readonly string[], now = Date.now(), limit = 1000): number {
     return this.db.transaction(() => {
       const due = this.stmt.duePending.all(now, limit);
-      for (const { id } of due) {
-        this.stmt.activate.run(id);
-        for (const t of targets) this.stmt.addDelivery.run(id, t, now, id);
+      let activated = 0;
+      for (const row of due) {
+        if (row.removal && this.holdRemoval(row, now)) continue;
+        this.stmt.activate.run(row.id);
+        // A removal scan's deliveries are due a moment later: the claim order (priority, next_at, scan id)
+        // then hands out the scans of new files activated in the same pass first.
+        const at = row.removal ? now + 1 : now;
+        for (const t of targets) this.stmt.addDelivery.run(row.id, t, at, row.id);
+        activated++;
       }
-      return due.length;
+      return activated;
     }).immediate();
+  }
+
+  /**
+   * A due removal scan waits while scans of new files at or below its folder are open (pending, or active
+   * and not yet delivered everywhere), so they go first as their own folders; until its hold_until at most.
+   * True when it was put off.
+   */
+  private holdRemoval(row: Pick<ScanRow, 'id' | 'folder' | 'hold_until'>, now: number): boolean {
+    if (row.hold_until === null || now >= row.hold_until) return false;
+    const open = this.stmt.openFilesScansAt.get(row.folder, ...descendantRange(row.folder))!;
+    if (open.n === 0) return false;
+    this.stmt.deferDue.run(Math.min(row.hold_until, Math.max(open.pendingDue ?? 0, now) + REMOVAL_RECHECK_MS), row.id);
+    return true;
   }
 
   /**
@@ -210,6 +236,7 @@ export class QueueStore {
   private requeueParts(scanId: number, now: number): string[] {
     const parts = this.stmt.partsOf.all(scanId);
     if (parts.length === 0) return [];
+    const removal = this.stmt.scan.get(scanId)?.removal === 1;
     const files = this.stmt.files.all(scanId).map((f) => f.path);
     const batch = new EnqueueBatch(this.stmt, { delayMs: 0, maxMs: 0 }, now);
     const results = parts.map((p) =>
@@ -222,6 +249,7 @@ export class QueueStore {
         ids: p.ids ? JSON.parse(p.ids) : undefined,
         updateType: p.update_type as UpdateType,
         priority: p.priority,
+        removal,
       }),
     );
     batch.flush();
@@ -330,7 +358,8 @@ export class QueueStore {
       const row = this.stmt.scan.get(id);
       if (!row) return false;
       if (row.status === 'pending') {
-        this.db.prepare(`UPDATE scans SET due_at = ? WHERE id = ?`).run(now, id);
+        // "Scan now" means now: a removal scan no longer waits for the imports below it.
+        this.db.prepare(`UPDATE scans SET due_at = ?, hold_until = NULL WHERE id = ?`).run(now, id);
         return true;
       }
       if (row.status === 'active' || row.status === 'failed') {
@@ -361,6 +390,7 @@ export class QueueStore {
       priority: row.priority,
       requests: row.requests,
       upgrade: row.upgrade === 1,
+      removal: row.removal === 1,
       firstAt: row.first_at,
       attempt,
       fileChecks,

@@ -40,6 +40,10 @@ export interface ScanRow extends RequestColumns {
   last_at: number;
   due_at: number;
   finished_at: number | null;
+  /** 1: a library root scan for removed items, kept apart from other scans (coalesce.ts removalApart). */
+  removal: number;
+  /** A removal scan waits for open scans of new files below it until then at most (coalesce.ts removalHoldUntil). */
+  hold_until: number | null;
 }
 
 /** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */
@@ -65,6 +69,8 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   ids: Record<string, string | number>;
   updateType: string;
   upgrade: boolean;
+  /** A library root scan for removed items only (`requests` of them). */
+  removal: boolean;
   firstAt: number;
   lastAt: number;
   dueAt: number;

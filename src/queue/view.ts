@@ -70,6 +70,7 @@ export class QueueView {
       updateType: row.update_type,
       requests: row.requests,
       upgrade: row.upgrade === 1,
+      removal: row.removal === 1,
       firstAt: row.first_at,
       lastAt: row.last_at,
       dueAt: row.due_at,

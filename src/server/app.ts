@@ -6,7 +6,7 @@ import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { manualScanOff, sendError } from './reply.ts';
 import { autoscanRoutes } from './autoscan-routes.ts';
-import { cmdApi } from './cmd-api.ts';
+import { cmdApi, cmdApiErrorHandler } from './cmd-api.ts';
 import { registerMultipart } from './multipart.ts';
 import { handleScanPost } from './scan-post.ts';
 import { secretRouterOptions, secretUrlRewrite } from './secret-url.ts';
@@ -115,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     method: ['GET', 'POST'],
     url: '/api/:secret',
     onRequest: guard,
+    errorHandler: cmdApiErrorHandler,
     handler: (req, reply) => cmdApi(req, reply, deps),
   });
 

@@ -1,25 +1,46 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
 
-/** plex_autoscan's API at /api/<secret>: field `cmd` from the query, a form or JSON. */
+const KNOWN = '(known: queue_count, reset_page_token)';
+
+/**
+ * plex_autoscan's API at /api/<secret>: field `cmd` from the query, a form or JSON. Every answer is 200 with
+ * JSON, an error included (`{"error": "..."}`), as plex_autoscan's api_call answers (scan.py:242-276): its
+ * clients read the JSON, not the status.
+ */
 export async function cmdApi(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<unknown> {
   const fromBody = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
   const fromQuery = (req.query ?? {}) as Record<string, unknown>;
   const cmd = fromBody.cmd ?? fromQuery.cmd;
   if (typeof cmd !== 'string' || cmd === '') {
-    return reply.code(400).send({ error: 'no cmd parameter was supplied (known: queue_count, reset_page_token)' });
+    req.log.warn({ client: req.ip }, 'API call without cmd');
+    return { error: `no cmd parameter was supplied ${KNOWN}` };
   }
   req.log.info({ client: req.ip, cmd }, 'API call');
-  switch (cmd.toLowerCase()) {
-    case 'queue_count':
-      return { queue_count: deps.store.countOpen() };
-    case 'reset_page_token':
-      if (!deps.drive?.enabled()) {
-        return reply.code(409).send({ error: 'drive monitoring is off (GOOGLE.ENABLED is false), so there is no page token to reset' });
-      }
-      await deps.drive.resetPageToken();
-      return { success: true, message: 'drive page token reset: monitoring restarts from the current state' };
-    default:
-      return reply.code(400).send({ error: `unknown cmd: ${cmd} (known: queue_count, reset_page_token)` });
+  try {
+    switch (cmd.toLowerCase()) {
+      case 'queue_count':
+        return { queue_count: deps.store.countOpen() };
+      case 'reset_page_token':
+        if (!deps.drive?.enabled()) return { error: 'drive monitoring is off (GOOGLE.ENABLED is false), so there is no page token to reset' };
+        await deps.drive.resetPageToken();
+        return { success: true, message: 'drive page token reset: monitoring restarts from the current state' };
+      default:
+        return { error: `unknown cmd: ${cmd} ${KNOWN}` };
+    }
+  } catch (err) {
+    req.log.error({ err, cmd }, 'API call failed');
+    return { error: `${cmd} failed: ${(err as Error).message}` };
   }
+}
+
+/**
+ * A body fastify cannot read (bad JSON, an unknown content type) is answered like any other API error: 200
+ * with `{"error": ...}` (Flask read such a body as no data, scan.py:246-256). A body over the size limit
+ * keeps its 413.
+ */
+export function cmdApiErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err.statusCode === undefined || err.statusCode >= 500 || err.statusCode === 413) throw err;
+  req.log.warn({ client: req.ip, error: err.message }, 'API call with a body that cannot be read');
+  return reply.code(200).send({ error: `the request body cannot be read: ${err.message}` });
 }

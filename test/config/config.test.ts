@@ -43,7 +43,7 @@ describe('config', () => {
       () => parseConfig({ SERVER_PORT: 'abc' }),
       (e: Error) => e instanceof UserError && /SERVER_PORT/.test(e.message) && /number/.test(e.message),
     );
-    assert.throws(() => parseConfig({ GOOGLE: { POLL_INTERVAL: 'x' } }), (e: Error) => /GOOGLE\.POLL_INTERVAL/.test(e.message));
+    assert.throws(() => parseConfig({ GOOGLE: { ENABLED: true, POLL_INTERVAL: 'x' } }), (e: Error) => /GOOGLE\.POLL_INTERVAL/.test(e.message));
     assert.throws(() => parseConfig({ PLEX_SCAN_METHOD: 'magic' }), (e: Error) => /PLEX_SCAN_METHOD/.test(e.message));
   });
 

@@ -35,7 +35,7 @@ describe('loose values plex_autoscan accepted', () => {
     const { config, warnings } = parseConfig({ GOOGLE: { POLL_INTERVAL: 0 } });
     assert.equal(config.GOOGLE.POLL_INTERVAL, 1);
     assert.ok(warnings.some((w) => /^GOOGLE\.POLL_INTERVAL: 0 read as 1 s/.test(w)), JSON.stringify(warnings));
-    assert.throws(() => parseConfig({ GOOGLE: { POLL_INTERVAL: 'often' } }), (e: Error) => /GOOGLE\.POLL_INTERVAL/.test(e.message));
+    assert.throws(() => parseConfig({ GOOGLE: { ENABLED: true, POLL_INTERVAL: 'often' } }), (e: Error) => /GOOGLE\.POLL_INTERVAL/.test(e.message));
   });
 
   test('a SERVER_PASS with a space or "/" or over 100 characters is accepted with a warning that shows the URL', () => {

@@ -31,10 +31,9 @@ test('bad JSON is reported by line and column, with what JSON wanted there', asy
   assert.match(r.stderr, /config\.json is not valid JSON: line 3, column 3: expected "," or "}", found "\\""/);
 });
 
-test('a priority key that is not a number says that priority keys are numbers', () => {
-  const msg = userError(() => parseConfig({ SERVER_SCAN_PRIORITIES: { high: ['/Movies/'] } }));
-  assert.match(msg, /SERVER_SCAN_PRIORITIES\.high: priority keys must be whole numbers such as "0" or "2"/);
-  assert.doesNotMatch(msg, /Invalid key in record/);
+test('a priority list that is not a list names the key', () => {
+  const msg = userError(() => parseConfig({ SERVER_SCAN_PRIORITIES: { '1': '/TV/' } }));
+  assert.match(msg, /SERVER_SCAN_PRIORITIES\.1: .*expected array/);
 });
 
 test('a misspelled key gets "did you mean"; an unrelated one is only listed', () => {

@@ -82,8 +82,9 @@ describe('media-manager webhooks, end to end: the exact folders that reach Plex'
     assert.deepEqual(await scannedFor('radarr/rename'), [['1', '/data/Movies/Deadpool (2016)']]);
   });
 
-  test('a series-folder rename reaches the old folder too: its existing parent is scanned (it covers the new folder)', async () => {
-    assert.deepEqual(await scannedFor('sonarr/rename-series-folder'), [['2', '/data/TV']]);
+  test('a series-folder rename reaches the old folder too: the new folder is scanned as itself, then its existing parent for the removed one', async () => {
+    // The root scan for the old folder is kept apart (it stands for no new folder), and goes after the new one.
+    assert.deepEqual(await scannedFor('sonarr/rename-series-folder'), [['2', '/data/TV'], ['2', '/data/TV/Breaking Bad (2008)']]);
   });
 
   test("file deletes scan the file's folder; whole-item deletes the nearest folder that still exists", async () => {

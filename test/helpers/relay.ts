@@ -56,6 +56,11 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** A command the relay runs under, e.g. `['prlimit', '--nofile=1024:1024', '--']`. */
   prefix?: string[];
+  /**
+   * The queue file the relay uses. Given, no --queuefile is passed: the relay finds it as a user's would
+   * (a test of the defaults). Absent: --queuefile <dir>/queue.db.
+   */
+  expectQueuefile?: string;
 }
 
 /** Starts the real `scanrelay server` process and waits until it logs its scan URL. */
@@ -72,10 +77,11 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
       JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', SERVER_FILE_CHECKS_ENABLED: false, PLEX_ANALYZE_TYPE: 'off', ...opts.config }, null, 2),
     );
   }
-  const queuefile = join(dir, 'queue.db');
+  const queuefile = opts.expectQueuefile ?? join(dir, 'queue.db');
+  const queueArgs = opts.expectQueuefile ? [] : ['--queuefile', queuefile];
   const logFd = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
   const [command, ...prefixArgs] = [...(opts.prefix ?? []), process.execPath];
-  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), CLI, '--config', configPath, '--queuefile', queuefile, ...(opts.args ?? []), 'server'], {
+  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), CLI, '--config', configPath, ...queueArgs, ...(opts.args ?? []), 'server'], {
     cwd: dir,
     env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...opts.env },
     stdio: ['ignore', logFd ?? 'pipe', 'pipe'],

@@ -4,6 +4,7 @@ import { ancestors, mapPath, parentFolder, relativeTo } from '../../src/paths/ma
 import { looksLikeFile, scanFolderFor } from '../../src/paths/folder.ts';
 import { invalidMappedPath, invalidRequestPath } from '../../src/paths/validate.ts';
 import { ignoredBy, priorityOf } from '../../src/paths/rules.ts';
+import { scanPrioritiesSchema } from '../../src/config/schema.ts';
 
 describe('mapPath', () => {
   const cases: Array<[string, Record<string, string[]>, string, string]> = [
@@ -80,7 +81,7 @@ describe('request validation', () => {
     assert.equal(ignoredBy(['/.grab/'], '/data/x/y.mkv'), undefined);
   });
   test('SERVER_SCAN_PRIORITIES: first case-insensitive match, default 0', () => {
-    const p = { '0': ['/movies/'], '2': ['/tv/'] };
+    const p = scanPrioritiesSchema.parse({ '0': ['/movies/'], '2': ['/tv/'] });
     assert.equal(priorityOf(p, '/data/TV/Dark'), 2);
     assert.equal(priorityOf(p, '/data/Music/x'), 0);
   });

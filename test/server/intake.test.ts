@@ -84,14 +84,19 @@ describe('POST /<secret> with media-manager webhooks (in process)', () => {
     assert.equal(res.json().scans[0].folder, '/data/Movies/Interstellar (2014)');
   });
 
-  test('SERVER_IGNORE_LIST: a matching mapped path is answered ignored and not queued', async () => {
+  test('SERVER_IGNORE_LIST: a manual request for a matching mapped path is answered ignored and not queued; a webhook is queued (scan.py:326-335)', async () => {
     const before = t.store.countOpen();
-    const res = await post(JSON.stringify({ eventType: 'Download', series: { path: '/tv/Dark' }, episodeFile: { relativePath: 'extras/Behind the Scenes.mkv' } }));
+    const res = await post(JSON.stringify({ eventType: 'Manual', filepath: '/tv/Dark/extras/Behind the Scenes.mkv' }));
     assert.equal(res.statusCode, 200);
     const body = res.json();
     assert.equal(body.status, 'ignored');
     assert.match(body.scans[0].reason, /"Extras" in SERVER_IGNORE_LIST/);
     assert.equal(t.store.countOpen(), before);
+    // plex_autoscan's webhook branches (scan.py:429-450) never consult the list.
+    const hook = await post(JSON.stringify({ eventType: 'Download', series: { path: '/tv/Dark' }, episodeFile: { relativePath: 'extras/Behind the Scenes.mkv' } }));
+    assert.equal(hook.statusCode, 200);
+    assert.equal(hook.json().status, 'queued');
+    assert.equal(hook.json().scans[0].folder, '/data/TV/Dark/extras');
   });
 
   test('a known shape with a wrong field: 400 naming the field', async () => {
@@ -255,21 +260,26 @@ describe('plex_autoscan cmd API at /api/<secret> (in process)', () => {
     }
   });
 
-  test('a missing or unknown cmd gets 400 with an error', async () => {
+  // scan.py:254-276: api_call answers every error as 200 with {"error": ...} (jsonify without a status); the
+  // clients (scripts, dashboards) read the JSON.
+  test('a missing or unknown cmd, or a body that cannot be read, gets 200 with an error', async () => {
     for (const res of [
       await api('GET', `/api/${SECRET}`),
       await api('POST', `/api/${SECRET}`, '{}', JSON_TYPE),
       await api('POST', `/api/${SECRET}`, '{"cmd": 5}', JSON_TYPE),
       await api('GET', `/api/${SECRET}?cmd=drop_tables`),
+      await api('POST', `/api/${SECRET}`, '{"cmd": ', JSON_TYPE),
+      await api('POST', `/api/${SECRET}`, 'cmd', { 'content-type': 'application/x-unknown' }),
     ]) {
-      assert.equal(res.statusCode, 400, res.body);
-      assert.match(res.json().error, /cmd/);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.json().error, /cmd|body/);
     }
+    assert.match((await api('GET', `/api/${SECRET}?cmd=drop_tables`)).json().error, /^unknown cmd: drop_tables/);
   });
 
-  test('reset_page_token answers 409 while drive monitoring is off, and resets it when on', async () => {
+  test('reset_page_token answers an error while drive monitoring is off, and resets it when on', async () => {
     const off = await api('GET', `/api/${SECRET}?cmd=reset_page_token`);
-    assert.equal(off.statusCode, 409);
+    assert.equal(off.statusCode, 200);
     assert.match(off.json().error, /drive monitoring is off/);
     const on = await buildTestApp({}, { drive: { enabled: () => true, resetPageToken: async () => void resets++ } });
     try {

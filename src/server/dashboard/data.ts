@@ -8,6 +8,7 @@ import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
+import { removalScanLabel } from '../../queue/scheduler.ts';
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
@@ -20,6 +21,8 @@ export function scanView(e: QueueEntry) {
     title: e.title,
     files: e.files,
     requests: e.requests,
+    /** What the scan stands for when the folder alone does not say it (a library root scan for removed items). */
+    what: e.removal ? removalScanLabel(e.requests) : null,
     priority: e.priority,
     requestedAt: e.firstAt,
     lastRequestAt: e.lastAt,
@@ -72,7 +75,7 @@ export interface MapPreview {
  */
 export async function mapPreview(
   input: string,
-  deps: Pick<AppDeps, 'config' | 'probe' | 'targets'>,
+  deps: Pick<AppDeps, 'config' | 'probe' | 'targets' | 'libraries'>,
   timeoutMs = 3000,
   noSection: NoSectionCache = new NoSectionCache(),
 ): Promise<MapPreview> {
@@ -85,7 +88,8 @@ export async function mapPreview(
   out.problem = invalidMappedPath(mapped.path) ?? null;
   if (out.problem) return out;
   out.ignored = ignoredBy(deps.config.SERVER_IGNORE_LIST, mapped.path) ?? null;
-  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, Object.keys(deps.config.SERVER_PATH_MAPPINGS));
+  const roots = [...Object.keys(deps.config.SERVER_PATH_MAPPINGS), ...(deps.libraries ? (await deps.libraries.check([])).roots : [])];
+  out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, roots);
   const plex = deps.targets?.find((t): t is PlexTarget => t instanceof PlexTarget);
   if (!plex) {
     out.sectionError = 'no Plex target is enabled';

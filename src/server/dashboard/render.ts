@@ -82,7 +82,8 @@ function activeState(v: ScanView): string {
 
 function folderCell(v: ScanView): string {
   const files = v.files.length ? `<div class="muted">${v.files.length} file${v.files.length === 1 ? '' : 's'}</div>` : '';
-  return `<code>${esc(v.folder)}</code>${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
+  const what = v.what ? `<div class="what">${esc(v.what)}</div>` : '';
+  return `<code>${esc(v.folder)}</code>${what}${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
 }
 
 function actions(v: ScanView): string {
