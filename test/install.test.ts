@@ -8,7 +8,7 @@ import { ROOT, tempDir } from './helpers/relay.ts';
 /** The ```sh block of docs/systemd.md that installs the relay. */
 function installCommands(): string[] {
   const doc = readFileSync(join(ROOT, 'docs', 'systemd.md'), 'utf8');
-  const block = /Install[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(doc)![1]!;
+  const block = /```sh\n(sudo git clone[\s\S]*?)```/.exec(doc)![1]!;
   return block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
 }
 
