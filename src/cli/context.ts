@@ -3,6 +3,7 @@ import { starterConfig } from '../config/defaults.ts';
 import { UserError } from '../config/errors.ts';
 import { configExists, loadConfigFile, writeConfigFile, type LoadedConfig } from '../config/load.ts';
 import { resolveSettings, type SettingName, type Settings } from '../config/settings.ts';
+import { explainPermission } from '../fs/permission.ts';
 import { createLogger, type Logger } from '../log.ts';
 
 /** Settings from the global options of the command being run (command line > env > default). */
@@ -15,11 +16,22 @@ export function loggerFor(settings: Settings, opts: { pretty?: boolean } = {}): 
   return createLogger({ level: settings.loglevel, file: settings.logfile, pretty: opts.pretty });
 }
 
-/** Loads the config; writes a starter file first when there is none (plex_autoscan exits there instead). */
+/**
+ * Loads the config; writes a starter file first when there is none. At the default path or one from the
+ * environment (npm start, the Docker image) the relay then starts at once. A --config that names no file
+ * is more likely a typo: the starter file is written there and the command stops, as plex_autoscan does
+ * (config.py:287-289 writes the default config, config.py:313-314 exits), instead of serving a new secret.
+ */
 export function loadOrCreateConfig(settings: Settings, log: Logger): LoadedConfig & { created: boolean } {
   const created = !configExists(settings.config);
   if (created) {
     writeConfigFile(settings.config, starterConfig());
+    if (settings.configFrom === 'option') {
+      throw new UserError(
+        `--config ${settings.config} did not exist: wrote a starter config there and stopped. ` +
+          `If you meant an existing file, check the path; otherwise set PLEX_TOKEN, PLEX_LOCAL_URL and SERVER_PATH_MAPPINGS in it and start again.`,
+      );
+    }
     log.info({ config: settings.config }, `no config file found: wrote a new one to ${settings.config}`);
   }
   const loaded = loadConfigFile(settings.config);
@@ -36,12 +48,13 @@ export function loadExistingConfig(settings: Settings): LoadedConfig {
   return loadConfigFile(settings.config);
 }
 
-/** Runs a command action, turning user errors into one line on stderr and their exit status. */
+/** Runs a command action, turning user errors (and permission errors) into one line on stderr and their exit status. */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);
-    } catch (err) {
+    } catch (caught) {
+      const err = explainPermission(caught);
       if (err instanceof UserError) {
         process.stderr.write(`scanrelay: ${err.message}\n`);
         process.exit(err.exitCode);

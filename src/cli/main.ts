@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { packageVersion } from './version.ts';
 
 type Register = (program: Command) => void;
 
@@ -43,6 +44,7 @@ export async function buildProgram(args: readonly string[] = process.argv.slice(
     .option('--queuefile <file>', 'queue database (env SCANRELAY_QUEUEFILE, PLEX_AUTOSCAN_QUEUEFILE; default queue.db next to the config)')
     .option('--cachefile <file>', 'drive cache database (env SCANRELAY_CACHEFILE, PLEX_AUTOSCAN_CACHEFILE; default cache.db next to the config)')
     .option('--tokenfile <file>', 'drive OAuth token file (env SCANRELAY_TOKENFILE; default token.json next to the config)')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError();
   const word = commandWord(args);
   const chosen = COMMANDS.filter((c) => word !== undefined && c.names.includes(word));

@@ -5,6 +5,8 @@ import { defaultStateFiles } from './plex-autoscan-layout.ts';
 /** Process-level settings, named as plex_autoscan names them. */
 export interface Settings {
   config: string;
+  /** Where the config path came from: a --config the user typed is not replaced by a starter file silently. */
+  configFrom: 'option' | 'environment' | 'default';
   logfile: string | undefined;
   loglevel: LogLevel;
   queuefile: string;
@@ -16,7 +18,7 @@ export interface Settings {
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-export type SettingName = Exclude<keyof Settings, 'layout'>;
+export type SettingName = Exclude<keyof Settings, 'layout' | 'configFrom'>;
 
 const ENV_SUFFIX: Record<SettingName, string> = {
   config: 'CONFIG',
@@ -44,6 +46,7 @@ export function resolveSettings(
   const state = defaultStateFiles(config);
   return {
     config,
+    configFrom: cli.config !== undefined ? 'option' : pick('config', {}, env) !== undefined ? 'environment' : 'default',
     logfile: logfile ? resolve(logfile) : undefined,
     loglevel: parseLogLevel(pick('loglevel', cli, env) ?? 'INFO'),
     queuefile: resolve(pick('queuefile', cli, env) ?? state.queuefile),

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,9 +81,13 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
   const queueArgs = opts.expectQueuefile ? [] : ['--queuefile', queuefile];
   const logFd = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
   const [command, ...prefixArgs] = [...(opts.prefix ?? []), process.execPath];
-  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), CLI, '--config', configPath, ...queueArgs, ...(opts.args ?? []), 'server'], {
+  // A first start (no file yet) names the file through SCANRELAY_CONFIG, as the Docker image does: a --config
+  // naming a missing file writes the starter file and stops, as plex_autoscan does.
+  const firstStart = !existsSync(configPath);
+  const configArgs = firstStart ? [] : ['--config', configPath];
+  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), CLI, ...configArgs, ...queueArgs, ...(opts.args ?? []), 'server'], {
     cwd: dir,
-    env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...opts.env },
+    env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...(firstStart ? { SCANRELAY_CONFIG: configPath } : {}), ...opts.env },
     stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
   });
   const logs: string[] = [];
