@@ -99,7 +99,14 @@ function isoTimeCached(): string {
 /** pino-pretty is loaded only for a terminal: a service writing JSON lines never pays for it. */
 function prettyStream(): NodeJS.WritableStream {
   const pretty = createRequire(import.meta.url)('pino-pretty') as (opts: object) => NodeJS.WritableStream;
-  return pretty({ colorize: true, sync: true, translateTime: 'SYS:standard', ignore: 'pid,hostname' });
+  return pretty({
+    colorize: true,
+    sync: true,
+    translateTime: 'SYS:standard',
+    ignore: 'pid,hostname',
+    // A line about a config key names it in its message already; the field is there for JSON readers.
+    customPrettifiers: { key: (value: unknown, _name: string, line: { msg?: unknown }) => (typeof line.msg === 'string' && line.msg.includes(String(value)) ? undefined : String(value)) },
+  });
 }
 
 /** A logger that drops everything, for unit tests and pure callers. */

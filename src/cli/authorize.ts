@@ -123,8 +123,10 @@ function firstCode(lines: ReturnType<typeof createInterface>, receiver: Loopback
 export function registerAuthorize(program: Command): void {
   program
     .command('authorize')
+    // The list of commands shows the summary on one line; the command's own help has the whole description.
+    .summary('authorize drive monitoring (saves an OAuth token to --tokenfile), or with "drive <blob>" finish a headless rclone remote setup')
     .description(
-      'authorize drive monitoring (GOOGLE section): saves an OAuth token to --tokenfile.\n' +
+      'authorize drive monitoring (GOOGLE section): saves an OAuth token to --tokenfile. ' +
         'With "drive <blob>": the browser-machine half of a headless rclone remote setup (prints the token to paste)',
     )
     .argument('[backend]', 'only for a remote setup: "drive"')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { scanDelayMax } from '../config/schema.ts';
 import { UserError } from '../config/errors.ts';
@@ -24,6 +25,10 @@ export function registerImport(program: Command): void {
         const { config } = loadExistingConfig(settings);
         const cacheFrom = resolve(opts.fromCache ?? settings.cachefile);
         const queueFrom = resolve(opts.fromQueue ?? settings.queuefile);
+        // A file named on the command line must be there: opening it would create an empty database instead.
+        for (const [option, given, file] of [['--from-cache', opts.fromCache, cacheFrom], ['--from-queue', opts.fromQueue, queueFrom]] as const) {
+          if (given !== undefined && !existsSync(file)) throw new UserError(`${option} ${file}: the file does not exist`);
+        }
         const store = new QueueStore(settings.queuefile);
         const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
         const lines: string[] = [];

@@ -33,7 +33,8 @@ export function registerSections(program: Command): void {
           });
           process.stdout.write(`${JSON.stringify({ command: displayCommand(list), status, sections, stderr: result.stderr, error })}\n`);
         } else {
-          process.stdout.write(HEADER + result.stdout);
+          // The header only over a list: a scanner that failed prints what it said and why, nothing more.
+          process.stdout.write(error ? result.stdout : HEADER + result.stdout);
           process.stderr.write(result.stderr);
           if (error) process.stderr.write(`scanrelay: ${error}\n`);
         }

@@ -56,6 +56,7 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   const notices: string[] = [];
   const input: JsonObject = { ...raw };
   let priorityOrder = text.priorityOrder;
+  const fromEnv = new Set<string>();
 
   // plex_autoscan lets a top-level key be replaced by an environment variable holding JSON.
   for (const key of Object.keys(configSchema.shape)) {
@@ -67,6 +68,7 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
       throw new UserError(envNotJsonMessage(key, value));
     }
     if (key === 'SERVER_SCAN_PRIORITIES') priorityOrder = objectKeyOrder(value, []);
+    fromEnv.add(key);
     // plex_autoscan logs this at INFO too (config.py:276, "Using ENV setting").
     notices.push(`using environment setting ${key} (it replaces the config file's value)`);
   }
@@ -91,7 +93,7 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
 
   const { result, warnings: loose } = parseLoosely(configSchema, input);
   warnings.push(...loose);
-  if (!result.success) throw new UserError(`${source}: ${formatIssues(result.error)}`);
+  if (!result.success) throw new UserError(issuesMessage(result.error, source, fromEnv));
   const parsed = { ...result.data, SERVER_SCAN_PRIORITIES: inFileOrder(result.data.SERVER_SCAN_PRIORITIES, priorityOrder) };
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
@@ -124,10 +126,48 @@ export function formatIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** A shell line that sets `key` to `value` as a JSON string, which is what a bare word was meant to be. */
+/**
+ * The issues of a config that failed, each blamed on where its value came from: a key an environment variable
+ * replaced is the environment's mistake, not the file's.
+ */
+function issuesMessage(error: z.ZodError, source: string, fromEnv: ReadonlySet<string>): string {
+  const byEnv = (issue: z.ZodError['issues'][number]) => fromEnv.has(String(issue.path[0]));
+  const parts: string[] = [];
+  const fileIssues = error.issues.filter((i) => !byEnv(i));
+  if (fileIssues.length) parts.push(`${source}: ${formatIssues({ issues: fileIssues } as z.ZodError)}`);
+  for (const issue of error.issues.filter(byEnv)) {
+    const key = String(issue.path[0]);
+    const example = envExample(key);
+    parts.push(`environment variable ${formatIssues({ issues: [issue] } as z.ZodError)} (it replaces the config file's ${key}${example ? `; for example ${example}` : ''})`);
+  }
+  return parts.join('; ');
+}
+
+/** A shell assignment of the key's default, in the JSON form the environment needs: `SERVER_PORT=3467`. */
+function envExample(key: string): string | undefined {
+  const field = (configSchema.shape as Record<string, z.ZodType>)[key];
+  const parsed = field?.safeParse(undefined);
+  if (!parsed?.success || parsed.data === undefined || parsed.data === null) return undefined;
+  const json = JSON.stringify(parsed.data);
+  return `${key}=${/^[\w.-]+$/.test(json) ? json : `'${json.replace(/'/g, "'\\''")}'`}`;
+}
+
+/** A shell line that sets `key` to what it was meant to be: a number or boolean as it is, a word as a JSON string. */
 export function envNotJsonMessage(key: string, value: string): string {
+  const got = `environment variable ${key} must hold JSON (as plex_autoscan reads it), got ${JSON.stringify(value)}`;
+  const example = envExample(key);
+  // A key that takes a number or a boolean: quoting the word would only move the error to its type.
+  if (example && !example.startsWith(`${key}='"`) && !example.startsWith(`${key}="`)) return `${got}; ${key} takes ${describeJson(key)}, for example ${example}`;
   const quoted = `'${JSON.stringify(value).replace(/'/g, "'\\''")}'`;
-  return `environment variable ${key} must hold JSON (as plex_autoscan reads it), got ${JSON.stringify(value)}; a text value needs JSON's double quotes inside the shell's: ${key}=${quoted}`;
+  return `${got}; a text value needs JSON's double quotes inside the shell's: ${key}=${quoted}`;
+}
+
+function describeJson(key: string): string {
+  const value = (configSchema.shape as Record<string, z.ZodType>)[key]!.safeParse(undefined).data;
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return 'true or false';
+  if (Array.isArray(value)) return 'a JSON list';
+  return 'a JSON object';
 }
 
 /** Keys a user may have meant; a close spelling (or another case) gets "did you mean". */
