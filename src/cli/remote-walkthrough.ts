@@ -148,20 +148,22 @@ export class Walkthrough {
     return names.includes(v) ? v : undefined;
   }
 
-  /** The spec's two fixes when settings.yml names a remote that does not exist but another drive remote does. */
+  /**
+   * Two fixes when settings.yml names a remote that does not exist but another drive remote does. Without a
+   * settings.yml nothing names a remote: the wizard starts from the user's own remotes, never offering to
+   * rename one of them to the default name.
+   */
   private async offerSettingsFix(): Promise<void> {
+    if (!this.ctx.settings.exists) return;
     const conf = this.read();
     const wanted = this.ctx.settings.remote;
     if (conf.remotes.has(wanted)) return;
     const drives = listRemotes(conf).filter((n) => findRemote(conf, n)?.type === 'drive');
     if (!drives.length) return;
-    const where = this.ctx.settings.exists ? `settings.yml (${this.ctx.settings.path})` : 'the install settings (default)';
-    this.io.say(`${where} names the remote "${wanted}", but rclone.conf has no such remote. It has: ${drives.join(', ')}.`);
+    this.io.say(`settings.yml (${this.ctx.settings.path}) names the remote "${wanted}", but rclone.conf has no such remote. It has: ${drives.join(', ')}.`);
     let existing = drives[0];
     if (drives.length > 1) existing = await this.chooseRemote(drives);
-    const fixes = [`1) Rename remote "${existing}" to "${wanted}"`];
-    if (this.ctx.settings.exists) fixes.push(`2) Change "remote:" in ${this.ctx.settings.path} to "${existing}"`);
-    fixes.push(`${fixes.length + 1}) Leave both as they are`);
+    const fixes = [`1) Rename remote "${existing}" to "${wanted}"`, `2) Change "remote:" in ${this.ctx.settings.path} to "${existing}"`, '3) Leave both as they are'];
     this.io.say(fixes.join('\n'));
     const max = fixes.length;
     const answer = await this.io.ask(`${Array.from({ length: max }, (_, i) => i + 1).join('/')}>`, {
@@ -172,7 +174,7 @@ export class Walkthrough {
     if (n === 1) {
       writeRcloneConf(this.ctx.confPath, renameRemote(this.read().text, existing, wanted));
       this.io.say(`Renamed remote "${existing}" to "${wanted}".`);
-    } else if (n === 2 && this.ctx.settings.exists) {
+    } else if (n === 2) {
       writeRemoteToSettings(this.ctx.settings.path, existing);
       this.ctx.settings.remote = existing;
       this.io.say(`${this.ctx.settings.path} now names remote "${existing}".`);

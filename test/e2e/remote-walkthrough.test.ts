@@ -246,11 +246,10 @@ test('edit and delete from the menu keep rclone\'s own file byte for byte elsewh
   assert.ok(original.startsWith('[media]\ntype = local\nnounc = true\n\n[gd]\n'));
 
   const t = start({ conf, dir });
-  // Without a settings.yml the install's remote is "cloud": only the rename fix is offered; leave it.
-  await t.waitForText('has no such remote. It has: gd.');
-  assert.ok(!t.screen().includes('Change "remote:"'));
-  await t.answer('1/2>', '2');
+  // Issue 35 item 6: without a settings.yml nothing names a remote, so the wizard starts from the user's own
+  // remotes; it does not open by offering to rename "gd" to the default name "cloud".
   await t.waitForText('Current remotes:');
+  assert.doesNotMatch(t.screen(), /no such remote|Rename remote "gd"|"cloud"/);
   assert.match(t.screen(), /gd\s+drive\nmedia\s+local/);
   await t.answer('e/n/d/r/s/q>', 's');
   await t.waitForText('Setting a configuration password is not supported by scanrelay');
