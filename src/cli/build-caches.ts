@@ -22,7 +22,13 @@ export function registerBuildCaches(program: Command): void {
           log.info({ cachefile: settings.cachefile }, 'Building caches');
           for (const drive of await watcher.drives()) {
             log.info({ drive: drive.name }, `Building cache for drive: ${drive.name}`);
-            const changes = await watcher.rebuild(drive);
+            // A drive's history can be many pages of 1,000 changes: one line per page shows it is moving.
+            let pages = 0;
+            const changes = await watcher.rebuild(drive, (so) => {
+              pages++;
+              const items = cache.count();
+              log.info({ drive: drive.name, page: pages, changes: so, items }, `drive ${drive.name}: page ${pages} read, ${so} change(s) so far, ${items} item(s) in the cache`);
+            });
             log.info({ drive: drive.name, changes }, `Finished building cache for drive: ${drive.name}`);
           }
           log.info({ items: cache.count() }, `Finished building all caches: ${cache.count()} item(s) in ${settings.cachefile}`);

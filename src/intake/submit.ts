@@ -25,12 +25,15 @@ export interface IntakeDeps {
 export type IntakeLog = Pick<Logger, 'info' | 'warn'>;
 
 export type PathResult =
-  | { path: string; folder: string; status: EnqueueStatus; id: number }
+  | { path: string; folder: string; status: EnqueueStatus; id: number; due: string }
   | { path: string; status: 'ignored'; reason: string };
 
 export interface SubmitResult {
   status: EnqueueStatus | 'ignored';
   path: string | undefined;
+  /** When the first of its scans is due (ISO time), and in how many seconds: what the requester waits for. */
+  due?: string;
+  dueIn?: number;
   scans: PathResult[];
 }
 
@@ -65,8 +68,10 @@ export async function submitIntent(
   const scans = outcomes.map((o, n): PathResult => {
     if ('ignored' in o) return { path: o.mapped, status: 'ignored', reason: o.reason };
     const r = results[indexOf[n]!]!;
-    return { path: o.mapped, folder: r.folder, status: r.status, id: r.id };
+    return { path: o.mapped, folder: r.folder, status: r.status, id: r.id, due: new Date(r.dueAt).toISOString() };
   });
+  const firstDue = results.length ? Math.min(...results.map((r) => r.dueAt)) : undefined;
+  const due = firstDue === undefined ? {} : { due: new Date(firstDue).toISOString(), dueIn: Math.max(0, Math.round((firstDue - Date.now()) / 1000)) };
   deps.metrics?.request(intent.source, 'ignored', scans.filter((s) => s.status === 'ignored').length);
   log.info(
     {
@@ -80,11 +85,12 @@ export async function submitIntent(
       folders: firstFew(scans.map((s) => ('folder' in s ? s.folder : undefined))),
       status: firstFew(scans.map((s) => s.status)),
       ...(scans.length > LOGGED_PATHS ? { paths: scans.length } : {}),
+      ...due,
     },
     'scan request',
   );
   const status = scans.some((s) => s.status === 'queued') ? 'queued' : scans.some((s) => s.status === 'merged') ? 'merged' : 'ignored';
-  return { status, path: scans[0]?.path, scans };
+  return { status, path: scans[0]?.path, ...due, scans };
 }
 
 /** Paths mapped in one turn of the event loop: a 25,000-file import is mapped in slices, other requests in between. */

@@ -8,6 +8,7 @@ import type { PluginDeps } from './deps.ts';
 import { manualScanOff, sendError, wantsHtml } from './reply.ts';
 import { handleScanPost } from './scan-post.ts';
 import { submitIntent } from '../intake/submit.ts';
+import { withReadiness } from './readiness.ts';
 
 /**
  * autoscan's HTTP surface, so an autoscan user changes only host and port: GET /health, the media
@@ -49,8 +50,8 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
     }
     if (manualPriority !== undefined) intent.priority = manualPriority;
     try {
-      const result = await submitIntent(intent, deps, req.log, req.ip);
-      if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? ''));
+      const result = withReadiness(await submitIntent(intent, deps, req.log, req.ip), deps);
+      if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', undefined, result));
       return reply.send(result);
     } catch (err) {
       if (!(err instanceof PathProblem)) throw err;

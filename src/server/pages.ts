@@ -50,14 +50,21 @@ export function autoscanManualPage(): string {
   );
 }
 
-export function resultPage(status: 'queued' | 'merged' | 'ignored', path: string, reason?: string): string {
+export function resultPage(
+  status: 'queued' | 'merged' | 'ignored',
+  path: string,
+  reason?: string,
+  wait: { due?: string; dueIn?: number; warning?: string } = {},
+): string {
+  const when = wait.due ? ` It is due in ${wait.dueIn} s (${escapeHtml(wait.due)}).` : '';
   const text =
     status === 'queued'
-      ? `<code>${escapeHtml(path)}</code> was added to the scan queue.`
+      ? `<code>${escapeHtml(path)}</code> was added to the scan queue.${when}`
       : status === 'merged'
-        ? `<code>${escapeHtml(path)}</code> was merged with a pending scan of the same folder.`
+        ? `<code>${escapeHtml(path)}</code> was merged with a pending scan of the same folder.${when}`
         : `<code>${escapeHtml(path)}</code> was ignored: ${escapeHtml(reason ?? '')}`;
-  return page('Scan request', `<h1>${status === 'ignored' ? 'Ignored' : 'Success'}</h1><p class="note">${text}</p><p><a href="">Back</a></p>`);
+  const warning = wait.warning ? `<p class="note error">${escapeHtml(wait.warning)}</p>` : '';
+  return page('Scan request', `<h1>${status === 'ignored' ? 'Ignored' : 'Success'}</h1><p class="note">${text}</p>${warning}<p><a href="">Back</a></p>`);
 }
 
 export function errorPage(status: number, message: string): string {

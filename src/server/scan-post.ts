@@ -3,6 +3,7 @@ import { PayloadError, UNKNOWN_SOURCE, type Intent } from '../intake/intent.ts';
 import { resultPage } from './pages.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import type { AppDeps } from './deps.ts';
+import { withReadiness } from './readiness.ts';
 import { sendError, wantsHtml } from './reply.ts';
 import { submitIntent } from '../intake/submit.ts';
 
@@ -64,10 +65,11 @@ export async function handleScanPost(req: FastifyRequest, reply: FastifyReply, d
     }
     throw err;
   }
+  const answer = withReadiness(result, deps);
   if (wantsHtml(req)) {
     const first = result.scans[0];
     const reason = first && 'reason' in first ? first.reason : undefined;
-    return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', reason));
+    return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', reason, answer));
   }
-  return reply.send(result);
+  return reply.send(answer);
 }

@@ -56,6 +56,21 @@ describe('drive monitoring in the real server process', () => {
     cache.close();
   });
 
+  // Issue 35 item 4: a long history is read a page (1,000 changes) at a time; each page says so.
+  test('build_caches reports its progress once per page of changes', async () => {
+    const before = google.driveCalls().filter((c) => c.path === '/drive/v3/changes').length;
+    for (let i = 0; i < 1_200; i++) google.put({ id: `bulk${i}`, name: `Bulk ${i}.mkv`, parents: ['film'], md5Checksum: `b${i}` });
+    const res = await runCli(['--config', join(dir, 'config.json'), '--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db'), '--queuefile', join(dir, 'queue.db'), 'build_caches']);
+    assert.equal(res.code, 0, res.stderr + res.stdout);
+    const pages = google.driveCalls().filter((c) => c.path === '/drive/v3/changes').length - before;
+    assert.ok(pages >= 2, `the history took ${pages} pages`);
+    const lines = res.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>).filter((e) => e.page !== undefined);
+    assert.deepEqual(lines.map((e) => e.page), Array.from({ length: pages }, (_, i) => i + 1));
+    assert.equal(lines[0]!.changes, 1_000);
+    assert.ok(lines.at(-1)!.changes > 1_200 && lines.at(-1)!.items > 1_200, JSON.stringify(lines.at(-1)));
+    assert.match(lines[0]!.msg, /^drive \S+: page 1 read, 1000 change\(s\) so far, \d+ item\(s\) in the cache$/);
+  });
+
   test('a new drive file becomes one Plex refresh of its mapped folder; reset_page_token answers success', async () => {
     relay = await spawnRelay({ configPath: join(dir, 'config.json'), dir, args: ['--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db')] });
     await relay.waitForLog((e) => e.component === 'drive' && /first page token/.test(e.msg ?? ''));

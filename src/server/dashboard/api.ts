@@ -5,6 +5,7 @@ import { recognizeManual } from '../../triggers/manual/recognize.ts';
 import { PathProblem } from '../../intake/resolve.ts';
 import type { PluginDeps } from '../deps.ts';
 import { submitIntent } from '../../intake/submit.ts';
+import { withReadiness } from '../readiness.ts';
 import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanView } from './data.ts';
 
 type SecretParams = { secret: string };
@@ -68,7 +69,7 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
     try {
       const manual = recognizeManual({ eventType: 'Manual', filepath: body.path });
       if (manual?.kind !== 'scan') throw new Error('manual recognizer returned no scan');
-      return await submitIntent({ ...manual, source: 'API', event: 'API' }, deps, req.log, req.ip);
+      return withReadiness(await submitIntent({ ...manual, source: 'API', event: 'API' }, deps, req.log, req.ip), deps);
     } catch (err) {
       if (err instanceof PayloadError || err instanceof PathProblem) {
         deps.metrics?.request('API', 'rejected');

@@ -1,0 +1,21 @@
+import type { AppDeps } from './deps.ts';
+
+/**
+ * Why no enabled target can scan yet, or undefined when one can. A scan request is still queued (nothing is
+ * lost), but its answer says that it will wait, so a new user does not read "queued" as "scanned soon".
+ * Plex is the only target with a start-up check; Jellyfin and Emby are taken as able to scan.
+ */
+export function notReadyReason(deps: Pick<AppDeps, 'targets' | 'setupProblems'>): string | undefined {
+  const targets = deps.targets ?? [];
+  if (targets.length === 0) return 'no media server is enabled (PLEX_ENABLED is false and no JELLYFIN or EMBY): the scan waits in the queue';
+  if (targets.some((t) => t.name !== 'plex')) return undefined;
+  const problems = deps.setupProblems?.() ?? [];
+  if (problems.length === 0) return undefined;
+  return `no media server can scan yet, so the scan waits in the queue: ${problems.map((p) => p.message).join('; ')}`;
+}
+
+/** A scan answer with the reason it will wait, when no target can scan yet. */
+export function withReadiness<R extends { status: string }>(result: R, deps: Pick<AppDeps, 'targets' | 'setupProblems'>): R & { warning?: string } {
+  const warning = result.status === 'ignored' ? undefined : notReadyReason(deps);
+  return warning ? { ...result, warning } : result;
+}
