@@ -19,6 +19,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ['import-autoscan'], load: async () => (await import('./import-autoscan.ts')).registerImportAutoscan },
   { names: ['import-plex-autoscan', 'import'], load: async () => (await import('./import.ts')).registerImport },
   { names: ['health'], load: async () => (await import('./health.ts')).registerHealth },
+  { names: ['queue'], load: async () => (await import('./queue.ts')).registerQueue },
 ];
 
 /** Global options that take a value (the word after them is not the command). */
