@@ -124,7 +124,12 @@
       const r = await call('POST', form.action || location.href, new URLSearchParams(new FormData(form)));
       const first = r.scans && r.scans[0];
       if (r.status === 'ignored') say(scanResult, `Ignored ${r.path}: ${first && first.reason ? first.reason : ''}`);
-      else say(scanResult, `${r.status === 'merged' ? 'Merged into the pending scan of' : 'Queued'} ${first ? first.folder : r.path}${first && first.id ? ` (scan ${first.id})` : ''}`);
+      else {
+        const due = r.dueIn !== undefined ? `, due in ${r.dueIn} s` : '';
+        const text = `${r.status === 'merged' ? 'Merged into the pending scan of' : 'Queued'} ${first ? first.folder : r.path}${first && first.id ? ` (scan ${first.id})` : ''}${due}`;
+        // Queued, but no media server can scan it yet (the answer says why).
+        say(scanResult, r.warning ? `${text}. ${r.warning}` : text, Boolean(r.warning));
+      }
       await refresh();
     } catch (err) {
       say(scanResult, `Not queued: ${err.message}`, true);
