@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, tempDir } from './helpers/relay.ts';
+import { ROOT, runProcess as run, tempDir } from './helpers/relay.ts';
 
 /** The ```sh block of docs/systemd.md that installs the relay. */
 function installCommands(): string[] {
@@ -22,24 +22,6 @@ function freshClone(): string {
     cpSync(join(ROOT, file), join(dir, file));
   }
   return dir;
-}
-
-function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; until?: (out: string) => boolean; timeoutMs?: number }): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const proc = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      if (opts.until?.(out)) proc.kill('SIGTERM');
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
 }
 
 // Issue 35 item 1: `npm ci --omit=dev` ran the prepare build, which needed TypeScript (a dev dependency).

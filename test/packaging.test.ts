@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, startNodeFlags, tempDir, waitFor } from './helpers/relay.ts';
+import { ROOT, runProcess, startNodeFlags, tempDir, waitFor } from './helpers/relay.ts';
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
@@ -34,23 +34,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; until?: (out: string) => boolean } = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const proc = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      if (opts.until?.(out)) proc.kill('SIGTERM');
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+const run = runProcess;
 
 test('the Dockerfile copies files that exist, runs `bin/scanrelay.js server` as a non-root user with /config as the volume', () => {
   const ins = instructions(dockerfile);

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, ROOT, runCli, tempDir } from '../helpers/relay.ts';
+import { CLI, ROOT, runCli, runProcess, tempDir } from '../helpers/relay.ts';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -45,23 +44,11 @@ test('the default path and SCANRELAY_CONFIG (npm start, the Docker image) still 
   }
 });
 
-function startUntilUrl(args: string[], cwd: string, env: NodeJS.ProcessEnv, prefix: string[] = []): Promise<string> {
-  return new Promise((resolve) => {
-    const [cmd, ...pre] = [...prefix, process.execPath];
-    const proc = spawn(cmd!, [...pre, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      if (out.includes('scan URL')) proc.kill('SIGTERM');
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve(`${out}\nexit ${code}`);
-    });
-  });
+/** The relay until it logs its scan URL (or exits): its output, then "exit <code>". */
+async function startUntilUrl(args: string[], cwd: string, env: NodeJS.ProcessEnv, prefix: string[] = []): Promise<string> {
+  const [cmd, ...pre] = [...prefix, process.execPath];
+  const { code, out } = await runProcess(cmd!, [...pre, ...args], { cwd, env, until: (o) => o.includes('scan URL') });
+  return `${out}\nexit ${code}`;
 }
 
 // Issue 35 item 2: Docker creates a missing bind-mount folder owned by root; compose runs the relay as 1000:1000.

@@ -179,6 +179,32 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
   };
 }
 
+/**
+ * Runs a program to its end (killed after `timeoutMs`, 30 s by default), or until `until` says its output so far
+ * is enough (then SIGTERM); stdout and stderr together, as a terminal shows them.
+ */
+export function runProcess(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; until?: (out: string) => boolean; timeoutMs?: number } = {},
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolveRun) => {
+    const proc = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      if (opts.until?.(out)) proc.kill('SIGTERM');
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, out });
+    });
+  });
+}
+
 /** Runs the CLI to completion and returns its exit code and output. */
 export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
