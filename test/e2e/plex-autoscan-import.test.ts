@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -138,9 +139,17 @@ describe("taking over plex_autoscan's state", () => {
     assert.deepEqual(open(), queued, 'nothing queued twice');
     store.close();
 
+    // Files that are there but hold none of plex_autoscan's tables.
+    const empty = new Database(join(dir, 'nothing.db'));
+    empty.exec('CREATE TABLE t (x)');
+    empty.close();
     const none = await runCli(['--config', config, 'import-plex-autoscan', '--from-cache', join(dir, 'nothing.db'), '--from-queue', join(dir, 'nothing.db')]);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /no plex_autoscan state found/);
+    // A file that is not there is named as missing (issue 35 item 5).
+    const missing = await runCli(['--config', config, 'import-plex-autoscan', '--from-queue', join(dir, 'nope.db')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--from-queue .*nope\.db: the file does not exist/);
   });
 
   test("server start: plex_autoscan's pending rows in the same queue.db are delivered", async () => {
