@@ -9,7 +9,9 @@ export function notReadyReason(deps: Pick<AppDeps, 'targets' | 'setupProblems'>)
   const targets = deps.targets ?? [];
   if (targets.length === 0) return 'no media server is enabled (PLEX_ENABLED is false and no JELLYFIN or EMBY): the scan waits in the queue';
   if (targets.some((t) => t.name !== 'plex')) return undefined;
-  const problems = deps.setupProblems?.() ?? [];
+  // The check runs once, at start. A config problem (no token, no scanner) stays until a restart; Plex being
+  // down or without libraries (PLEX_LOCAL_URL) may end at any time, so it is not repeated to every request.
+  const problems = (deps.setupProblems?.() ?? []).filter((p) => p.key !== 'PLEX_LOCAL_URL');
   if (problems.length === 0) return undefined;
   return `no media server can scan yet, so the scan waits in the queue: ${problems.map((p) => p.message).join('; ')}`;
 }

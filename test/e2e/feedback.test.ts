@@ -25,6 +25,12 @@ test('a scan answer and its log line say when the scan is due; `scanrelay queue`
     assert.equal(line.due, answer.body.due);
     assert.equal(line.dueIn, answer.body.dueIn);
 
+    // Plex being down is no reason to warn every request: it may be back any moment (the start-up check said it once).
+    await relay.waitForLog((e) => e.key === 'PLEX_LOCAL_URL');
+    const later = await postForm(relay.url, { eventType: 'Manual', filepath: MOVIE });
+    assert.equal(later.body.status, 'merged');
+    assert.equal(later.body.warning, undefined);
+
     // The browser's answer page says it too.
     const html = await fetch(relay.url, { method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ eventType: 'Manual', filepath: MOVIE }) }).then((r) => r.text());
     assert.match(html, /merged with a pending scan of the same folder\. It is due in \d+ s \(\d{4}-\d\d-\d\dT/);
