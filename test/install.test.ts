@@ -33,13 +33,13 @@ test("docs/systemd.md's install, run in a fresh clone: `npm ci --omit=dev` build
   assert.equal(start, 'node bin/scanrelay.js server');
 
   const clone = freshClone();
-  // Offline from npm's cache (filled by this checkout's own `npm ci`). better-sqlite3 would compile from source
+  // From npm's cache where it can (filled by this checkout's own `npm ci`; a miss goes to the registry). better-sqlite3 would compile from source
   // for a minute or more: its installer (prebuild-install) takes this checkout's build as a local prebuild.
   const sqlite = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string };
   const prebuilds = tempDir('scanrelay-prebuilds-');
   const tarball = `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   execFileSync('tar', ['czf', join(prebuilds, tarball), 'build/Release/better_sqlite3.node'], { cwd: join(ROOT, 'node_modules', 'better-sqlite3') });
-  const install = await run('npm', [...ci.replace(/^cd \S+ && npm /, '').split(' '), '--offline', '--no-audit', '--no-fund'], {
+  const install = await run('npm', [...ci.replace(/^cd \S+ && npm /, '').split(' '), '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: clone,
     env: { npm_config_better_sqlite3_local_prebuilds: prebuilds },
     timeoutMs: 240_000,
