@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 
 type Register = (program: Command) => void;
@@ -34,6 +35,15 @@ export function commandWord(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** package.json's version (src/cli and dist/cli both sit two folders below it). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export async function buildProgram(args: readonly string[] = process.argv.slice(2)): Promise<Command> {
   const program = new Command('scanrelay')
     .description('Scan relay for Plex, Jellyfin and Emby: scans exactly the folder that changed')
@@ -43,6 +53,8 @@ export async function buildProgram(args: readonly string[] = process.argv.slice(
     .option('--queuefile <file>', 'queue database (env SCANRELAY_QUEUEFILE, PLEX_AUTOSCAN_QUEUEFILE; default queue.db next to the config)')
     .option('--cachefile <file>', 'drive cache database (env SCANRELAY_CACHEFILE, PLEX_AUTOSCAN_CACHEFILE; default cache.db next to the config)')
     .option('--tokenfile <file>', 'drive OAuth token file (env SCANRELAY_TOKENFILE; default token.json next to the config)')
+    // autoscan's `--version` prints the version and exits 0 (cmd/autoscan/main.go:94-106); so does this.
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError();
   const word = commandWord(args);
   const chosen = COMMANDS.filter((c) => word !== undefined && c.names.includes(word));
