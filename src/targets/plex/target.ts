@@ -367,10 +367,10 @@ export class PlexTarget implements Target {
     }
   }
 
-  /** Completion watch, empty trash, analyze and RUN_COMMAND_AFTER_SCAN, in plex_autoscan's order. */
   /**
-   * Per library: the completion watch and empty trash. Once per scan, after the last library's (`last`):
-   * analyze, fix match and RUN_COMMAND_AFTER_SCAN, which pairs with the one before-command.
+   * Completion watch, empty trash, analyze, fix match and RUN_COMMAND_AFTER_SCAN, in plex_autoscan's order.
+   * The first two per library; the others once per scan, after the last library's (`last`): the
+   * after-command pairs with the one before-command.
    */
   private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config, last = true): AfterDelivery {
     return async (signal) => {
