@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
@@ -13,7 +13,7 @@ import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
 import { allSectionsFor } from '../../src/targets/plex/sections.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
-import { testConfig } from '../helpers/plex-target.ts';
+import { makePlexTarget, testConfig } from '../helpers/plex-target.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
 
 /*
@@ -73,6 +73,25 @@ describe('Plex and Jellyfin each with their own rewrite, Plex in every matching 
     assert.equal(result.outcome, 'done', JSON.stringify(result));
     assert.deepEqual(plex.refreshes().slice(before).map((r) => `${r.section} ${r.path}`), ['1 /data/Movies/Heat (1995)', '2 /data/Movies/Heat (1995)']);
     assert.match((result as { detail: string }).detail, /section 1 \(Movies\) via api \| section 2 \(Movies 4K\) via api/);
+  });
+
+  test('two libraries: each gets its completion watch, the after-command runs once (it pairs with the one before-command)', async () => {
+    const dir = tempDir();
+    const record = join(dir, 'commands.txt');
+    const config = testConfig({
+      PLEX_TOKEN: plex.token,
+      PLEX_LOCAL_URL: plex.url,
+      SERVER_FILE_CHECKS_ENABLED: false,
+      PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
+      PLEX_ANALYZE_TYPE: 'off',
+      RUN_COMMAND_BEFORE_SCAN: `echo "before $SCANRELAY_PATH" >> ${record}`,
+      RUN_COMMAND_AFTER_SCAN: `echo "after $SCANRELAY_SECTION" >> ${record}`,
+    });
+    const result = await makePlexTarget(plex, config).deliver(item('/data/Movies/Pair (2001)'));
+    assert.equal(result.outcome, 'done');
+    const detail = await (result as { after: (s: AbortSignal) => Promise<string> }).after(new AbortController().signal);
+    assert.match(detail, /^section 1 \(Movies\) via api; completed \| section 2 \(Movies 4K\) via api; completed; after-scan command ok$/);
+    assert.deepEqual(readFileSync(record, 'utf8').trim().split('\n'), ['before /data/Movies/Pair (2001)', 'after 2']);
   });
 
   test("a plex_autoscan config (no rewrite) also scans every library over the folder", async () => {
