@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns.
  */
 import { benchCoalesce } from './coalesce.ts';
 import { benchCrypt } from './crypt.ts';
@@ -8,6 +8,7 @@ import { benchDrive } from './drive.ts';
 import { benchHardening } from './hardening.ts';
 import { benchIntake } from './intake.ts';
 import { benchMemoryDrain } from './memory-drain.ts';
+import { benchPatterns } from './patterns.ts';
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -20,4 +21,5 @@ if (want('memory')) summary.memory = await benchMemoryDrain();
 if (want('drive')) summary.drive = await benchDrive();
 if (want('crypt')) summary.crypt = await benchCrypt();
 if (want('hardening')) summary.hardening = await benchHardening();
+if (want('patterns')) summary.patterns = await benchPatterns();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

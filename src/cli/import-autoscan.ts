@@ -1,18 +1,24 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../config/errors.ts';
-import { configExists, writeConfigFile } from '../config/load.ts';
+import { configExists, loadConfigFile, writeConfigFile } from '../config/load.ts';
+import { scanDelayMax } from '../config/schema.ts';
 import { action, settingsOf } from './context.ts';
 
 export function registerImportAutoscan(program: Command): void {
   program
     .command('import-autoscan')
-    .description("write a scanrelay config.json from an autoscan config.yml (to --config) and print what could not be carried over")
-    .argument('<config.yml>', "autoscan's config file")
+    .description("write a scanrelay config.json from an autoscan config.yml (to --config), take over autoscan's pending scans, and print what differs")
+    .argument('[config.yml]', "autoscan's config file (default: env AUTOSCAN_CONFIG, as autoscan reads it)")
+    .option('--database <autoscan.db>', "autoscan's database: its pending scans are queued here (default: env AUTOSCAN_DATABASE, as autoscan reads it)")
     .option('--force', 'overwrite an existing config file')
+    .option('--replace', 'queue the pending scans of a database taken over before again')
     .action(
-      action(async (file: string, opts: { force?: boolean }, cmd: Command) => {
+      action(async (arg: string | undefined, opts: { database?: string; force?: boolean; replace?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);
+        const file = arg ?? process.env.AUTOSCAN_CONFIG;
+        if (!file) throw new UserError("give autoscan's config.yml: scanrelay import-autoscan <config.yml> (or set AUTOSCAN_CONFIG)");
         let text: string;
         try {
           text = readFileSync(file, 'utf8');
@@ -20,16 +26,36 @@ export function registerImportAutoscan(program: Command): void {
           throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
         }
         // Loaded here, not at start: the YAML parser is for this command only, never the relay's memory.
-        const { importAutoscan } = await import('../config/autoscan-import.ts');
+        const { importAutoscan, scanrelayPriority } = await import('../config/autoscan-import.ts');
         const { config, notCarried } = importAutoscan(text, file);
         if (configExists(settings.config) && !opts.force) {
           throw new UserError(`${settings.config} exists and was left as it is: pass --force to overwrite it, or --config <file> to write elsewhere`);
         }
         writeConfigFile(settings.config, config);
         const lines = [`wrote ${settings.config} from ${file}`];
-        if (notCarried.length) lines.push('not carried over:', ...notCarried.map((n) => `  - ${n}`));
-        else lines.push('everything was carried over');
+        const database = opts.database ?? process.env.AUTOSCAN_DATABASE;
+        if (database) lines.push(await takeOverQueue(resolve(database), settings, scanrelayPriority, opts.replace));
+        else lines.push("autoscan's pending scans: not taken over (give autoscan.db with --database, or AUTOSCAN_DATABASE)");
+        // Never "everything was carried over" while anything changed meaning: every difference is listed.
+        if (notCarried.length) lines.push('what differs from autoscan (read each line):', ...notCarried.map((n) => `  - ${n}`));
+        else lines.push('every setting was carried over with its meaning (behaviour that differs on purpose: docs/autoscan.md)');
         process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
+}
+
+async function takeOverQueue(file: string, settings: ReturnType<typeof settingsOf>, priorityOf: (p: number) => number, replace?: boolean): Promise<string> {
+  const [{ QueueStore }, { QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport }] = await Promise.all([
+    import('../queue/store.ts'),
+    import('../queue/intake.ts'),
+    import('../triggers/autoscan/queue-db.ts'),
+  ]);
+  const { config } = loadConfigFile(settings.config);
+  const store = new QueueStore(settings.queuefile);
+  try {
+    const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
+    return describeAutoscanQueueImport(await importAutoscanQueue({ file, config, store, intake, priorityOf, replace }));
+  } finally {
+    store.close();
+  }
 }

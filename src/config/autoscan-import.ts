@@ -112,43 +112,50 @@ export function importAutoscan(yamlText: string, source = 'config.yml'): Autosca
   config.SERVER_AUTH_PASS = pass;
   if (!user || !pass) {
     notes.push(
-      "authentication: autoscan's /triggers/ URLs carry no secret, so scanrelay serves them only with SERVER_AUTH_USER and SERVER_AUTH_PASS set; " +
-        'set both (and in each webhook), or point the webhooks at the secret URL http://<host>:<port>/<SERVER_PASS>',
+      "authentication: autoscan served /triggers/ without a password when none was set; scanrelay keeps them closed (404) because these URLs carry no secret. " +
+        'To open them, set SERVER_AUTH_USER and SERVER_AUTH_PASS in the config and the same username and password in each webhook; ' +
+        'or point the webhooks at the secret URL http://<host>:<port>/<SERVER_PASS> instead',
     );
   }
 
-  // --- triggers
-  const rewrites: Rule[] = [];
-  const ruleSets: string[] = [];
-  const addRules = (where: string, value: unknown) => {
-    if (value === undefined || value === null) return;
+  // --- triggers: each keeps its own rules (autoscan's per-trigger rewrite, first match wins)
+  const rulesOf = (where: string, value: unknown): Rule[] => {
+    if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) problem(`${where}.rewrite`, 'must be a list of {from, to}');
-    const rules = (value as unknown[]).map((r, i) => {
+    return (value as unknown[]).map((r, i) => {
       if (!isObject(r) || typeof r.from !== 'string' || (r.to !== undefined && typeof r.to !== 'string')) problem(`${where}.rewrite[${i}]`, 'must have a from (and a to) string');
       return { from: (r as JsonObject).from as string, to: ((r as JsonObject).to as string | undefined) ?? '' };
     });
-    if (rules.length) ruleSets.push(JSON.stringify(rules));
-    for (const rule of rules) if (!rewrites.some((r) => r.from === rule.from && r.to === rule.to)) rewrites.push(rule);
+  };
+  const patternsOf = (where: string, value: unknown): string[] => {
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) problem(where, 'must be a list of regular expressions');
+    return value as string[];
   };
   const priorityOf = (where: string, value: unknown): number => {
     if (value === undefined || value === null) return 0;
     if (!Number.isInteger(value)) problem(`${where}.priority`, `must be a whole number, got ${JSON.stringify(value)}`);
     return scanrelayPriority(value as number);
   };
+  /** A trigger's entry: the bare priority when it has no rules (the short form), else both. */
+  const triggerEntry = (priority: number, rules: Rule[]) => (rules.length ? { PRIORITY: priority, REWRITE: rules } : priority);
+  const verbosityAt: string[] = [];
+  const noteVerbosity = (where: string, entry: JsonObject) => {
+    if (entry.verbosity !== undefined && entry.verbosity !== null && entry.verbosity !== '') verbosityAt.push(`${where} (${String(entry.verbosity)})`);
+  };
 
   const triggers = doc.triggers ?? {};
   if (!isObject(triggers)) problem('triggers', 'must be a mapping');
   const t = triggers as JsonObject;
-  const names: Record<string, number> = {};
-  let verbosity = false;
+  const names: Record<string, number | { PRIORITY: number; REWRITE: Rule[] }> = {};
 
   if (t.manual !== undefined && t.manual !== null) {
     if (!isObject(t.manual)) problem('triggers.manual', 'must be a mapping');
     const manual = t.manual as JsonObject;
     const p = priorityOf('triggers.manual', manual.priority);
-    if (p !== 0) names.manual = p;
-    addRules('triggers.manual', manual.rewrite);
-    verbosity ||= manual.verbosity !== undefined;
+    const rules = rulesOf('triggers.manual', manual.rewrite);
+    if (p !== 0 || rules.length) names.manual = triggerEntry(p, rules);
+    noteVerbosity('triggers.manual', manual);
   }
   let arrCount = 0;
   for (const kind of ARR_KINDS) {
@@ -161,11 +168,11 @@ export function importAutoscan(yamlText: string, source = 'config.yml'): Autosca
       const e = entry as JsonObject;
       const name = typeof e.name === 'string' ? e.name : '';
       if (!/^[A-Za-z0-9._~-]+$/.test(name)) problem(`${where}.name`, `must be one URL path segment (letters, digits, ".", "_", "~", "-"), got ${JSON.stringify(e.name)}`);
-      if (name === 'manual') problem(`${where}.name`, '"manual" is the manual trigger\'s route');
-      if (name in names) notes.push(`${where}: a second trigger named ${JSON.stringify(name)}; its route is served once, with the first one's priority`);
-      else names[name] = priorityOf(where, e.priority);
-      addRules(where, e.rewrite);
-      verbosity ||= e.verbosity !== undefined;
+      if (name === 'manual' || name === 'a-train') problem(`${where}.name`, `"${name}" is the ${name} trigger's route`);
+      const rules = rulesOf(where, e.rewrite);
+      if (name in names) notes.push(`${where}: a second trigger named ${JSON.stringify(name)}; its route is served once, with the first one's priority and rewrite`);
+      else names[name] = triggerEntry(priorityOf(where, e.priority), rules);
+      noteVerbosity(where, e);
       arrCount++;
     });
   }
@@ -174,19 +181,31 @@ export function importAutoscan(yamlText: string, source = 'config.yml'): Autosca
     const arr = arrCount > 0 ? names : { sonarr: 0, radarr: 0, lidarr: 0, readarr: 0, ...names };
     config.SERVER_AUTOSCAN_TRIGGERS = arr;
   }
-  if (new Set(ruleSets).size > 1) {
-    notes.push(
-      "triggers' rewrite: autoscan applied each trigger's rules to that trigger's paths only; SERVER_PATH_REWRITES applies all of them, in order, to every path (check them with `scanrelay map <path>`)",
-    );
+
+  const aTrain = t['a-train'];
+  if (aTrain !== undefined && aTrain !== null) {
+    if (!isObject(aTrain)) problem('triggers.a-train', 'must be a mapping');
+    const a = aTrain as JsonObject;
+    const drives = a.drives ?? [];
+    if (!Array.isArray(drives) || !drives.every(isObject)) problem('triggers.a-train.drives', 'must be a list of {id, rewrite}');
+    config.A_TRAIN = {
+      PRIORITY: priorityOf('triggers.a-train', a.priority),
+      REWRITE: rulesOf('triggers.a-train', a.rewrite),
+      DRIVES: (drives as JsonObject[]).map((d, i) => {
+        if (typeof d.id !== 'string' || !d.id) problem(`triggers.a-train.drives[${i}].id`, 'must be the shared drive id');
+        return { ID: d.id as string, REWRITE: rulesOf(`triggers.a-train.drives[${i}]`, d.rewrite) };
+      }),
+    };
+    noteVerbosity('triggers.a-train', a);
   }
-  for (const key of ['a-train', 'bernard', 'inotify']) {
-    if (t[key] !== undefined && t[key] !== null) notes.push(`triggers.${key}: not carried (scanrelay has no such trigger; see its own drive monitoring and folder watching in the README)`);
-  }
+
+  importInotify(t.inotify, config, notes, { rulesOf, patternsOf, priorityOf, problem, noteVerbosity });
+  importBernard(t.bernard, config, notes, { rulesOf, patternsOf, priorityOf, problem, noteVerbosity });
   for (const key of Object.keys(t)) {
     if (!['manual', 'a-train', 'bernard', 'inotify', ...ARR_KINDS].includes(key)) notes.push(`triggers.${key}: unknown to autoscan, not carried`);
   }
 
-  // --- targets
+  // --- targets: each keeps its own rewrite (autoscan's targets/*: t.rewrite(scan.Folder))
   const targets = doc.targets ?? {};
   if (!isObject(targets)) problem('targets', 'must be a mapping');
   const tg = targets as JsonObject;
@@ -196,48 +215,45 @@ export function importAutoscan(yamlText: string, source = 'config.yml'): Autosca
     if (!Array.isArray(list) || !list.every(isObject)) problem(`targets.${kind}`, 'must be a list of {url, token, rewrite}');
     return list as JsonObject[];
   };
-  const targetRules: Array<{ where: string; rules: unknown }> = [];
-  const takeFirst = (kind: 'plex' | 'jellyfin' | 'emby'): JsonObject | undefined => {
+  const takeFirst = (kind: 'plex' | 'jellyfin' | 'emby'): { entry: JsonObject; rules: Rule[] } | undefined => {
     const list = targetList(kind);
     list.forEach((entry, i) => {
-      verbosity ||= entry.verbosity !== undefined;
+      noteVerbosity(`targets.${kind}[${i}]`, entry);
       if (i > 0) notes.push(`targets.${kind}[${i}] (${String(entry.url ?? '')}): not carried; scanrelay sends to one ${kind} server`);
     });
-    if (list[0]) targetRules.push({ where: `targets.${kind}[0]`, rules: list[0].rewrite });
-    return list[0];
+    return list[0] && { entry: list[0], rules: rulesOf(`targets.${kind}[0]`, list[0].rewrite) };
   };
 
   const plex = takeFirst('plex');
   if (plex) {
     config.PLEX_ENABLED = true;
-    config.PLEX_LOCAL_URL = String(plex.url ?? '');
-    config.PLEX_TOKEN = String(plex.token ?? '');
+    config.PLEX_LOCAL_URL = String(plex.entry.url ?? '');
+    config.PLEX_TOKEN = String(plex.entry.token ?? '');
     config.PLEX_SCAN_METHOD = 'api';
+    if (plex.rules.length) config.PLEX_REWRITE = plex.rules;
   } else {
     config.PLEX_ENABLED = false;
   }
   for (const kind of ['jellyfin', 'emby'] as const) {
     const target = takeFirst(kind);
-    config[kind.toUpperCase()] = target ? { ENABLED: true, URL: String(target.url ?? ''), API_KEY: String(target.token ?? '') } : { ENABLED: false, URL: '', API_KEY: '' };
+    config[kind.toUpperCase()] = target
+      ? { ENABLED: true, URL: String(target.entry.url ?? ''), API_KEY: String(target.entry.token ?? ''), ...(target.rules.length ? { REWRITE: target.rules } : {}) }
+      : { ENABLED: false, URL: '', API_KEY: '' };
   }
   if (targetList('autoscan').length) notes.push('targets.autoscan: not carried (scanrelay has no autoscan target)');
   for (const key of Object.keys(tg)) {
     if (!['plex', 'jellyfin', 'emby', 'autoscan'].includes(key)) notes.push(`targets.${key}: unknown to autoscan, not carried`);
   }
 
-  // scanrelay gives every target the same path: the first target's rewrites are carried (after the
-  // triggers' ones), a different set on another target cannot be.
-  const withRules = targetRules.filter((r) => Array.isArray(r.rules) && r.rules.length > 0);
-  if (withRules[0]) {
-    addRules(withRules[0].where, withRules[0].rules);
-    for (const other of withRules.slice(1)) {
-      if (JSON.stringify(other.rules) !== JSON.stringify(withRules[0].rules)) {
-        notes.push(`${other.where}.rewrite: not carried; scanrelay sends every target the same path (the rules of ${withRules[0].where} are used)`);
-      }
-    }
+  // --- what differs on purpose
+  if (delay) {
+    notes.push(
+      `minimum-age: scanrelay scans a folder ${delay} s after its last request, as autoscan did, but never later than 3x that (${delay * 3} s) after the first, so a busy folder is still scanned; set SERVER_SCAN_DELAY_MAX to 0 for autoscan's behaviour`,
+    );
   }
-  if (rewrites.length) config.SERVER_PATH_REWRITES = rewrites;
-  if (verbosity) notes.push('verbosity: not carried (use --loglevel)');
+  if (verbosityAt.length) {
+    notes.push(`verbosity: autoscan set it per trigger and target (${verbosityAt.join(', ')}); scanrelay has one log level for everything: use --loglevel DEBUG (or TRACE) when you need more`);
+  }
 
   for (const key of Object.keys(doc)) {
     if (!['port', 'host', 'minimum-age', 'scan-delay', 'scan-stats', 'anchors', 'authentication', 'triggers', 'targets'].includes(key)) {
@@ -253,4 +269,97 @@ export function importAutoscan(yamlText: string, source = 'config.yml'): Autosca
     throw err;
   }
   return { config, notCarried: notes };
+}
+
+interface ImportHelpers {
+  rulesOf(where: string, value: unknown): Rule[];
+  patternsOf(where: string, value: unknown): string[];
+  priorityOf(where: string, value: unknown): number;
+  problem(key: string, message: string): never;
+  noteVerbosity(where: string, entry: JsonObject): void;
+}
+
+const listOf = (value: unknown, where: string, h: ImportHelpers): JsonObject[] => {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every(isObject)) h.problem(where, 'must be a list of mappings');
+  return value as JsonObject[];
+};
+
+/**
+ * autoscan's inotify triggers (triggers/inotify/inotify.go:17-89) -> WATCH: each watched path keeps its own
+ * rules, which autoscan builds as the path's then the trigger's (append(p.Rewrite, c.Rewrite...)), and its
+ * include/exclude filters, tried on the rewritten path.
+ */
+function importInotify(value: unknown, config: JsonObject, notes: string[], h: ImportHelpers): void {
+  const list = listOf(value, 'triggers.inotify', h);
+  if (!list.length) return;
+  const paths: JsonObject[] = [];
+  list.forEach((c, i) => {
+    const where = `triggers.inotify[${i}]`;
+    h.noteVerbosity(where, c);
+    const priority = h.priorityOf(where, c.priority);
+    const rules = h.rulesOf(where, c.rewrite);
+    const include = h.patternsOf(`${where}.include`, c.include);
+    const exclude = h.patternsOf(`${where}.exclude`, c.exclude);
+    listOf(c.paths, `${where}.paths`, h).forEach((p, j) => {
+      if (typeof p.path !== 'string' || !p.path) h.problem(`${where}.paths[${j}].path`, 'must be a folder');
+      paths.push({
+        PATH: p.path as string,
+        REWRITE: [...h.rulesOf(`${where}.paths[${j}]`, p.rewrite), ...rules],
+        INCLUDE: [...h.patternsOf(`${where}.paths[${j}].include`, p.include), ...include],
+        EXCLUDE: [...h.patternsOf(`${where}.paths[${j}].exclude`, p.exclude), ...exclude],
+        PRIORITY: priority,
+      });
+    });
+  });
+  if (!paths.length) {
+    notes.push('triggers.inotify: no paths listed, nothing to watch; not carried');
+    return;
+  }
+  config.WATCH = { ENABLED: true, PATHS: paths };
+  notes.push(
+    'triggers.inotify: carried into WATCH (each path with its rewrite, include and exclude). Beyond your filters, scanrelay leaves alone files without a media, subtitle or metadata extension ' +
+      'and unfinished downloads (.part, .!qb, ...), which autoscan would have scanned; add WATCH.INCLUDE [".*"] to scan every file',
+  );
+}
+
+/**
+ * autoscan's bernard triggers (triggers/bernard/bernard.go:24-118): a service account and shared drive ids.
+ * The drive monitor takes both (TEAMDRIVES accepts ids). Bernard's page cache in autoscan.db is not taken.
+ */
+function importBernard(value: unknown, config: JsonObject, notes: string[], h: ImportHelpers): void {
+  const list = listOf(value, 'triggers.bernard', h);
+  if (!list.length) return;
+  const ids: string[] = [];
+  const accounts = new Set<string>();
+  list.forEach((c, i) => {
+    const where = `triggers.bernard[${i}]`;
+    h.noteVerbosity(where, c);
+    if (typeof c.account === 'string' && c.account) accounts.add(c.account);
+    const global = h.rulesOf(where, c.rewrite);
+    const globalFilters = [...h.patternsOf(`${where}.include`, c.include), ...h.patternsOf(`${where}.exclude`, c.exclude)];
+    if (c.cron !== undefined) notes.push(`${where}.cron: ${JSON.stringify(c.cron)} is not carried; the drive monitor polls every GOOGLE.POLL_INTERVAL seconds (default 120)`);
+    if (h.priorityOf(where, c.priority) !== 0) notes.push(`${where}.priority: not carried; drive changes take SERVER_SCAN_PRIORITIES by path (add the folders there)`);
+    listOf(c.drives, `${where}.drives`, h).forEach((d, j) => {
+      if (typeof d.id !== 'string' || !d.id) h.problem(`${where}.drives[${j}].id`, 'must be the shared drive id');
+      const id = d.id as string;
+      ids.push(id);
+      for (const rule of [...h.rulesOf(`${where}.drives[${j}]`, d.rewrite), ...global]) {
+        notes.push(
+          `${where}.drives[${j}] rewrite ${JSON.stringify(rule.from)} -> ${JSON.stringify(rule.to)}: not carried; the drive monitor names a shared drive's paths "<drive name>/..." (bernard: "/..."), ` +
+            `so add to SERVER_PATH_MAPPINGS an entry whose key is the folder "${rule.to}" stands for and whose value is the drive path, e.g. {"${rule.to}": ["<name of shared drive ${id}>${rule.from.replace(/^\^/, '')}"]}`,
+        );
+      }
+      const filters = [...h.patternsOf(`${where}.drives[${j}].include`, d.include), ...h.patternsOf(`${where}.drives[${j}].exclude`, d.exclude), ...globalFilters];
+      if (filters.length) notes.push(`${where}.drives[${j}] include/exclude: not carried; the drive monitor filters with GOOGLE.ALLOWED (FILE_PATHS prefixes, FILE_EXTENSIONS_LIST), and SERVER_IGNORE_LIST for any path`);
+    });
+  });
+  const [account] = [...accounts];
+  config.GOOGLE = { ENABLED: true, SERVICE_ACCOUNT_FILE: account ?? '', TEAMDRIVE: true, TEAMDRIVES: [...new Set(ids)], POLL_INTERVAL: 120 };
+  if (accounts.size > 1) notes.push(`triggers.bernard: ${accounts.size} service accounts; scanrelay uses one (${account}): share every drive with it`);
+  if (!account) notes.push('triggers.bernard: no account; set GOOGLE.SERVICE_ACCOUNT_FILE to the service account key file (or authorize with `scanrelay authorize`)');
+  notes.push(
+    "triggers.bernard: carried into GOOGLE (the service account and the shared drive ids in TEAMDRIVES). Bernard's page cache in autoscan.db is not taken: " +
+      'the drive monitor starts from the changes made after its first start',
+  );
 }

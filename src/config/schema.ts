@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
-import { rewritePatternProblem } from '../paths/rewrite.ts';
+import { patternProblem } from '../paths/pattern.ts';
 import { pythonInt } from './python-int.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
@@ -69,25 +69,29 @@ export const driveSchema = z
   })
   .prefault({});
 
-const regexList = () =>
-  z
-    .array(
-      z.string().refine((s) => {
-        try {
-          new RegExp(s);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'not a valid regular expression'),
-    )
-    .default([]);
+/** A user-written pattern: RE2 syntax (paths/pattern.ts); one RE2 refuses stops the start, naming it and why. */
+const pattern = () =>
+  z.string().superRefine((s, ctx) => {
+    const problem = patternProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+const regexList = () => z.array(pattern()).default([]);
+
+/** autoscan-style rewrite rules: `from` an RE2 pattern, `to` a Go template (paths/rewrite.ts). */
+export const rewriteRulesSchema = z.array(z.object({ from: pattern().pipe(z.string().min(1, 'must not be empty')), to: z.string() }));
+const rewriteRules = () => rewriteRulesSchema.default([]);
+
+/** One WATCH.PATHS entry: a folder, or a folder with its own rules (autoscan's inotify `paths`). */
+const watchPathSchema = z.union([
+  z.string(),
+  z.object({ PATH: z.string().min(1), REWRITE: rewriteRules(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0) }),
+]);
 
 /** scanrelay: the folder watcher (src/triggers/watch). */
 export const watchSchema = z
   .object({
     ENABLED: bool(false),
-    PATHS: stringList(),
+    PATHS: z.array(watchPathSchema).default([]),
     INCLUDE: regexList(),
     EXCLUDE: regexList(),
     POLL: bool(false),
@@ -108,7 +112,23 @@ export const scanPrioritiesSchema = z
   .transform((r) => Object.entries(r).map(([key, paths]) => ({ key, priority: pythonInt(key), paths })));
 
 const mediaServerSchema = z
-  .object({ ENABLED: bool(false), URL: str(''), API_KEY: str('') })
+  // REWRITE: the target's own rules, from the relay's path to this server's (autoscan's per-target rewrite).
+  .object({ ENABLED: bool(false), URL: str(''), API_KEY: str(''), REWRITE: rewriteRules() })
+  .prefault({});
+
+/** A trigger's settings on autoscan's routes: its priority and the rules that take its paths to the relay's own. */
+const autoscanTriggerSchema = z.union([
+  z.number().int().transform((PRIORITY) => ({ PRIORITY, REWRITE: [] as Array<{ from: string; to: string }> })),
+  z.object({ PRIORITY: z.number().int().default(0), REWRITE: rewriteRules() }),
+]);
+
+/** scanrelay: autoscan's A-Train trigger (POST /triggers/a-train/{drive}). */
+export const aTrainSchema = z
+  .object({
+    PRIORITY: z.number().int().default(0),
+    REWRITE: rewriteRules(),
+    DRIVES: z.array(z.object({ ID: z.string().min(1), REWRITE: rewriteRules() })).default([]),
+  })
   .prefault({});
 
 export const configSchema = z.object({
@@ -195,20 +215,15 @@ export const configSchema = z.object({
   JELLYFIN: mediaServerSchema,
   EMBY: mediaServerSchema,
   // scanrelay: autoscan-style regular-expression rewrites, all applied in order before SERVER_PATH_MAPPINGS.
-  SERVER_PATH_REWRITES: z
-    .array(z.object({ from: z.string().min(1, 'must not be empty'), to: z.string() }))
-    .default([])
-    .superRefine((rules, ctx) => {
-      rules.forEach((rule, i) => {
-        const problem = rewritePatternProblem(rule.from);
-        if (problem) ctx.addIssue({ code: 'custom', path: [i, 'from'], message: problem });
-      });
-    }),
+  SERVER_PATH_REWRITES: rewriteRules(),
+  /** scanrelay: the Plex target's own rewrite, from the relay's path to Plex's (autoscan's targets.plex[].rewrite). */
+  PLEX_REWRITE: rewriteRules(),
   // scanrelay: autoscan's webhook routes POST /triggers/<name> (name -> priority, lowest first; "manual" sets
   // the manual trigger's). Served only with SERVER_AUTH_USER and SERVER_AUTH_PASS set.
   SERVER_AUTOSCAN_TRIGGERS: z
-    .record(z.string().regex(/^[A-Za-z0-9._~-]+$/, 'trigger names must be one URL path segment (letters, digits, ".", "_", "~", "-")'), z.number().int())
-    .default({ sonarr: 0, radarr: 0, lidarr: 0, readarr: 0 }),
+    .record(z.string().regex(/^[A-Za-z0-9._~-]+$/, 'trigger names must be one URL path segment (letters, digits, ".", "_", "~", "-")'), autoscanTriggerSchema)
+    .default({ sonarr: { PRIORITY: 0, REWRITE: [] }, radarr: { PRIORITY: 0, REWRITE: [] }, lidarr: { PRIORITY: 0, REWRITE: [] }, readarr: { PRIORITY: 0, REWRITE: [] } }),
+  A_TRAIN: aTrainSchema,
   WATCH: watchSchema,
 });
 
@@ -217,6 +232,8 @@ export type Config = Omit<RawConfig, 'SERVER_PASS'> & { SERVER_PASS: string };
 export type DriveConfig = z.infer<typeof driveSchema>;
 export type RcloneConfig = z.infer<typeof rcloneSchema>;
 export type WatchConfig = z.infer<typeof watchSchema>;
+export type WatchPath = z.infer<typeof watchPathSchema>;
+export type ATrainConfig = z.infer<typeof aTrainSchema>;
 export type { PathMappings };
 
 /** Keys of plex_autoscan's base_config: the ones `update_config` adds and environment variables override. */

@@ -42,18 +42,26 @@ export function resolveSettings(
 ): Settings {
   const config = resolve(pick('config', cli, env) ?? DEFAULT_CONFIG_PATH);
   const beside = (file: string) => join(dirname(config), file);
-  const logfile = pick('logfile', cli, env);
+  // autoscan's own variables last (cmd/autoscan/main.go:87-90): AUTOSCAN_LOG and AUTOSCAN_VERBOSITY.
+  const logfile = pick('logfile', cli, env) ?? env.AUTOSCAN_LOG;
   const state = defaultStateFiles(config);
   return {
     config,
     configFrom: cli.config !== undefined ? 'option' : pick('config', {}, env) !== undefined ? 'environment' : 'default',
     logfile: logfile ? resolve(logfile) : undefined,
-    loglevel: parseLogLevel(pick('loglevel', cli, env) ?? 'INFO'),
+    loglevel: parseLogLevel(pick('loglevel', cli, env) ?? autoscanVerbosity(env.AUTOSCAN_VERBOSITY) ?? 'INFO'),
     queuefile: resolve(pick('queuefile', cli, env) ?? state.queuefile),
     cachefile: resolve(pick('cachefile', cli, env) ?? state.cachefile),
     tokenfile: resolve(pick('tokenfile', cli, env) ?? beside('token.json')),
     ...(state.note && !(pick('queuefile', cli, env) && pick('cachefile', cli, env)) ? { layout: state.note } : {}),
   };
+}
+
+/** autoscan's -v count (main.go:146-153): 0 info, 1 debug, more trace. Undefined when unset or not a count. */
+function autoscanVerbosity(value: string | undefined): string | undefined {
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  const n = Number(value);
+  return n === 0 ? 'info' : n === 1 ? 'debug' : 'trace';
 }
 
 const LEVELS: Record<string, LogLevel> = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Where a scan request came from, in the user's words. */
-export const sourceSchema = z.enum(['Manual', 'Sonarr', 'Radarr', 'Lidarr', 'Readarr', 'Drive', 'API', 'Watch']);
+export const sourceSchema = z.enum(['Manual', 'Sonarr', 'Radarr', 'Lidarr', 'Readarr', 'Drive', 'API', 'Watch', 'A-Train']);
 export type Source = z.infer<typeof sourceSchema>;
 
 /** What Jellyfin/Emby are told about the path (plex ignores it). */
@@ -95,4 +95,9 @@ export interface Target {
    * server cannot be asked. Absent: the target does not know its libraries.
    */
   libraryRoots?(fresh?: boolean): Promise<string[]>;
+  /**
+   * The target's own rewrite (autoscan's per-target `rewrite`): the relay's path as this server names it.
+   * Absent: the server sees the relay's path. deliver() applies it itself; the library check asks it.
+   */
+  toTargetPath?(path: string): string;
 }

@@ -117,3 +117,15 @@ export function ancestors(folder: string): string[] {
   }
   return out;
 }
+
+/** Go's path.Clean for a folder: `//` and `/./` collapsed, `..` resolved, no trailing slash (autoscan's manual trigger). */
+export function cleanFolder(path: string): string {
+  if (!path.startsWith('/')) return path;
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
+}

@@ -1,6 +1,7 @@
 import { mapPath, type MappedPath, type PathMappings } from './mapping.ts';
+import { compilePattern, matchesAnywhere, type Pattern } from './pattern.ts';
 
-/** One SERVER_PATH_REWRITES rule: an autoscan-style regular expression and its replacement. */
+/** One rewrite rule (SERVER_PATH_REWRITES, a trigger's or a target's REWRITE): an RE2 pattern and a Go template. */
 export interface RewriteRule {
   from: string;
   to: string;
@@ -18,34 +19,7 @@ export interface FiredRewrite {
 interface CompiledRule {
   index: number;
   rule: RewriteRule;
-  re: RegExp;
-}
-
-/**
- * Compiles an autoscan (Go RE2) pattern as a JavaScript RegExp. Always with the `u` flag: without it
- * JavaScript reads escapes Go rejects or means otherwise (`\z`, `\Q`) as plain letters and the rule would
- * silently match something else; with it they are errors. Go's `(?P<name>` group syntax and leading
- * `(?i)`, `(?m)`, `(?s)` flags are translated; anything else RE2-only fails here, naming the rule.
- */
-export function compileRewritePattern(pattern: string): RegExp {
-  let source = pattern.replaceAll('(?P<', '(?<');
-  let flags = 'gu';
-  const leading = /^\(\?([ims]+)\)/.exec(source);
-  if (leading) {
-    for (const f of new Set(leading[1])) flags += f;
-    source = source.slice(leading[0].length);
-  }
-  return new RegExp(source, flags);
-}
-
-/** The error a bad pattern gives, or undefined when it compiles. */
-export function rewritePatternProblem(pattern: string): string | undefined {
-  try {
-    compileRewritePattern(pattern);
-    return undefined;
-  } catch (err) {
-    return `invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
-  }
+  re: Pattern;
 }
 
 /**
@@ -94,35 +68,72 @@ function compiled(rules: readonly RewriteRule[]): CompiledRule[] {
   let out = compiledCache.get(rules);
   if (!out) {
     // The schema already rejected bad patterns; this compiles each valid rule once per config.
-    out = rules.map((rule, index) => ({ index, rule, re: compileRewritePattern(rule.from) }));
+    out = rules.map((rule, index) => ({ index, rule, re: compilePattern(rule.from) }));
     compiledCache.set(rules, out);
   }
   return out;
 }
 
 /**
+ * Go's ReplaceAllString: every non-overlapping match replaced by the expanded template; an empty match
+ * right after a previous match is left alone (as Go does, unlike String.replace).
+ */
+export function replaceAllGo(re: Pattern, input: string, template: string): string {
+  const m = re.matcher(input);
+  let out = '';
+  let last = 0;
+  let prevEnd = -1;
+  const count = m.groupCount();
+  while (m.find()) {
+    const start = m.start();
+    const end = m.end();
+    if (start === end && start === prevEnd) continue;
+    const groups: Array<string | undefined> = [];
+    for (let g = 0; g <= count; g++) groups.push(m.group(g) ?? undefined);
+    const named = m.hasNamedGroups ? Object.fromEntries(Object.entries(m.getNamedGroups()).map(([k, v]) => [k, v ?? undefined])) : undefined;
+    out += input.slice(last, start) + expandGoTemplate(template, groups, named);
+    last = end;
+    prevEnd = end;
+  }
+  return last === 0 && prevEnd === -1 ? input : out + input.slice(last);
+}
+
+/**
  * Applies every rule in order, each to the previous one's result, replacing all matches (Go's
- * ReplaceAllString). autoscan stops at the first rule that matches (its issue #212); scanrelay does not,
- * so a trigger's rewrite and a target's rewrite can follow one another.
+ * ReplaceAllString). autoscan stops at the first rule that matches (its issue #212); SERVER_PATH_REWRITES
+ * does not, so a trigger's rewrite and a target's rewrite can follow one another in one list.
  */
 export function rewritePath(rules: readonly RewriteRule[], path: string): { path: string; fired: FiredRewrite[] } {
   const fired: FiredRewrite[] = [];
   let current = path;
   for (const { index, rule, re } of compiled(rules)) {
-    re.lastIndex = 0;
-    if (!re.test(current)) continue;
-    re.lastIndex = 0;
-    const after = current.replace(re, (...args: unknown[]) => {
-      const last = args[args.length - 1];
-      const hasNamed = typeof last === 'object' && last !== null;
-      // replace() passes: match, groups..., offset, whole string[, named groups]
-      const groups = args.slice(0, hasNamed ? -3 : -2) as Array<string | undefined>;
-      return expandGoTemplate(rule.to, groups, hasNamed ? (last as Record<string, string | undefined>) : undefined);
-    });
+    if (!matchesAnywhere(re, current)) continue;
+    const after = replaceAllGo(re, current, rule.to);
     fired.push({ index, from: rule.from, to: rule.to, before: current, after });
     current = after;
   }
   return { path: current, fired };
+}
+
+/**
+ * autoscan's rewriter (autoscan.go:64-86, NewRewriter): the first rule whose pattern matches rewrites the
+ * path (every match in it) and the others are not tried. The per-trigger and per-target rules use it, so
+ * an imported rule list means what it meant in autoscan.
+ */
+export function rewriteFirstMatch(rules: readonly RewriteRule[], path: string): string {
+  for (const { rule, re } of compiled(rules)) {
+    if (matchesAnywhere(re, path)) return replaceAllGo(re, path, rule.to);
+  }
+  return path;
+}
+
+/** A place's rewrite (a trigger's or a target's), compiled once: undefined when it has no rules. */
+export type PathRewriter = (path: string) => string;
+
+export function placeRewriter(rules: readonly RewriteRule[] | undefined): PathRewriter | undefined {
+  if (!rules || rules.length === 0) return undefined;
+  compiled(rules);
+  return (path) => rewriteFirstMatch(rules, path);
 }
 
 export interface IncomingPath extends MappedPath {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Intent, Recognizer } from '../intake/intent.ts';
 import { PayloadError } from '../intake/intent.ts';
 import { recognizeAutoscanManual } from '../triggers/manual/recognize.ts';
@@ -9,12 +9,20 @@ import { manualScanOff, sendError, wantsHtml } from './reply.ts';
 import { handleScanPost } from './scan-post.ts';
 import { submitIntent } from '../intake/submit.ts';
 import { withReadiness } from './readiness.ts';
+import { placeRewriter } from '../paths/rewrite.ts';
+import { cleanFolder } from '../paths/mapping.ts';
+import { rewriteIntent } from '../triggers/rewrite.ts';
+import { aTrainRewriter, recognizeATrain } from '../triggers/a-train/recognize.ts';
+
+/** Methods chi answers 405 on a route registered for POST only (cmd/autoscan/router.go:88-115 uses r.Post). */
+const NOT_ALLOWED = ['GET', 'HEAD', 'DELETE', 'PATCH'] as const;
 
 /**
  * autoscan's HTTP surface, so an autoscan user changes only host and port: GET /health, the media
  * managers' webhooks at POST /triggers/<name> (names and priorities from SERVER_AUTOSCAN_TRIGGERS) and
- * the manual trigger at /triggers/manual?dir=... These URLs carry no secret, so the /triggers/ routes are
- * served only when SERVER_AUTH_USER and SERVER_AUTH_PASS are both set, and always ask for Basic auth.
+ * the manual trigger at /triggers/manual?dir=..., A-Train at POST /triggers/a-train/{drive}. These URLs carry
+ * no secret, so the /triggers/ routes are served only when SERVER_AUTH_USER and SERVER_AUTH_PASS are both
+ * set, and always ask for Basic auth. Each trigger's own rules (REWRITE) take its paths to the relay's path.
  */
 export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Promise<void> {
   const { config } = deps;
@@ -30,13 +38,14 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
 
   // Checked before the body is read, and failures count in the same bucket as a wrong secret's (guard.ts).
   const requireAuth = deps.guards.basic;
-  const manualPriority = config.SERVER_AUTOSCAN_TRIGGERS.manual;
+  const manual = config.SERVER_AUTOSCAN_TRIGGERS.manual;
+  const manualRewrite = placeRewriter(manual?.REWRITE);
+  const notAllowed = (allow: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', allow);
+    return sendError(req, reply, 405, `${req.method} is not allowed here: use ${allow}`);
+  };
 
-  app.get('/triggers/manual', { onRequest: requireAuth }, async (req, reply) => {
-    if (!config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
-    return reply.type('text/html; charset=utf-8').send(autoscanManualPage());
-  });
-  app.post<{ Querystring: { dir?: string | string[] } }>('/triggers/manual', { onRequest: requireAuth }, async (req, reply) => {
+  const manualScan = async (req: FastifyRequest<{ Querystring: { dir?: string | string[] } }>, reply: FastifyReply) => {
     // autoscan reads the folders from the query string; its page (and ours) posts them as a form field.
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
     const dirs = [req.query.dir, body.dir].flat().filter((d) => d !== undefined);
@@ -48,24 +57,49 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
       deps.metrics?.request('Manual', 'rejected');
       return sendError(req, reply, 400, err.message);
     }
-    if (manualPriority !== undefined) intent.priority = manualPriority;
+    // autoscan cleans each folder (path.Clean) before the trigger's rewrite (manual.go:78).
+    intent = rewriteIntent({ ...intent, paths: intent.paths.map((p) => ({ ...p, path: cleanFolder(p.path) })) }, manualRewrite);
+    if (manual && manual.PRIORITY !== 0) intent.priority = manual.PRIORITY;
+    return submitAnswer(intent, req, reply, deps);
+  };
+  // chi serves the manual trigger with and without the trailing slash (router.go:72-79 mounts it at /manual).
+  for (const url of ['/triggers/manual', '/triggers/manual/']) {
+    app.get(url, { onRequest: requireAuth }, async (req, reply) => {
+      if (!config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
+      return reply.type('text/html; charset=utf-8').send(autoscanManualPage());
+    });
+    // autoscan's manual handler scans on any method but GET and HEAD (triggers/manual/manual.go:56-64).
+    app.route<{ Querystring: { dir?: string | string[] } }>({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url, onRequest: requireAuth, handler: manualScan });
+  }
+
+  const aTrain = config.A_TRAIN;
+  const aTrainRewrite = aTrainRewriter(aTrain);
+  app.post<{ Params: { drive: string } }>('/triggers/a-train/:drive', { onRequest: requireAuth }, async (req, reply) => {
+    let intent;
     try {
-      const result = withReadiness(await submitIntent(intent, deps, req.log, req.ip), deps);
-      if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', undefined, result));
-      return reply.send(result);
+      intent = recognizeATrain(req.body, req.params.drive, aTrainRewrite, aTrain.PRIORITY);
     } catch (err) {
-      if (!(err instanceof PathProblem)) throw err;
-      deps.metrics?.request('Manual', 'rejected');
+      if (!(err instanceof PayloadError)) throw err;
+      deps.metrics?.request('A-Train', 'rejected');
       return sendError(req, reply, 400, err.message);
     }
+    if (!intent) return reply.send({ status: 'ignored', reason: 'the event names no folder' });
+    return submitAnswer(intent, req, reply, deps);
   });
+  app.route({ method: [...NOT_ALLOWED], url: '/triggers/a-train/:drive', onRequest: requireAuth, handler: notAllowed('POST') });
 
-  for (const [name, priority] of triggers) {
-    if (name === 'manual') continue;
-    // The same recognizers and intake as POST /<secret>; only the trigger's priority is added.
+  for (const [name, trigger] of triggers) {
+    if (name === 'manual' || name === 'a-train') continue;
+    const rewrite = placeRewriter(trigger.REWRITE);
+    // The same recognizers and intake as POST /<secret>; the trigger's rewrite and priority are added.
     const recognizers: Recognizer[] = deps.recognizers.map((recognize) => (body) => {
-      const intent = recognize(body);
-      if (intent?.kind === 'scan') intent.priority = priority;
+      let intent = recognize(body);
+      // autoscan answers 400 to a Lidarr import that lists no track file (triggers/lidarr/lidarr.go:75-79).
+      if (intent?.kind === 'ignore' && intent.source === 'Lidarr' && /^download$/i.test(intent.event) && emptyList(body.trackFiles)) {
+        throw new PayloadError('Required fields are missing: a Lidarr Download needs trackFiles', 'Lidarr');
+      }
+      intent = intent && rewriteIntent(intent, rewrite);
+      if (intent?.kind === 'scan') intent.priority = trigger.PRIORITY;
       return intent;
     });
     const routeDeps = { ...deps, recognizers };
@@ -76,5 +110,20 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
       onRequest: requireAuth,
       handler: (req, reply) => handleScanPost(req, reply, routeDeps),
     });
+    app.route({ method: [...NOT_ALLOWED], url: `/triggers/${name}`, onRequest: requireAuth, handler: notAllowed('POST, PUT') });
+  }
+}
+
+const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+
+async function submitAnswer(intent: Extract<Intent, { kind: 'scan' }>, req: FastifyRequest, reply: FastifyReply, deps: PluginDeps): Promise<unknown> {
+  try {
+    const result = withReadiness(await submitIntent(intent, deps, req.log, req.ip), deps);
+    if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', undefined, result));
+    return reply.send(result);
+  } catch (err) {
+    if (!(err instanceof PathProblem)) throw err;
+    deps.metrics?.request(intent.source, 'rejected');
+    return sendError(req, reply, 400, err.message);
   }
 }

@@ -12,6 +12,7 @@ import { PlexTarget, type PlexSteps } from './plex/target.ts';
 import { plexApiFor, unverifiedNotice } from './plex/tls-policy.ts';
 import type { PlexApi } from './plex/api.ts';
 import { PlexScannerBackend } from './plex/backends/scanner/backend.ts';
+import { placeRewriter } from '../paths/rewrite.ts';
 
 /** The enabled targets for a config. Each gets its own delivery state per queued scan. */
 export function buildTargets(config: Config, log: Logger): Target[] {
@@ -32,11 +33,11 @@ export function buildTargets(config: Config, log: Logger): Target[] {
   }
   if (config.JELLYFIN.ENABLED) {
     log.info({ url: config.JELLYFIN.URL }, 'Jellyfin target enabled');
-    targets.push(jellyfinTarget(config.JELLYFIN.URL, config.JELLYFIN.API_KEY, log.child({ target: 'jellyfin' })));
+    targets.push(jellyfinTarget(config.JELLYFIN.URL, config.JELLYFIN.API_KEY, log.child({ target: 'jellyfin' }), placeRewriter(config.JELLYFIN.REWRITE)));
   }
   if (config.EMBY.ENABLED) {
     log.info({ url: config.EMBY.URL }, 'Emby target enabled');
-    targets.push(embyTarget(config.EMBY.URL, config.EMBY.API_KEY, log.child({ target: 'emby' })));
+    targets.push(embyTarget(config.EMBY.URL, config.EMBY.API_KEY, log.child({ target: 'emby' }), placeRewriter(config.EMBY.REWRITE)));
   }
   return targets;
 }
@@ -55,6 +56,7 @@ export function plexTarget(backend: PlexScanBackend, config: Config, api: PlexAp
     // Opened lazily and read-only; a missing file only matters to the steps that need it.
     db: new PlexDatabase(config.PLEX_DATABASE_PATH),
     rclone: refresh.ENABLED ? new RcloneRc(refresh, log.child({ step: 'rclone' })) : undefined,
+    rewrite: placeRewriter(config.PLEX_REWRITE),
   };
   if ((config.SERVER_SKIP_FILES_IN_PLEX || config.PLEX_EMPTY_TRASH || config.PLEX_ANALYZE_TYPE !== 'off') && !existsSync(config.PLEX_DATABASE_PATH)) {
     log.info({ path: config.PLEX_DATABASE_PATH }, 'PLEX_DATABASE_PATH does not exist: empty trash, analyze and skipping files already in Plex will not run until it does');

@@ -25,7 +25,7 @@ export class LibraryRoots {
   private readonly inflight = new Map<string, Promise<string[]>>();
 
   constructor(
-    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots'>[],
+    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath'>[],
     private readonly log: Logger,
     private readonly maxAgeMs = 60_000,
     /**
@@ -37,28 +37,35 @@ export class LibraryRoots {
 
   /** The roots known now (last read), without asking anyone: for the queue's absorption bound. */
   known(): string[] {
-    return [...this.cache.values()].flatMap((c) => c.roots);
+    // A target with its own rewrite names its roots in its own terms, not the relay's: they bound nothing here.
+    return this.targets.filter((t) => !t.toTargetPath).flatMap((t) => this.cache.get(t.name)?.roots ?? []);
   }
 
   async check(folders: readonly string[]): Promise<LibraryCheck> {
     let read = await this.read(false);
-    let outside = folders.filter((f) => !inside(f, read.roots));
+    const isOutside = (f: string) => !this.targets.some((t) => inside(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? []));
+    let outside = folders.filter(isOutside);
     // A library added since the last read: ask again before refusing.
     if (outside.length && read.cached) {
       read = await this.read(true);
-      outside = folders.filter((f) => !inside(f, read.roots));
+      outside = folders.filter(isOutside);
     }
     // No target enabled: nothing to check against, never refuse.
     if (read.roots.length === 0 && read.unknown.length === 0) return { outside: [], roots: [], unknown: [] };
     return { outside, roots: read.roots, unknown: read.unknown };
   }
 
-  private async read(fresh: boolean): Promise<{ roots: string[]; unknown: string[]; cached: boolean }> {
-    const roots: string[] = [];
+  private async read(fresh: boolean): Promise<{ roots: string[]; unknown: string[]; cached: boolean; byTarget: Map<string, string[]> }> {
+    const all: string[] = [];
     const unknown: string[] = [];
+    const byTarget = new Map<string, string[]>();
     let cached = false;
     await Promise.all(
       this.targets.map(async (t) => {
+        // Each target's roots are checked against the folder as that target names it (toTargetPath).
+        const mine: string[] = [];
+        byTarget.set(t.name, mine);
+        const roots = { push: (...list: string[]) => (mine.push(...list), all.push(...list)) };
         if (!t.libraryRoots) return unknown.push(t.name);
         const hit = this.cache.get(t.name);
         if (hit && !fresh && Date.now() - hit.at < this.maxAgeMs) {
@@ -94,7 +101,7 @@ export class LibraryRoots {
         }
       }),
     );
-    return { roots: [...new Set(roots)], unknown, cached };
+    return { roots: [...new Set(all)], unknown, cached, byTarget };
   }
 }
 

@@ -33,6 +33,8 @@ describe('what the server loads for a plain configuration', () => {
     assert.ok(loads(lines, 'fastify'), 'fastify should be traced');
     assert.ok(loads(lines, /\/src\/server\/run\.(ts|js)$/), 'the server module should be traced');
     for (const pkg of ['google-auth-library', '@inquirer/prompts', 'chokidar', 'prom-client']) assert.ok(!loads(lines, pkg), `${pkg} was loaded`);
+    // The RE2 engine comes with the first pattern: this config has none.
+    assert.ok(!loads(lines, /\/node_modules\/re2js\//) && !loads(lines, 're2js'), 're2js was loaded');
     // fastify's schema compilers (ajv, fast-json-stringify): no route has a JSON schema (server/app.ts). The
     // required modules are in the trace (fastify's own are), so their absence means something.
     assert.ok(loads(lines, /^require .*\/node_modules\/fastify\/fastify\.js$/), 'fastify should be in the required modules');
@@ -50,6 +52,12 @@ describe('what the server loads for a plain configuration', () => {
     const lines = await modulesLoadedBy({ PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9', WATCH: { ENABLED: true, PATHS: [media] } }, { scrape: true });
     assert.ok(loads(lines, 'chokidar'));
     assert.ok(loads(lines, 'prom-client'));
+    assert.ok(!loads(lines, /\/node_modules\/re2js\//), 'no pattern in this config: no RE2 engine');
     assert.ok(!loads(lines, '@inquirer/prompts'));
+  });
+
+  test('a configured pattern loads the RE2 engine (so its absence above means something)', async () => {
+    const lines = await modulesLoadedBy({ PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9', SERVER_PATH_REWRITES: [{ from: '^/movies/', to: '/data/Movies/' }] });
+    assert.ok(loads(lines, /\/node_modules\/re2js\//), 're2js should be loaded');
   });
 });

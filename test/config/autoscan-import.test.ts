@@ -43,15 +43,32 @@ describe('importAutoscan', () => {
   });
 
   test("triggers: names become routes; priorities turn round (autoscan: higher first; scanrelay: lowest first)", () => {
-    assert.deepEqual(config.SERVER_AUTOSCAN_TRIGGERS, { manual: -3, radarr: -2, radarr4k: -5, 'sonarr-docker': -1 });
+    // Each trigger keeps its own rules (autoscan triggers/sonarr/sonarr.go:23-38, triggers/manual/manual.go:26-41).
+    assert.deepEqual(config.SERVER_AUTOSCAN_TRIGGERS, {
+      manual: { PRIORITY: -3, REWRITE: [{ from: '^/Media/', to: '/mnt/unionfs/Media/' }] },
+      radarr: -2,
+      radarr4k: -5,
+      'sonarr-docker': { PRIORITY: -1, REWRITE: [{ from: '^/tv/(.*)$', to: '/mnt/unionfs/Media/TV/$1' }] },
+    });
   });
 
-  test("rewrites: the triggers' rules, then the first target's, in that order", () => {
-    assert.deepEqual(config.SERVER_PATH_REWRITES, [
-      { from: '^/Media/', to: '/mnt/unionfs/Media/' },
-      { from: '^/tv/(.*)$', to: '/mnt/unionfs/Media/TV/$1' },
-      { from: '^/mnt/unionfs/Media/', to: '/data/' },
-    ]);
+  test("rewrites: each rule goes to the place it came from, none into the global SERVER_PATH_REWRITES", () => {
+    assert.equal(config.SERVER_PATH_REWRITES, undefined);
+    // Each target keeps its own (autoscan targets/plex/plex.go:35,79; targets/jellyfin/jellyfin.go:35,68).
+    assert.deepEqual(config.PLEX_REWRITE, [{ from: '^/mnt/unionfs/Media/', to: '/data/' }]);
+    assert.deepEqual((config.JELLYFIN as { REWRITE: unknown }).REWRITE, [{ from: '^/mnt/unionfs/Media/', to: '/media/' }]);
+    assert.deepEqual((config.EMBY as { REWRITE: unknown }).REWRITE, [{ from: '^/mnt/unionfs/Media/', to: '/data/' }]);
+  });
+
+  test('two triggers with rules for the same `from` are no conflict: each keeps its own', () => {
+    const out = importAutoscan(
+      'triggers:\n  sonarr:\n    - name: sonarr\n      rewrite:\n        - from: ^/data/\n          to: /mnt/unionfs/Media/TV/\n' +
+        '  radarr:\n    - name: radarr\n      rewrite:\n        - from: ^/data/\n          to: /mnt/unionfs/Media/Movies/\n',
+    );
+    const triggers = parseConfig(out.config).config.SERVER_AUTOSCAN_TRIGGERS;
+    assert.deepEqual(triggers.sonarr!.REWRITE, [{ from: '^/data/', to: '/mnt/unionfs/Media/TV/' }]);
+    assert.deepEqual(triggers.radarr!.REWRITE, [{ from: '^/data/', to: '/mnt/unionfs/Media/Movies/' }]);
+    assert.doesNotMatch(out.notCarried.join('\n'), /conflict|not carried; scanrelay sends every target/);
   });
 
   test('targets: plex, jellyfin and emby with url and token', () => {
@@ -59,22 +76,88 @@ describe('importAutoscan', () => {
     assert.equal(config.PLEX_LOCAL_URL, 'http://plex.lan:32400');
     assert.equal(config.PLEX_TOKEN, 'plex-token-123');
     assert.equal(config.PLEX_SCAN_METHOD, 'api');
-    assert.deepEqual(config.JELLYFIN, { ENABLED: true, URL: 'http://jellyfin.lan:8096', API_KEY: 'jf-key' });
-    assert.deepEqual(config.EMBY, { ENABLED: true, URL: 'http://emby.lan:8096', API_KEY: 'emby-key' });
+    assert.deepEqual(config.JELLYFIN, { ENABLED: true, URL: 'http://jellyfin.lan:8096', API_KEY: 'jf-key', REWRITE: [{ from: '^/mnt/unionfs/Media/', to: '/media/' }] });
+    assert.deepEqual(config.EMBY, { ENABLED: true, URL: 'http://emby.lan:8096', API_KEY: 'emby-key', REWRITE: [{ from: '^/mnt/unionfs/Media/', to: '/data/' }] });
   });
 
-  test('what could not be carried over is listed', () => {
+  test('what differs on purpose is listed: the 3x delay cap, scan-delay, the inotify trigger carried into WATCH', () => {
     const text = notCarried.join('\n');
     assert.match(text, /scan-delay: not carried/);
-    assert.match(text, /triggers\.inotify: not carried/);
-    assert.match(text, /targets\.jellyfin\[0\]\.rewrite: not carried/);
-    assert.doesNotMatch(text, /targets\.emby\[0\]\.rewrite/, "emby's rules equal plex's: nothing lost");
-    assert.match(text, /applies all of them, in order, to every path/);
+    assert.match(text, /never later than 3x that \(450 s\).*SERVER_SCAN_DELAY_MAX to 0/);
+    assert.match(text, /triggers\.inotify: carried into WATCH/);
   });
 
-  test('the result loads as a scanrelay config', () => {
+  test('the result loads as a scanrelay config; inotify became WATCH with its path', () => {
     const loaded = parseConfig(config).config;
-    assert.equal(loaded.SERVER_PATH_REWRITES.length, 3);
+    assert.equal(loaded.SERVER_PATH_REWRITES.length, 0);
+    assert.equal(loaded.WATCH.ENABLED, true);
+    assert.deepEqual(loaded.WATCH.PATHS, [{ PATH: '/mnt/local/Media', REWRITE: [], INCLUDE: [], EXCLUDE: [], PRIORITY: 0 }]);
+  });
+
+  test('per-component verbosity and a missing authentication are named, with how to open the routes', () => {
+    const out = importAutoscan('triggers:\n  sonarr:\n    - name: s\n      verbosity: debug\ntargets:\n  plex:\n    - url: x\n      token: y\n      verbosity: trace\n');
+    const text = out.notCarried.join('\n');
+    assert.match(text, /verbosity: autoscan set it per trigger and target \(triggers\.sonarr\[0\] \(debug\), targets\.plex\[0\] \(trace\)\).*--loglevel/);
+    assert.match(text, /scanrelay keeps them closed \(404\).*To open them, set SERVER_AUTH_USER and SERVER_AUTH_PASS/);
+  });
+
+  test('inotify: each path with its own rules then the trigger\'s (autoscan triggers/inotify/inotify.go:51-68)', () => {
+    const out = importAutoscan(
+      'triggers:\n  inotify:\n    - priority: 2\n      include: [\'^/mnt/unionfs/Media/\']\n      exclude: [\'\\.(srt|pdf)$\']\n' +
+        '      rewrite:\n        - from: ^/mnt/local/Media/\n          to: /mnt/unionfs/Media/\n' +
+        '      paths:\n        - path: /mnt/local/Media\n          exclude: [\'/Samples?/\']\n          rewrite:\n            - from: ^/mnt/local/Media/Kids/\n              to: /mnt/unionfs/Media/Kids/\n',
+    );
+    assert.deepEqual(parseConfig(out.config).config.WATCH.PATHS, [
+      {
+        PATH: '/mnt/local/Media',
+        REWRITE: [
+          { from: '^/mnt/local/Media/Kids/', to: '/mnt/unionfs/Media/Kids/' },
+          { from: '^/mnt/local/Media/', to: '/mnt/unionfs/Media/' },
+        ],
+        INCLUDE: ['^/mnt/unionfs/Media/'],
+        EXCLUDE: ['/Samples?/', '\\.(srt|pdf)$'],
+        PRIORITY: -2,
+      },
+    ]);
+  });
+
+  test('minimum-age 0: no cap to report (3x 0 is 0)', () => {
+    const out = importAutoscan('minimum-age: 0s\nauthentication:\n  username: a\n  password: b\n');
+    assert.doesNotMatch(out.notCarried.join('\n'), /3x/);
+  });
+
+  test('an inotify trigger without paths is named, not carried (WATCH needs a folder)', () => {
+    const out = importAutoscan('triggers:\n  inotify:\n    - priority: 1\n');
+    assert.equal(out.config.WATCH, undefined);
+    assert.match(out.notCarried.join('\n'), /triggers\.inotify: no paths listed/);
+  });
+
+  test('bernard: the service account and the shared drive ids go to GOOGLE; each rule gets an exact instruction', () => {
+    const out = importAutoscan(
+      'triggers:\n  bernard:\n    - account: /config/sa.json\n      cron: "*/5 * * * *"\n      rewrite:\n        - from: ^/Media/\n          to: /mnt/unionfs/Media/\n' +
+        '      drives:\n        - id: 0A1xxxxxxxxxUk9PVA\n',
+    );
+    const google = parseConfig(out.config).config.GOOGLE;
+    assert.equal(google.ENABLED, true);
+    assert.equal(google.SERVICE_ACCOUNT_FILE, '/config/sa.json');
+    assert.equal(google.TEAMDRIVE, true);
+    assert.deepEqual(google.TEAMDRIVES, ['0A1xxxxxxxxxUk9PVA']);
+    const text = out.notCarried.join('\n');
+    assert.match(text, /add to SERVER_PATH_MAPPINGS .*\{"\/mnt\/unionfs\/Media\/": \["<name of shared drive 0A1xxxxxxxxxUk9PVA>\/Media\/"\]\}/);
+    assert.match(text, /cron: .* GOOGLE\.POLL_INTERVAL/);
+    assert.match(text, /page cache in autoscan\.db is not taken/);
+  });
+
+  test('a-train: global and per-drive rules and the priority (autoscan triggers/a_train/a_train.go:14-24)', () => {
+    const out = importAutoscan(
+      'triggers:\n  a-train:\n    priority: 5\n    rewrite:\n      - from: ^/Media/\n        to: /mnt/unionfs/Media/\n' +
+        '    drives:\n      - id: 0A1xxxxxxxxxUk9PVA\n        rewrite:\n          - from: ^/TV/\n            to: /mnt/unionfs/TV/\n',
+    );
+    assert.deepEqual(parseConfig(out.config).config.A_TRAIN, {
+      PRIORITY: -5,
+      REWRITE: [{ from: '^/Media/', to: '/mnt/unionfs/Media/' }],
+      DRIVES: [{ ID: '0A1xxxxxxxxxUk9PVA', REWRITE: [{ from: '^/TV/', to: '/mnt/unionfs/TV/' }] }],
+    });
   });
 
   test("autoscan's defaults when keys are missing; no authentication is reported", () => {
@@ -82,7 +165,7 @@ describe('importAutoscan', () => {
     assert.equal(out.config.SERVER_PORT, 3030);
     assert.equal(out.config.SERVER_SCAN_DELAY, 600);
     assert.equal(out.config.SERVER_AUTOSCAN_TRIGGERS, undefined, 'the schema default (sonarr, radarr, lidarr, readarr) applies');
-    assert.deepEqual(parseConfig(out.config).config.SERVER_AUTOSCAN_TRIGGERS, { sonarr: 0, radarr: 0, lidarr: 0, readarr: 0 });
+    assert.deepEqual(Object.keys(parseConfig(out.config).config.SERVER_AUTOSCAN_TRIGGERS), ['sonarr', 'radarr', 'lidarr', 'readarr']);
     assert.match(out.notCarried.join('\n'), /SERVER_AUTH_USER and SERVER_AUTH_PASS/);
   });
 
@@ -92,7 +175,7 @@ describe('importAutoscan', () => {
       ['port: http\n', /port: must be a port number/],
       ['triggers:\n  sonarr:\n    - priority: 1\n', /triggers\.sonarr\[0\]\.name/],
       ['triggers:\n  sonarr:\n    - name: s\n      priority: high\n', /triggers\.sonarr\[0\]\.priority/],
-      ['targets:\n  plex:\n    - url: x\n      rewrite:\n        - from: ^/a\\z\n          to: c\n', /cannot be carried over.*SERVER_PATH_REWRITES\.0\.from/],
+      ['targets:\n  plex:\n    - url: x\n      rewrite:\n        - from: ^/a(?=b)\n          to: c\n', /cannot be carried over.*PLEX_REWRITE\.0\.from: invalid regular expression "\^\/a\(\?=b\)" \(RE2 syntax\): invalid or unsupported Perl syntax/],
       ['port: [1\n', /not valid YAML/],
       ['- a\n- b\n', /must hold a YAML mapping/],
     ];
@@ -111,7 +194,8 @@ describe('importAutoscan', () => {
         headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('relay:s3cret word').toString('base64')}` },
       });
       assert.equal(res.statusCode, 200, res.body);
-      assert.equal(res.json().scans[0].folder, '/data/TV/Andor/Season 1');
+      // The queue holds the relay's own path; Plex's rule applies when Plex is sent the scan.
+      assert.equal(res.json().scans[0].folder, '/mnt/unionfs/Media/TV/Andor/Season 1');
       assert.equal(t.store.view.listOpen()[0]?.priority, -1);
     } finally {
       await t.close();
@@ -126,7 +210,8 @@ describe('scanrelay import-autoscan', () => {
     const first = await runCli(['import-autoscan', YML, '--config', out]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /wrote .*config\.json/);
-    assert.match(first.stdout, /not carried over:\n {2}- /);
+    assert.match(first.stdout, /what differs from autoscan \(read each line\):\n {2}- /);
+    assert.doesNotMatch(first.stdout, /everything was carried over|every setting was carried over/);
     const written = JSON.parse(readFileSync(out, 'utf8'));
     assert.equal(written.SERVER_PORT, 3131);
 

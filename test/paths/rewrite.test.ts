@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { runCli, tempDir } from '../helpers/relay.ts';
 import { UserError } from '../../src/config/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { expandGoTemplate, mapIncomingPath, rewritePath } from '../../src/paths/rewrite.ts';
+import { expandGoTemplate, mapIncomingPath, rewriteFirstMatch, rewritePath } from '../../src/paths/rewrite.ts';
 import type { Intent } from '../../src/intake/intent.ts';
 import { resolveIntent } from '../../src/intake/resolve.ts';
 
@@ -72,8 +75,46 @@ describe('SERVER_PATH_REWRITES in the config', () => {
       (e: Error) => e instanceof UserError && /SERVER_PATH_REWRITES\.1\.from/.test(e.message) && /invalid regular expression/.test(e.message),
     );
   });
-  test('an RE2-only escape is refused, not read as a letter (\\z would match "z" in a non-unicode JavaScript regex)', () => {
-    assert.throws(() => parseConfig({ SERVER_PATH_REWRITES: [{ from: '/a\\z', to: '/b' }] }), /SERVER_PATH_REWRITES\.0\.from/);
+  test('RE2 syntax as Go has it: \\z, \\pN, [[:alpha:]] and (?P<name>) are patterns, not letters', () => {
+    const rules = (from: string, to = 'X') => [{ from, to }];
+    assert.equal(rewritePath(rules('/a\\z'), '/a').path, 'X');
+    assert.equal(rewritePath(rules('/az'), '/a').path, '/a');
+    assert.equal(rewritePath(rules('\\pN+'), '/s01').path, '/sX');
+    assert.equal(rewritePath(rules('^/[[:alpha:]]+'), '/tv/x').path, 'X/x');
+    assert.equal(rewritePath(rules('^/(?P<top>[^/]+)/', '/mnt/${top}/'), '/tv/x').path, '/mnt/tv/x');
+  });
+  test('a pattern RE2 refuses stops the start, naming the key, the pattern and the reason', () => {
+    for (const [from, reason] of [
+      ['(?=a)b', /invalid or unsupported Perl syntax/],
+      ['(?<=a)b', /invalid named capture/],
+      ['(a)\\1', /invalid escape sequence/],
+      ['a**', /invalid nested repetition operator/],
+    ] as const) {
+      assert.throws(
+        () => parseConfig({ SERVER_PATH_REWRITES: [{ from, to: '/b' }] }),
+        (e: Error) => e instanceof UserError && e.message.includes(`SERVER_PATH_REWRITES.0.from: invalid regular expression ${JSON.stringify(from)} (RE2 syntax)`) && reason.test(e.message),
+        from,
+      );
+    }
+    for (const key of ['PLEX_REWRITE', 'JELLYFIN', 'A_TRAIN', 'WATCH']) {
+      const bad = [{ from: 'a**', to: '' }];
+      const config =
+        key === 'PLEX_REWRITE' ? { PLEX_REWRITE: bad } : key === 'JELLYFIN' ? { JELLYFIN: { REWRITE: bad } } : key === 'A_TRAIN' ? { A_TRAIN: { DRIVES: [{ ID: 'd', REWRITE: bad }] } } : { WATCH: { EXCLUDE: ['a**'] } };
+      assert.throws(() => parseConfig(config), /invalid regular expression "a\*\*" \(RE2 syntax\): invalid nested repetition/, key);
+    }
+  });
+  test('a pattern that backtracks for minutes in JavaScript runs in linear time on RE2: ^/mnt/(\\w+\\s?)+$ on a 50-character path', { timeout: 20_000 }, () => {
+    // With a JavaScript RegExp this one path took 134 s (issue 33); the test would time out.
+    const path = `/mnt/${'a'.repeat(44)}!`;
+    assert.equal(path.length, 50);
+    const rules = [{ from: '^/mnt/(\\w+\\s?)+$', to: '/data/$1' }];
+    assert.equal(rewritePath(rules, path).path, path);
+    assert.equal(rewriteFirstMatch(rules, path), path);
+    assert.equal(rewritePath(rules, '/mnt/abc def').path, '/data/def');
+  });
+  test("Go's ReplaceAllString: an empty match right after a match is not replaced (String.replace would)", () => {
+    assert.equal(rewritePath([{ from: 'a*', to: '-' }], 'baaac').path, '-b-c-');
+    assert.equal('baaac'.replace(/a*/g, '-'), '-b--c-');
   });
   test('a rule without "to" is refused', () => {
     assert.throws(() => parseConfig({ SERVER_PATH_REWRITES: [{ from: '^/a/' }] }), /SERVER_PATH_REWRITES\.0\.to/);
@@ -109,5 +150,31 @@ describe('resolveIntent applies the rewrites and the trigger priority', () => {
     const [o] = resolveIntent(intent('/tv/Anime/X/e1.mkv', -5), config, () => 'missing');
     assert.ok(o && 'request' in o);
     assert.equal(o.request.priority, 3);
+  });
+});
+
+describe("rewriteFirstMatch: a place's rules as autoscan's rewriter applies them (autoscan.go:64-86)", () => {
+  test('the first rule that matches wins; the others are not tried', () => {
+    const rules = [
+      { from: '^/TV/', to: '/mnt/unionfs/TV/' },
+      { from: '^/', to: '/mnt/unionfs/Media/' },
+    ];
+    assert.equal(rewriteFirstMatch(rules, '/TV/Dark'), '/mnt/unionfs/TV/Dark');
+    assert.equal(rewriteFirstMatch(rules, '/Movies/Up'), '/mnt/unionfs/Media/Movies/Up');
+    assert.equal(rewritePath(rules, '/TV/Dark').path, '/mnt/unionfs/Media/mnt/unionfs/TV/Dark', 'SERVER_PATH_REWRITES runs every rule');
+  });
+  test("a_train_test.go:40-41's rule: $1 names no group, so it is empty", () => {
+    assert.equal(rewriteFirstMatch([{ from: '^/TV/*', to: '/mnt/unionfs/Media/TV/$1' }], '/TV/Legion/Season 1'), '/mnt/unionfs/Media/TV/Legion/Season 1');
+  });
+});
+
+describe('the relay refuses to start on a pattern RE2 rejects', () => {
+  test('scanrelay server exits at once, naming the key, the pattern and the reason', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', WATCH: { EXCLUDE: ['(?<!x)y'] } }));
+    const out = await runCli(['--config', file, '--queuefile', join(dir, 'q.db'), 'server']);
+    assert.notEqual(out.code, 0);
+    assert.match(out.stderr, /WATCH\.EXCLUDE\.0: invalid regular expression "\(\?<!x\)y" \(RE2 syntax\): invalid named capture/);
   });
 });

@@ -169,3 +169,104 @@ describe("autoscan's routes without SERVER_AUTH_USER/PASS", () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
   });
 });
+
+describe("autoscan's route details (cmd/autoscan/router.go and the trigger handlers)", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await buildTestApp({ SERVER_AUTH_USER: 'hello there', SERVER_AUTH_PASS: 'general kenobi', SERVER_ALLOW_MANUAL_SCAN: true });
+  });
+  afterEach(() => t.close());
+  const openFolders = () => t.store.view.listOpen().map((e) => e.folder).sort();
+
+  test('GET (or HEAD, DELETE) on a webhook trigger or A-Train answers 405 with Allow, as chi does for a POST-only route (router.go:68,88-115)', async () => {
+    for (const [method, url] of [['GET', '/triggers/sonarr'], ['DELETE', '/triggers/radarr'], ['HEAD', '/triggers/lidarr'], ['GET', '/triggers/a-train/0A1']] as const) {
+      const res = await t.app.inject({ method, url, headers: AUTH });
+      assert.equal(res.statusCode, 405, `${method} ${url}`);
+      assert.match(String(res.headers.allow), /POST/);
+    }
+    assert.equal(t.store.countOpen(), 0);
+  });
+
+  test('a manual PUT (or PATCH, DELETE) scans the dir values like a POST: autoscan treats every method but GET and HEAD so (manual.go:56-85)', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      const res = await t.app.inject({ method, url: `/triggers/manual?dir=${encodeURIComponent(`/data/Movies/${method} (2000)/`)}`, headers: { ...AUTH, accept: 'application/json' } });
+      assert.equal(res.statusCode, 200, `${method}: ${res.body}`);
+    }
+    // path.Clean before the rewrite (manual.go:78): the trailing slash is gone.
+    assert.deepEqual(openFolders(), ['/data/Movies/DELETE (2000)', '/data/Movies/PATCH (2000)', '/data/Movies/PUT (2000)']);
+    const slash = await t.app.inject({ method: 'POST', url: '/triggers/manual/?dir=%2Fdata%2FTV%2FDark', headers: { ...AUTH, accept: 'application/json' } });
+    assert.equal(slash.statusCode, 200, 'chi serves /triggers/manual/ too');
+    const none = await t.app.inject({ method: 'PUT', url: '/triggers/manual', headers: { ...AUTH, accept: 'application/json' } });
+    assert.equal(none.statusCode, 400, 'no dir: 400, as manual.go:66-70');
+  });
+
+  test('a Lidarr Download with empty trackFiles answers 400, as lidarr.go:75-79 does; nothing is queued', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/triggers/lidarr',
+      payload: JSON.stringify({ eventType: 'Download', artist: { path: '/data/Music/X' }, trackFiles: [] }),
+      headers: JSON_HEADERS,
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.json().error, /Required fields are missing/);
+    assert.equal(t.store.countOpen(), 0);
+    // The secret URL keeps its own answer for the same payload (200, ignored).
+    const secret = await t.app.inject({ method: 'POST', url: '/test-secret', payload: JSON.stringify({ eventType: 'Download', artist: { path: '/data/Music/X' }, trackFiles: [] }), headers: JSON_HEADERS });
+    assert.equal(secret.statusCode, 200, secret.body);
+  });
+});
+
+describe("A-Train: POST /triggers/a-train/{drive}, autoscan's own fixtures (triggers/a_train/a_train_test.go)", () => {
+  let t: TestApp;
+  // a_train_test.go:36-49's standardConfig: drive 1234VA with its own rule, a global rule, priority 5.
+  const standard = {
+    PRIORITY: -5,
+    DRIVES: [{ ID: '1234VA', REWRITE: [{ from: '^/TV/*', to: '/mnt/unionfs/Media/TV/$1' }] }],
+    REWRITE: [{ from: '^/Movies/*', to: '/mnt/unionfs/Media/Movies/$1' }],
+  };
+  beforeEach(async () => {
+    t = await buildTestApp({ SERVER_AUTH_USER: 'hello there', SERVER_AUTH_PASS: 'general kenobi', A_TRAIN: standard });
+  });
+  afterEach(() => t.close());
+  const aTrain = (drive: string, payload: string, headers: Record<string, string> = JSON_HEADERS) =>
+    t.app.inject({ method: 'POST', url: `/triggers/a-train/${drive}`, payload, headers });
+  const open = () => t.store.view.listOpen().map((e) => ({ folder: e.folder, priority: e.priority, source: e.source })).sort((a, b) => a.folder.localeCompare(b.folder));
+
+  test('full.json to drive 1234VA: the drive rule then the global one, four folders, the trigger priority (a_train_test.go:57-89)', async () => {
+    const res = await aTrain('1234VA', readFileSync(join(ROOT, 'test', 'fixtures', 'autoscan', 'a-train', 'full.json'), 'utf8'));
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(open(), [
+      { folder: '/mnt/unionfs/Media/Movies/Interstellar (2014)', priority: -5, source: 'A-Train' },
+      { folder: '/mnt/unionfs/Media/Movies/Mortal Kombat (2021)', priority: -5, source: 'A-Train' },
+      { folder: '/mnt/unionfs/Media/Movies/Wonder Woman 1984 (2020)', priority: -5, source: 'A-Train' },
+      { folder: '/mnt/unionfs/Media/TV/Legion/Season 1', priority: -5, source: 'A-Train' },
+    ]);
+  });
+
+  test('modified.json to a drive not listed: only the global rule, which does not match; one folder named twice is one scan (a_train_test.go:90-112)', async () => {
+    const res = await aTrain('anotherVA', readFileSync(join(ROOT, 'test', 'fixtures', 'autoscan', 'a-train', 'modified.json'), 'utf8'));
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(open(), [{ folder: '/TV/Legion/Season 1', priority: -5, source: 'A-Train' }]);
+  });
+
+  test("keys are read without regard to case, as Go's JSON decoder does; other keys are ignored", async () => {
+    const res = await aTrain('1234VA', JSON.stringify({ CREATED: ['/Movies/Up (2009)'], Deleted: ['/TV/Dark/Season 1'], other: 1 }));
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(open().map((o) => o.folder), ['/mnt/unionfs/Media/Movies/Up (2009)', '/mnt/unionfs/Media/TV/Dark/Season 1']);
+  });
+
+  test('bad bodies are 400 naming the problem (Go: a decode error), nothing queued; an empty event is 200', async () => {
+    for (const body of ['not json', '[]', '{"created": "/Movies/Up"}', '{"deleted": [1]}']) {
+      const res = await aTrain('1234VA', body);
+      assert.equal(res.statusCode, 400, body);
+    }
+    assert.equal(t.store.countOpen(), 0);
+    assert.equal((await aTrain('1234VA', '{}')).statusCode, 200);
+  });
+
+  test('the same Basic auth as the other routes: 401 without it, nothing queued', async () => {
+    const res = await aTrain('1234VA', '{"created": ["/Movies/Up"]}', { 'content-type': 'application/json' });
+    assert.equal(res.statusCode, 401);
+    assert.equal(t.store.countOpen(), 0);
+  });
+});

@@ -95,16 +95,18 @@ export async function mapPreview(
     out.sectionError = 'no Plex target is enabled';
     return out;
   }
-  if (noSection.has(out.folder)) {
+  // PLEX_REWRITE: Plex is asked about the folder as it names it.
+  const plexFolder = plex.toTargetPath ? plex.toTargetPath(out.folder) : out.folder;
+  if (noSection.has(plexFolder)) {
     out.sectionError = NO_SECTION;
     return out;
   }
   try {
-    const section = await withTimeout(plex.backend.resolveSection(out.folder), timeoutMs, 'Plex did not answer the section list in time');
+    const section = await withTimeout(plex.backend.resolveSection(plexFolder), timeoutMs, 'Plex did not answer the section list in time');
     if (section) out.section = { target: plex.name, ...section };
     else {
       out.sectionError = NO_SECTION;
-      noSection.add(out.folder);
+      noSection.add(plexFolder);
     }
   } catch (err) {
     out.sectionError = (err as Error).message;

@@ -1,6 +1,8 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
+import type { PathRewriter } from '../../paths/rewrite.ts';
 import { resultFromError } from '../http.ts';
+import { itemForTarget } from '../rewrite.ts';
 import { MediaBrowserClient } from '../media-browser/client.ts';
 
 /**
@@ -13,9 +15,16 @@ export class MediaBrowserTarget implements Target {
     readonly name: 'jellyfin' | 'emby',
     private readonly client: MediaBrowserClient,
     private readonly log: Logger,
-  ) {}
+    /** This server's own rewrite (JELLYFIN.REWRITE / EMBY.REWRITE): the relay's path as it names it. */
+    private readonly rewrite?: PathRewriter,
+  ) {
+    if (rewrite) this.toTargetPath = rewrite;
+  }
 
-  async deliver(item: ScanItem): Promise<DeliveryResult> {
+  readonly toTargetPath?: (path: string) => string;
+
+  async deliver(queued: ScanItem): Promise<DeliveryResult> {
+    const item = itemForTarget(queued, this.rewrite);
     const paths = item.files.length ? item.files : [item.folder];
     try {
       this.log.debug({ scan: item.id, request: this.client.describeUpdate(), paths, updateType: item.updateType }, `telling ${this.client.product} about changed paths`);
@@ -41,6 +50,6 @@ export class MediaBrowserTarget implements Target {
 }
 
 /** Jellyfin: the API at the configured URL. */
-export function jellyfinTarget(url: string, apiKey: string, log: Logger): MediaBrowserTarget {
-  return new MediaBrowserTarget('jellyfin', new MediaBrowserClient('Jellyfin', url, apiKey), log);
+export function jellyfinTarget(url: string, apiKey: string, log: Logger, rewrite?: PathRewriter): MediaBrowserTarget {
+  return new MediaBrowserTarget('jellyfin', new MediaBrowserClient('Jellyfin', url, apiKey), log, rewrite);
 }

@@ -18,6 +18,8 @@ import type { RcloneRc } from './rclone-rc.ts';
 import { runningScanner, type ProcessDeps } from './scanner-process.ts';
 import { ScannerFailed } from './backends/scanner/backend.ts';
 import { runningScans, WaitTracker } from './wait.ts';
+import type { PathRewriter } from '../../paths/rewrite.ts';
+import { itemForTarget } from '../rewrite.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
 export interface PlexTimings {
@@ -73,6 +75,8 @@ export interface PlexSteps {
   timings?: Partial<PlexTimings>;
   /** How running Plex Media Scanner processes are found (PLEX_WAIT_FOR_EXTERNAL_SCANNERS without a token). */
   processes?: ProcessDeps;
+  /** PLEX_REWRITE: the relay's path as Plex names it (autoscan's targets/plex/plex.go:79). */
+  rewrite?: PathRewriter;
 }
 
 /**
@@ -100,6 +104,7 @@ export class PlexTarget implements Target {
     private readonly steps: PlexSteps,
   ) {
     this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps.timings };
+    if (steps.rewrite) this.toTargetPath = steps.rewrite;
     const config = steps.config;
     if (config.PLEX_FIX_MISMATCHED && !steps.api) {
       // plex_autoscan fixed matches only with a token too (plex.py:213).
@@ -113,7 +118,10 @@ export class PlexTarget implements Target {
     }
   }
 
-  async deliver(item: ScanItem): Promise<DeliveryResult> {
+  readonly toTargetPath?: (path: string) => string;
+
+  async deliver(queued: ScanItem): Promise<DeliveryResult> {
+    const item = itemForTarget(queued, this.steps.rewrite);
     let result = await this.attempt(item);
     // Once its before-command ran, a scan keeps Plex's turn until its after-command ran (plex.py:134-232:
     // both inside the scan lock), so no other scan's commands run in between.
@@ -148,29 +156,45 @@ export class PlexTarget implements Target {
         (await this.beforeCommand(item, checked, config)) ??
         (await this.waitForPlex(item, config));
       if (held) return held;
-      const section = await this.backend.resolveSection(folder);
-      if (!section) {
+      // Every library whose location holds the folder gets the scan (autoscan targets/plex/plex.go:81-104),
+      // in this one delivery: the next queued scan still waits for all of them and their after-steps.
+      const sections = this.backend.resolveSections
+        ? await this.backend.resolveSections(folder)
+        : [await this.backend.resolveSection(folder)].filter((s): s is PlexSectionRef => s !== undefined);
+      if (sections.length === 0) {
         const known = (await this.backend.knownLocations()).join(', ') || 'none';
         return await this.failAfterBefore(item, folder, '', `"${folder}" is in no Plex section (section locations: ${known}); check SERVER_PATH_MAPPINGS`);
       }
-      sectionId = section.id;
-      this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');
-      let detail: string | undefined;
-      try {
-        ({ detail } = await this.backend.scan(section.id, folder));
-      } catch (err) {
-        if (!(err instanceof ScannerFailed)) throw err;
-        // plex_autoscan goes on after a failed scanner run (plex.py:173-232). Empty trash and analyze make no
-        // sense after a scan that failed; the after-command does (it pairs with the before-command).
-        this.log.error({ scan: item.id, key: 'PLEX_SCANNER_MAX_RETRIES', error: err.message }, 'the Plex Media Scanner kept failing; the scan fails');
-        return await this.failAfterBefore(item, folder, section.id, err.message, true);
+      const afters: AfterDelivery[] = [];
+      const details: string[] = [];
+      for (const [n, section] of sections.entries()) {
+        sectionId = section.id;
+        this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');
+        let detail: string | undefined;
+        try {
+          ({ detail } = await this.backend.scan(section.id, folder));
+        } catch (err) {
+          if (!(err instanceof ScannerFailed)) throw err;
+          // plex_autoscan goes on after a failed scanner run (plex.py:173-232). Empty trash and analyze make no
+          // sense after a scan that failed; the after-command does (it pairs with the before-command).
+          this.log.error({ scan: item.id, key: 'PLEX_SCANNER_MAX_RETRIES', error: err.message }, 'the Plex Media Scanner kept failing; the scan fails');
+          return await this.failAfterBefore(item, folder, section.id, err.message, true);
+        }
+        const base = [
+          `section ${section.id} (${section.title}) via ${this.backend.method}`,
+          folder !== item.folder || folderOnly ? `scanned folder ${folder} (files never appeared)` : undefined,
+          detail,
+        ].filter(Boolean).join('; ');
+        details.push(base);
+        afters.push(this.afterScan(item, section, folder, folderOnly, base, config, n === sections.length - 1));
       }
-      const base = [
-        `section ${section.id} (${section.title}) via ${this.backend.method}`,
-        folder !== item.folder || folderOnly ? `scanned folder ${folder} (files never appeared)` : undefined,
-        detail,
-      ].filter(Boolean).join('; ');
-      return { outcome: 'done', detail: `${base}; sent, completion unknown`, after: this.afterScan(item, section, folder, folderOnly, base, config) };
+      const after: AfterDelivery =
+        afters.length === 1 ? afters[0]! : async (signal) => {
+          const out: string[] = [];
+          for (const next of afters) out.push(await next(signal));
+          return out.join(' | ');
+        };
+      return { outcome: 'done', detail: `${details.join(' | ')}; sent, completion unknown`, after };
     } catch (err) {
       const result = resultFromError(err);
       return result.outcome === 'failed' ? await this.failAfterBefore(item, folder, sectionId, result.error) : result;
@@ -343,8 +367,12 @@ export class PlexTarget implements Target {
     }
   }
 
-  /** Completion watch, empty trash, analyze and RUN_COMMAND_AFTER_SCAN, in plex_autoscan's order. */
-  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config): AfterDelivery {
+  /**
+   * Completion watch, empty trash, analyze, fix match and RUN_COMMAND_AFTER_SCAN, in plex_autoscan's order.
+   * The first two per library; the others once per scan, after the last library's (`last`): the
+   * after-command pairs with the one before-command.
+   */
+  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config, last = true): AfterDelivery {
     return async (signal) => {
       const steps = this.steps;
       const log = this.log.child({ scan: item.id, section: section.id });
@@ -364,6 +392,7 @@ export class PlexTarget implements Target {
         // plex.py:199: an upgrade empties the trash even with nothing deleted; any merged upgrade counts.
         parts.push(await emptyTrashGuarded({ config, api: steps.api, db: steps.db, log, tries: this.timings.emptyTrashTries, retryMs: this.timings.emptyTrashRetryMs }, section.id, item.upgrade, signal));
       }
+      if (!last) return parts.filter(Boolean).join('; ');
       // plex_autoscan analyzes file requests only, never a folder scan.
       if (config.PLEX_ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
         parts.push(await analyzeFiles({ config, db: steps.db, backend: this.backend, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item.files, signal));

@@ -52,7 +52,8 @@ function mimeAllowed(paths: readonly string[], mimeType: string, list: readonly 
 /** plex_autoscan loads only the shared drives whose name is listed in TEAMDRIVES, and only with TEAMDRIVE on. */
 export function watchedSharedDrives<T extends { id: string; name: string }>(drives: readonly T[], config: Pick<DriveConfig, 'TEAMDRIVE' | 'TEAMDRIVES'>): T[] {
   if (!config.TEAMDRIVE) return [];
-  return drives.filter((d) => config.TEAMDRIVES.includes(d.name));
+  // scanrelay: a drive's id works too (autoscan's bernard and A-Train name shared drives by id).
+  return drives.filter((d) => config.TEAMDRIVES.includes(d.name) || config.TEAMDRIVES.includes(d.id));
 }
 
 /** What Drive reports for every file of an rclone crypt remote: its content is ciphertext. */

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { openReadOnly } from '../../db/read-only.ts';
 import { UserError } from '../../config/errors.ts';
 import type { OAuthToken } from '../../google/oauth.ts';
 import { FOLDER_MIME, type CachedItem } from './cache.ts';
@@ -45,12 +46,7 @@ export function plexAutoscanTables(db: Database.Database): string[] {
  */
 export function readPlexAutoscanCache(file: string): PlexAutoscanState | undefined {
   if (!existsSync(file)) return undefined;
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new UserError(`cannot open plex_autoscan's cache ${file}: ${(err as Error).message}`);
-  }
+  const db = openReadOnly(file, "plex_autoscan's cache");
   try {
     const tables = plexAutoscanTables(db);
     if (!tables.length) return undefined;

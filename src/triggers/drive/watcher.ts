@@ -44,7 +44,7 @@ export class DriveWatcher {
       this.cache.setDriveName(d.id, d.name);
       out.push({ key: d.id, driveId: d.id, name: d.name });
     }
-    const missing = this.config.TEAMDRIVES.filter((n) => !watched.some((d) => d.name === n));
+    const missing = this.config.TEAMDRIVES.filter((n) => !watched.some((d) => d.name === n || d.id === n));
     if (missing.length) this.log.warn({ missing }, `TEAMDRIVES names no shared drive this account can see: ${missing.join(', ')}`);
     this.log.info({ drives: watched.map((d) => d.name) }, `watching ${watched.length} shared drive(s)`);
     return out;

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { openReadOnly } from '../../db/read-only.ts';
 import { UserError } from '../../config/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest, Source } from '../../core/scan.ts';
@@ -25,12 +25,7 @@ export interface PlexAutoscanQueueRow {
 /** The pending rows, oldest first; undefined when the file does not exist or has no queueitemmodel table. */
 export function readPlexAutoscanQueue(file: string): PlexAutoscanQueueRow[] | undefined {
   if (!existsSync(file)) return undefined;
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new UserError(`cannot open plex_autoscan's queue ${file}: ${(err as Error).message}`);
-  }
+  const db = openReadOnly(file, "plex_autoscan's queue");
   try {
     const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'queueitemmodel'`).get();
     if (!table) return undefined;

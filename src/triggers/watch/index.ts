@@ -6,7 +6,16 @@ import type { Logger } from '../../log.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import { resolveEach } from '../../intake/resolve.ts';
-import { excluded, scanForEvent, watchFilter, type WatchEventName, type WatchScan } from './rules.ts';
+import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
+import { allowedByEntry, excluded, scanForEvent, watchFilter, type WatchEventName, type WatchFilter, type WatchScan } from './rules.ts';
+
+/** A watched folder with its own rules (autoscan's inotify `paths[]`): rewrite, then filter the rewritten path. */
+interface WatchRoot {
+  root: string;
+  rewrite?: PathRewriter;
+  filter?: WatchFilter;
+  priority: number;
+}
 
 export interface FolderWatcherOptions {
   config: Config;
@@ -36,16 +45,27 @@ export function watchErrorMessage(err: NodeJS.ErrnoException): string {
  */
 export class FolderWatcher {
   private watcher: FSWatcher | undefined;
-  private pending = new Map<string, { event: WatchEventName; scan: WatchScan }>();
+  private pending = new Map<string, { event: WatchEventName; scan: WatchScan; priority: number }>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private limitLogged = false;
   private readonly roots: string[];
+  private readonly entries: WatchRoot[];
   private readonly filter;
   private readonly log: Logger;
 
   constructor(private readonly opts: FolderWatcherOptions) {
-    this.roots = opts.config.WATCH.PATHS.map((p) => resolve(p));
+    this.entries = opts.config.WATCH.PATHS.map((p) =>
+      typeof p === 'string'
+        ? { root: resolve(p), priority: 0 }
+        : {
+            root: resolve(p.PATH),
+            rewrite: placeRewriter(p.REWRITE),
+            filter: p.INCLUDE.length || p.EXCLUDE.length ? watchFilter(p) : undefined,
+            priority: p.PRIORITY,
+          },
+    );
+    this.roots = this.entries.map((e) => e.root);
     this.filter = watchFilter(opts.config.WATCH);
     this.log = opts.log.child({ component: 'watch' });
   }
@@ -93,10 +113,17 @@ export class FolderWatcher {
   private onEvent(event: WatchEventName, path: string): void {
     const root = this.rootOf(path);
     if (!root) return;
-    const scan = scanForEvent(event, path, root, this.filter, this.opts.probe ?? statProbe);
+    let scan = scanForEvent(event, path, root, this.filter, this.opts.probe ?? statProbe);
     if (!scan) return;
+    const entry = this.entries.find((e) => e.root === root)!;
+    if (entry.rewrite || entry.filter) {
+      // autoscan's order (triggers/inotify/inotify.go:199-205): the path's rewrite, then its filter on the result.
+      const rewritten = entry.rewrite ? entry.rewrite(path) : path;
+      if (entry.filter && !allowedByEntry(rewritten, entry.filter)) return;
+      if (entry.rewrite) scan = { ...scan, path: { ...scan.path, path: entry.rewrite(scan.path.path) } };
+    }
     this.log.debug({ event, path }, 'watch event');
-    this.pending.set(`${scan.updateType}:${scan.path.kind}:${scan.path.path}`, { event, scan });
+    this.pending.set(`${scan.updateType}:${scan.path.kind}:${scan.path.path}`, { event, scan, priority: entry.priority });
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();
@@ -117,10 +144,10 @@ export class FolderWatcher {
     return this.flushing;
   }
 
-  private async queue(batch: Array<{ event: WatchEventName; scan: WatchScan }>): Promise<void> {
+  private async queue(batch: Array<{ event: WatchEventName; scan: WatchScan; priority: number }>): Promise<void> {
     const { config, intake } = this.opts;
     const { requests, skipped } = resolveEach(
-      batch.map(({ event, scan }) => ({ source: 'Watch', event, updateType: scan.updateType, path: scan.path })),
+      batch.map(({ event, scan, priority }) => ({ source: 'Watch', event, updateType: scan.updateType, path: scan.path, ...(priority ? { priority } : {}) })),
       config,
     );
     for (const s of skipped) {

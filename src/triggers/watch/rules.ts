@@ -4,17 +4,28 @@ import type { WatchConfig } from '../../config/schema.ts';
 import type { FolderProbe } from '../../paths/folder.ts';
 import { looksLikeFile } from '../../paths/folder.ts';
 import type { ScanPath } from '../../intake/intent.ts';
+import { compilePattern, type Pattern } from '../../paths/pattern.ts';
 
 /** The file system events the watcher reacts to (chokidar's names). */
 export type WatchEventName = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 
 export interface WatchFilter {
-  include: RegExp[];
-  exclude: RegExp[];
+  include: Pattern[];
+  exclude: Pattern[];
 }
 
+/** The patterns run on RE2 (paths/pattern.ts), like every pattern a user writes. */
 export function watchFilter(config: Pick<WatchConfig, 'INCLUDE' | 'EXCLUDE'>): WatchFilter {
-  return { include: config.INCLUDE.map((s) => new RegExp(s)), exclude: config.EXCLUDE.map((s) => new RegExp(s)) };
+  return { include: config.INCLUDE.map(compilePattern), exclude: config.EXCLUDE.map(compilePattern) };
+}
+
+/**
+ * autoscan's filter (autoscan.go:88-144, NewFilterer), for a WATCH.PATHS entry's own INCLUDE/EXCLUDE: an
+ * exclude match drops the path; without includes anything else passes; with includes one must match.
+ */
+export function allowedByEntry(path: string, filter: WatchFilter): boolean {
+  if (filter.exclude.some((r) => r.test(path))) return false;
+  return filter.include.length === 0 || filter.include.some((r) => r.test(path));
 }
 
 /**

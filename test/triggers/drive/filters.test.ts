@@ -75,3 +75,10 @@ describe('change kinds (plex_autoscan _process_changes)', () => {
     assert.equal(classify({ ...before, md5: null }, { name: 'a.mkv', md5Checksum: 'm1' }, ['D/Media/a.mkv']), 'no-md5');
   });
 });
+
+describe('TEAMDRIVES by id (autoscan bernard and A-Train name shared drives by id)', () => {
+  it('a listed id selects the drive as its name does', () => {
+    const drives = [{ id: '0A1xxxxxxxxxUk9PVA', name: 'Media' }, { id: '0A2', name: 'Other' }];
+    assert.deepEqual(watchedSharedDrives(drives, { TEAMDRIVE: true, TEAMDRIVES: ['0A1xxxxxxxxxUk9PVA'] }), [{ id: '0A1xxxxxxxxxUk9PVA', name: 'Media' }]);
+  });
+});

@@ -7,7 +7,7 @@ import { parseConfig } from '../../../src/config/load.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore, type QueueEntry } from '../../../src/queue/store.ts';
 import { FolderWatcher, watchErrorMessage } from '../../../src/triggers/watch/index.ts';
-import { scanForEvent, watchFilter } from '../../../src/triggers/watch/rules.ts';
+import { allowedByEntry, scanForEvent, watchFilter } from '../../../src/triggers/watch/rules.ts';
 import { spawnRelay, tempDir } from '../../helpers/relay.ts';
 
 describe('watch rules', () => {
@@ -233,5 +233,48 @@ describe('folder watcher errors', () => {
   test('WATCH.ENABLED without PATHS, or a bad expression, is a config error naming the key', () => {
     assert.throws(() => parseConfig({ WATCH: { ENABLED: true } }), /WATCH\.PATHS/);
     assert.throws(() => parseConfig({ WATCH: { EXCLUDE: ['(unclosed'] } }), /WATCH\.EXCLUDE/);
+  });
+});
+
+describe("WATCH.PATHS entries with their own rules (autoscan's inotify paths: triggers/inotify/inotify.go:189-214)", () => {
+  test('allowedByEntry: an exclude drops the path; without includes the rest passes; with includes one must match (autoscan.go:117-140)', () => {
+    const f = watchFilter({ INCLUDE: [], EXCLUDE: ['\\.(srt|pdf)$'] });
+    assert.equal(allowedByEntry('/mnt/unionfs/Media/a.mkv', f), true);
+    assert.equal(allowedByEntry('/mnt/unionfs/Media/a.srt', f), false);
+    const g = watchFilter({ INCLUDE: ['^/mnt/unionfs/Media/'], EXCLUDE: [] });
+    assert.equal(allowedByEntry('/mnt/unionfs/Media/a.mkv', g), true);
+    assert.equal(allowedByEntry('/mnt/local/Media/a.mkv', g), false);
+  });
+
+  test("a real file: the entry's rewrite, then its filters on the rewritten path, queued with the entry's priority", async () => {
+    const dir = tempDir('scanrelay-watch-entry-');
+    const root = join(dir, 'local');
+    mkdirSync(join(root, 'Movies', 'Heat (1995)'), { recursive: true });
+    const store = new QueueStore(join(dir, 'queue.db'));
+    const commits: Array<() => void> = [];
+    const intake = new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => commits.splice(0).forEach((c) => c()));
+    const { config } = parseConfig({
+      WATCH: {
+        ENABLED: true,
+        PATHS: [{ PATH: root, REWRITE: [{ from: `^${root.replace(/[.\\-]/g, '\\$&')}/`, to: '/mnt/unionfs/Media/' }], INCLUDE: ['^/mnt/unionfs/Media/'], EXCLUDE: ['\\.srt$'], PRIORITY: -2 }],
+      },
+    });
+    const watcher = new FolderWatcher({ config, intake, log: pino({ level: 'silent' }), writeSettleMs: 100, batchMs: 50 });
+    await watcher.start();
+    try {
+      const queued = new Promise<void>((resolve) => {
+        const check = () => (store.view.listOpen().length ? resolve() : commits.push(check));
+        check();
+      });
+      writeFileSync(join(root, 'Movies', 'Heat (1995)', 'Heat.srt'), 'x');
+      writeFileSync(join(root, 'Movies', 'Heat (1995)', 'Heat.mkv'), 'x');
+      await queued;
+      const open = store.view.listOpen();
+      assert.deepEqual(open.map((e) => [e.folder, e.priority, e.files]), [['/mnt/unionfs/Media/Movies/Heat (1995)', -2, ['/mnt/unionfs/Media/Movies/Heat (1995)/Heat.mkv']]]);
+    } finally {
+      await watcher.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { PlexApi } from '../api.ts';
 import type { PlexScanBackend, PlexSectionRef } from './backend.ts';
-import { SectionCache } from '../sections.ts';
+import { allSectionsFor, SectionCache } from '../sections.ts';
 
 /** Scans through Plex's HTTP API: GET /library/sections/{id}/refresh?path=<folder>. */
 export class PlexApiBackend implements PlexScanBackend {
@@ -14,6 +14,13 @@ export class PlexApiBackend implements PlexScanBackend {
   async resolveSection(folder: string): Promise<PlexSectionRef | undefined> {
     const match = await this.sections.resolve(folder);
     return match && { id: match.section.id, title: match.section.title, location: match.location };
+  }
+
+  async resolveSections(folder: string): Promise<PlexSectionRef[]> {
+    // resolve() refreshes the cached list on a miss; then every section holding the folder is taken.
+    if (!(await this.resolveSection(folder))) return [];
+    const sections = await this.sections.all();
+    return allSectionsFor(sections.flatMap((s) => s.locations.map((location) => ({ id: s.id, title: s.title, location }))), folder);
   }
 
   async knownLocations(fresh = false): Promise<string[]> {

@@ -14,6 +14,8 @@ export interface PlexScanBackend {
   readonly method: 'api' | 'scanner';
   /** The section whose location holds the folder, or undefined when none does. */
   resolveSection(folder: string): Promise<PlexSectionRef | undefined>;
+  /** Every section whose location holds the folder, the closest first (each one gets the scan). */
+  resolveSections?(folder: string): Promise<PlexSectionRef[]>;
   /** Every section location, for error messages and the library check; `fresh` reads the list again. */
   knownLocations(fresh?: boolean): Promise<string[]>;
   /** A partial scan of one folder. */

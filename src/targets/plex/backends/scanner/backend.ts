@@ -7,7 +7,7 @@ import type { PlexApi } from '../../api.ts';
 import { plexApiFor } from '../../tls-policy.ts';
 import type { PlexScanBackend, PlexSectionRef } from '../backend.ts';
 import { PlexDatabase } from '../../database.ts';
-import { SectionCache } from '../../sections.ts';
+import { allSectionsFor, SectionCache } from '../../sections.ts';
 import { noTokenNoScanner, scannerFile } from '../../setup-check.ts';
 import { analyzeArgs, displayCommand, LIST_ARGS, scanArgs, scannerCommand, wrap, type ScannerCommand, type ScannerSettings } from './command.ts';
 import { describeRun, runCommand, tail, type RunResult } from './run.ts';
@@ -95,6 +95,10 @@ export class PlexScannerBackend implements PlexScanBackend {
   async resolveSection(folder: string): Promise<PlexSectionRef | undefined> {
     const hit = longestPrefix(folder, await this.locations(), (l) => l.rootPath);
     return hit && { id: hit.sectionId, title: hit.title, location: hit.rootPath };
+  }
+
+  async resolveSections(folder: string): Promise<PlexSectionRef[]> {
+    return allSectionsFor((await this.locations()).map((l) => ({ id: l.sectionId, title: l.title, location: l.rootPath })), folder);
   }
 
   async knownLocations(): Promise<string[]> {
