@@ -1,30 +1,12 @@
-import type Database from 'better-sqlite3';
 import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../core/scan.ts';
 import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
 import { crossesRoot, descendantRange, dueAt, mergeUpdateType, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
 import type { EnqueueResult, ScanRow, Timing } from './types.ts';
 
-/** The statements one enqueue transaction uses (prepared once by the store). */
-export interface EnqueueStatements {
-  /** Pending scans of one kind (removal 0 or 1, the first parameter) at the folders given. */
-  pendingIn: (n: number) => Database.Statement<Array<string | number>, ScanRow>;
-  /** Pending scans of one kind (removal, then the folder range) below a folder. */
-  pendingBelow: Database.Statement<[number, string, string], ScanRow>;
-  insert: Database.Statement;
-  merge: Database.Statement;
-  addFile: Database.Statement;
-  addFiles: Database.Statement;
-  moveFiles: Database.Statement;
-  deleteFiles: Database.Statement;
-  deleteScan: Database.Statement;
-  /** Records (or adds to) a request for another folder that a scan stands for (scan_parts). */
-  addPart: Database.Statement;
-  moveParts: Database.Statement;
-}
+type Awaitable<T> = T | Promise<T>;
 
-/** A pending scan as this transaction last left it (written back by flush()). */
-interface PendingState {
-  id: number;
+/** The columns of a new pending scan. */
+export interface NewScan {
   folder: string;
   requests: number;
   priority: number;
@@ -32,7 +14,6 @@ interface PendingState {
   lastAt: number;
   dueAt: number;
   updateType: UpdateType;
-  /** 1 once any request merged in was an upgrade (kept as SQLite stores it). */
   upgrade: number;
   title: string | null;
   ids: string | null;
@@ -41,6 +22,67 @@ interface PendingState {
   /** 1: a library root scan for removed items (coalesce.ts removalApart); it merges only with its own kind. */
   removal: number;
   holdUntil: number | null;
+}
+
+/** A request for another folder that a scan stands for (scan_parts). */
+export interface NewPart {
+  scanId: number;
+  folder: string;
+  priority: number;
+  source: string;
+  event: string;
+  title: string | null;
+  ids: string | null;
+  updateType: string;
+  upgrade: number;
+  requests: number;
+  firstAt: number;
+}
+
+/**
+ * What one enqueue transaction reads and writes, in the store's own SQL. SQLite answers at once, PostgreSQL
+ * with promises: the rules below are written once and driven by runSync or runAsync.
+ */
+export interface EnqueueIO {
+  /** Pending scans of one kind (removal 0 or 1) at any of these folders. */
+  pendingIn(folders: string[], removal: number): Awaitable<ScanRow[]>;
+  /** Pending scans of one kind with a folder in [low, high). */
+  pendingBelow(low: string, high: string, removal: number): Awaitable<ScanRow[]>;
+  /** Inserts a pending scan; returns its id. */
+  insert(scan: NewScan): Awaitable<number>;
+  merge(scan: NewScan & { id: number }): Awaitable<void>;
+  addFiles(scanId: number, files: string[]): Awaitable<void>;
+  /** Moves an absorbed scan's files and parts to `to`, then deletes it. */
+  absorb(to: number, from: number): Awaitable<void>;
+  /** Records (or adds to) a part: requests add up, the most urgent priority and the earliest first_at win. */
+  addPart(part: NewPart): Awaitable<void>;
+}
+
+/** One step of an enqueue: a call on the store's IO. */
+type Step = (io: EnqueueIO) => unknown;
+export type EnqueueSteps<T> = Generator<Step, T, unknown>;
+
+function* call<R>(f: (io: EnqueueIO) => Awaitable<R>): EnqueueSteps<R> {
+  return (yield f) as R;
+}
+
+/** Runs the steps on a synchronous store (SQLite, inside its transaction). */
+export function runSync<T>(steps: EnqueueSteps<T>, io: EnqueueIO): T {
+  let r = steps.next();
+  while (!r.done) r = steps.next(r.value(io));
+  return r.value;
+}
+
+/** Runs the steps on an asynchronous store (PostgreSQL, inside its transaction). */
+export async function runAsync<T>(steps: EnqueueSteps<T>, io: EnqueueIO): Promise<T> {
+  let r = steps.next();
+  while (!r.done) r = steps.next(await r.value(io));
+  return r.value;
+}
+
+/** A pending scan as this transaction last left it (written back by flush()). */
+interface PendingState extends NewScan {
+  id: number;
   dirty: boolean;
 }
 
@@ -48,15 +90,16 @@ interface PendingState {
 const keyOf = (folder: string, removal: number) => `${removal}\0${folder}`;
 
 /**
- * The body of one enqueue transaction. A burst (a season pack, a flood of manual posts) mostly merges
- * into the same few pending scans, so pending rows are read once, merged in memory and written once
- * when the transaction ends, instead of a lookup and an UPDATE per request.
+ * The body of one enqueue transaction, the same for every store. A burst (a season pack, a flood of manual
+ * posts) mostly merges into the same few pending scans, so pending rows are read once, merged in memory and
+ * written once when the transaction ends, instead of a lookup and an UPDATE per request.
  *
  * Correct because pending folders never nest inside one library (a request below a pending folder merges
  * into it, a new folder absorbs pending folders below it), and nothing merges across a library root
  * (Timing.roots): a request has at most one pending holder, and a holder seen in this transaction is that
  * holder. A request for another folder than its holder's is kept as a part of the scan (scan_parts), so it
- * can be queued on its own again if the scan fails for good.
+ * can be queued on its own again if the scan fails for good. The store makes the transaction exclusive
+ * against other enqueues (SQLite: the write lock; PostgreSQL: an advisory lock), so a burst cannot race.
  *
  * A removal at a library root (coalesce.ts removalApart) is a kind of its own: it merges only with other such
  * removals, never takes in a scan of new files nor merges into one, and is due a fixed window after the first
@@ -67,15 +110,22 @@ export class EnqueueBatch {
   private readonly filesAdded = new Set<string>();
 
   constructor(
-    private readonly stmt: EnqueueStatements,
     private readonly timing: Timing,
     private readonly now: number,
   ) {}
 
-  add(req: NormalizedScanRequest): EnqueueResult {
+  /** Adds every request, then writes the merges: one transaction's work. */
+  *addAll(requests: readonly NormalizedScanRequest[]): EnqueueSteps<EnqueueResult[]> {
+    const results: EnqueueResult[] = [];
+    for (const r of requests) results.push(yield* this.add(r));
+    yield* this.flush();
+    return results;
+  }
+
+  *add(req: NormalizedScanRequest): EnqueueSteps<EnqueueResult> {
     const ids = req.ids && Object.keys(req.ids).length ? JSON.stringify(req.ids) : null;
     const removal = req.removal && removalApart(req.folder, this.timing.roots) ? 1 : 0;
-    const holder = this.holderOf(req.folder, removal);
+    const holder = yield* this.holderOf(req.folder, removal);
     if (holder) {
       holder.requests += 1;
       // plex_autoscan serves the smallest number first: the most urgent request decides.
@@ -89,38 +139,27 @@ export class EnqueueBatch {
       holder.event = req.event;
       holder.source = req.source;
       holder.dirty = true;
-      this.addFiles(holder.id, req.files);
+      yield* this.addFiles(holder.id, req.files);
       if (holder.folder !== req.folder) {
-        this.addPart(holder.id, { ...req, ids, upgrade: isUpgradeEvent(req.event) ? 1 : 0, requests: 1, firstAt: this.now });
+        const part = { ...req, title: req.title ?? null, ids, upgrade: isUpgradeEvent(req.event) ? 1 : 0, requests: 1, firstAt: this.now };
+        yield* call((io) => io.addPart({ scanId: holder.id, ...part }));
       }
       return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: holder.dueAt };
     }
-    return this.insert(req, ids, removal);
+    return yield* this.insert(req, ids, removal);
   }
 
   /** Writes the merges made in memory. Call once at the end of the transaction. */
-  flush(): void {
+  *flush(): EnqueueSteps<void> {
     for (const p of this.pending.values()) {
       if (!p.dirty) continue;
-      this.stmt.merge.run({
-        id: p.id,
-        requests: p.requests,
-        priority: p.priority,
-        lastAt: p.lastAt,
-        firstAt: p.firstAt,
-        dueAt: p.dueAt,
-        updateType: p.updateType,
-        upgrade: p.upgrade,
-        title: p.title,
-        ids: p.ids,
-        event: p.event,
-        source: p.source,
-      });
+      const { dirty: _dirty, ...row } = p;
+      yield* call((io) => io.merge(row));
       p.dirty = false;
     }
   }
 
-  private holderOf(folder: string, removal: number): PendingState | undefined {
+  private *holderOf(folder: string, removal: number): EnqueueSteps<PendingState | undefined> {
     // Never above the library root that holds the folder.
     const root = this.timing.roots?.length ? longestPrefix(folder, this.timing.roots, (r) => r) : undefined;
     const candidates = [folder, ...ancestors(folder)].filter((c) => root === undefined || relativeTo(root, c) === undefined || relativeTo(root, c) === '');
@@ -129,7 +168,8 @@ export class EnqueueBatch {
       if (seen) return seen;
     }
     // Nearest first: across library roots pending folders may nest.
-    const row = this.stmt.pendingIn(candidates.length).all(removal, ...candidates).sort((a, b) => b.folder.length - a.folder.length)[0];
+    const rows = yield* call((io) => io.pendingIn(candidates, removal));
+    const row = rows.sort((a, b) => b.folder.length - a.folder.length)[0];
     if (!row) return undefined;
     const state = fromRow(row);
     this.pending.set(keyOf(state.folder, removal), state);
@@ -137,10 +177,11 @@ export class EnqueueBatch {
   }
 
   /** A new pending scan; it takes over pending folders below it (one scan of the parent covers them). */
-  private insert(req: NormalizedScanRequest, ids: string | null, removal: number): EnqueueResult {
+  private *insert(req: NormalizedScanRequest, ids: string | null, removal: number): EnqueueSteps<EnqueueResult> {
     // The rows below are read from the table: write this transaction's merges first.
-    this.flush();
-    const below = this.stmt.pendingBelow.all(removal, ...descendantRange(req.folder)).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
+    yield* this.flush();
+    const [low, high] = descendantRange(req.folder);
+    const below = (yield* call((io) => io.pendingBelow(low, high, removal))).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
     let firstAt = this.now;
     let requests = 1;
     let priority = req.priority;
@@ -155,8 +196,7 @@ export class EnqueueBatch {
     }
     const { delayMs, maxMs } = this.timing;
     const due = removal ? removalDueAt(firstAt, delayMs, maxMs) : dueAt(firstAt, this.now, delayMs, maxMs);
-    const state: PendingState = {
-      id: 0,
+    const columns: NewScan = {
       folder: req.folder,
       requests,
       priority,
@@ -171,32 +211,21 @@ export class EnqueueBatch {
       source: req.source,
       removal,
       holdUntil: removal ? removalHoldUntil(firstAt, delayMs, maxMs) : null,
-      dirty: false,
     };
-    const { id: _id, dirty: _dirty, ...columns } = state;
-    const info = this.stmt.insert.run(columns);
-    state.id = Number(info.lastInsertRowid);
+    const id = yield* call((io) => io.insert(columns));
+    const state: PendingState = { ...columns, id, dirty: false };
     this.pending.set(keyOf(state.folder, removal), state);
-    this.addFiles(state.id, req.files);
+    yield* this.addFiles(state.id, req.files);
     for (const d of below) {
-      this.stmt.moveParts.run(state.id, d.id);
-      this.addPart(state.id, { folder: d.folder, priority: d.priority, source: d.source, event: d.event, title: d.title, ids: d.ids, updateType: d.update_type, upgrade: d.upgrade, requests: d.requests, firstAt: d.first_at });
-      this.stmt.moveFiles.run(state.id, d.id);
-      this.stmt.deleteFiles.run(d.id);
-      this.stmt.deleteScan.run(d.id);
+      yield* call((io) => io.absorb(state.id, d.id));
+      const part: NewPart = { scanId: state.id, folder: d.folder, priority: d.priority, source: d.source, event: d.event, title: d.title, ids: d.ids, updateType: d.update_type, upgrade: d.upgrade, requests: d.requests, firstAt: d.first_at };
+      yield* call((io) => io.addPart(part));
       this.pending.delete(keyOf(d.folder, removal));
     }
     return { id: state.id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
   }
 
-  private addPart(
-    scanId: number,
-    p: { folder: string; priority: number; source: string; event: string; title?: string | null; ids: string | null; updateType: string; upgrade: number; requests: number; firstAt: number },
-  ): void {
-    this.stmt.addPart.run({ scanId, folder: p.folder, priority: p.priority, source: p.source, event: p.event, title: p.title ?? null, ids: p.ids, updateType: p.updateType, upgrade: p.upgrade, requests: p.requests, firstAt: p.firstAt });
-  }
-
-  private addFiles(id: number, files: readonly string[]): void {
+  private *addFiles(id: number, files: readonly string[]): EnqueueSteps<void> {
     const fresh: string[] = [];
     for (const f of files) {
       const key = `${id}\0${f}`;
@@ -204,21 +233,19 @@ export class EnqueueBatch {
       this.filesAdded.add(key);
       fresh.push(f);
     }
-    if (fresh.length === 1) this.stmt.addFile.run(id, fresh[0]);
-    // Thousands of files (a season pack) in one statement: SQLite walks the list, not thousands of calls.
-    else if (fresh.length > 1) this.stmt.addFiles.run(id, JSON.stringify(fresh));
+    if (fresh.length) yield* call((io) => io.addFiles(id, fresh));
   }
 }
 
 function fromRow(row: ScanRow): PendingState {
   return {
-    id: row.id,
+    id: Number(row.id),
     folder: row.folder,
     requests: row.requests,
     priority: row.priority,
-    firstAt: row.first_at,
-    lastAt: row.last_at,
-    dueAt: row.due_at,
+    firstAt: Number(row.first_at),
+    lastAt: Number(row.last_at),
+    dueAt: Number(row.due_at),
     updateType: row.update_type as UpdateType,
     upgrade: row.upgrade,
     title: row.title,
@@ -226,7 +253,7 @@ function fromRow(row: ScanRow): PendingState {
     event: row.event,
     source: row.source,
     removal: row.removal,
-    holdUntil: row.hold_until,
+    holdUntil: row.hold_until === null ? null : Number(row.hold_until),
     dirty: false,
   };
 }

@@ -3,7 +3,7 @@ import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
 import { relativeTo } from '../paths/mapping.ts';
 import { descendantRange, REMOVAL_RECHECK_MS } from './coalesce.ts';
-import { EnqueueBatch } from './enqueue-batch.ts';
+import { EnqueueBatch, runSync, type EnqueueIO } from './enqueue-batch.ts';
 import { openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
@@ -126,7 +126,26 @@ export class QueueStore {
         `SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC LIMIT -1 OFFSET ?`,
       ),
     };
+    const stmt = this.stmt;
+    this.io = {
+      pendingIn: (folders, removal) => stmt.pendingIn(folders.length).all(removal, ...folders),
+      pendingBelow: (low, high, removal) => stmt.pendingBelow.all(removal, low, high),
+      insert: (scan) => Number(stmt.insert.run(scan).lastInsertRowid),
+      merge: (scan) => void stmt.merge.run(scan),
+      // Thousands of files (a season pack) in one statement: SQLite walks the list, not thousands of calls.
+      addFiles: (id, files) => void (files.length === 1 ? stmt.addFile.run(id, files[0]) : stmt.addFiles.run(id, JSON.stringify(files))),
+      absorb: (to, from) => {
+        stmt.moveParts.run(to, from);
+        stmt.moveFiles.run(to, from);
+        stmt.deleteFiles.run(from);
+        stmt.deleteScan.run(from);
+      },
+      addPart: (part) => void stmt.addPart.run(part),
+    };
   }
+
+  /** The enqueue rules' reads and writes (EnqueueBatch), on this file. */
+  private readonly io: EnqueueIO;
 
   /**
    * Adds requests in one transaction (one commit for a whole batch: group commit). A request for a
@@ -146,10 +165,7 @@ export class QueueStore {
   }
 
   private enqueueAll(requests: readonly NormalizedScanRequest[], timing: Timing, now: number): EnqueueResult[] {
-    const batch = new EnqueueBatch(this.stmt, timing, now);
-    const results = requests.map((r) => batch.add(r));
-    batch.flush();
-    return results;
+    return runSync(new EnqueueBatch(timing, now).addAll(requests), this.io);
   }
 
   /**
@@ -238,9 +254,7 @@ export class QueueStore {
     if (parts.length === 0) return [];
     const removal = this.stmt.scan.get(scanId)?.removal === 1;
     const files = this.stmt.files.all(scanId).map((f) => f.path);
-    const batch = new EnqueueBatch(this.stmt, { delayMs: 0, maxMs: 0 }, now);
-    const results = parts.map((p) =>
-      batch.add({
+    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(parts.map((p) => ({
         folder: p.folder,
         files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
         source: p.source as Source,
@@ -250,9 +264,7 @@ export class QueueStore {
         updateType: p.update_type as UpdateType,
         priority: p.priority,
         removal,
-      }),
-    );
-    batch.flush();
+      }))), this.io);
     parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
     return parts.map((p) => p.folder);
   }

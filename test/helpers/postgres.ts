@@ -1,0 +1,106 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** Debian keeps PostgreSQL's programs out of PATH, under /usr/lib/postgresql/<version>/bin. */
+export function postgresBinDir(): string | undefined {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return undefined;
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(base, versions[0], 'bin') : undefined;
+}
+
+export interface PgCluster {
+  /** postgres://scanrelay@127.0.0.1:<port>/<db> for a database created by createDatabase (or the default one). */
+  url(db?: string): string;
+  port: number;
+  /** A fresh, empty database; returns its URL. */
+  createDatabase(name?: string): Promise<string>;
+  /** Stops the server at once (like a crash or a lost network): open connections break. */
+  stopNow(): void;
+  /** Starts it again on the same port and data folder. */
+  start(): void;
+  /** Stops it and removes its folder. */
+  destroy(): void;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let dbCounter = 0;
+
+/**
+ * A throwaway PostgreSQL cluster: initdb in a temp folder, a free port on 127.0.0.1, its unix socket in the
+ * same folder, trust authentication for the user `scanrelay`. PostgreSQL refuses to run as root, so as root
+ * the cluster runs as the `postgres` system user (Debian's package creates it), or `nobody`.
+ */
+export async function startPgCluster(): Promise<PgCluster> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): npm test installs the postgresql package');
+  const dir = mkdtempSync(join(tmpdir(), 'scanrelay-pg-'));
+  const data = join(dir, 'data');
+  const asRoot = userInfo().uid === 0;
+  const runAs = asRoot ? (spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody') : undefined;
+  if (runAs) {
+    const uid = Number(execFileSync('id', ['-u', runAs]).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', runAs]).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (program: string, args: string[]) => {
+    const [cmd, ...rest] = runAs ? ['runuser', '-u', runAs, '--', join(bin, program), ...args] : [join(bin, program), ...args];
+    const res = spawnSync(cmd!, rest, { encoding: 'utf8', cwd: dir });
+    if (res.status !== 0) throw new Error(`${program} failed (${res.status}): ${res.stderr || res.stdout}`);
+  };
+  run('initdb', ['-D', data, '-U', 'scanrelay', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const port = await freePort();
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
+  let running = false;
+  const start = () => {
+    run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', opts]);
+    running = true;
+  };
+  const stopNow = () => {
+    if (!running) return;
+    run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
+    running = false;
+  };
+  start();
+  const url = (db = 'postgres') => `postgres://scanrelay@127.0.0.1:${port}/${db}`;
+  return {
+    url,
+    port,
+    async createDatabase(name = `t${process.pid}_${++dbCounter}`) {
+      const client = new pg.Client({ connectionString: url() });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    stopNow,
+    start,
+    destroy() {
+      try {
+        stopNow();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
