@@ -65,7 +65,9 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
     try {
       input[key] = JSON.parse(value);
     } catch {
-      throw new UserError(envNotJsonMessage(key, value));
+      // A URL is text with no JSON quotes in every other tool's env: taken as it is.
+      if (key === 'SERVER_QUEUE_URL' && /^postgres(ql)?:\/\//.test(value)) input[key] = value;
+      else throw new UserError(envNotJsonMessage(key, value));
     }
     if (key === 'SERVER_SCAN_PRIORITIES') priorityOrder = objectKeyOrder(value, []);
     fromEnv.add(key);
@@ -100,7 +102,7 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   warnings.push(...priorityKeyNotes(parsed.SERVER_SCAN_PRIORITIES));
   if (!parsed.SERVER_PASS) warnings.push('SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)');
   if (!config.SERVER_USE_SQLITE && 'SERVER_USE_SQLITE' in raw) {
-    warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in SQLite, so nothing is lost on a crash');
+    warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in a database (SQLite, or PostgreSQL with SERVER_QUEUE_URL), so nothing is lost on a crash');
   }
   return { config, raw, warnings, notices };
 }

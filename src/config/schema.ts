@@ -212,6 +212,18 @@ export const configSchema = z.object({
   SERVER_FILE_CHECKS_ENABLED: bool(true),
   /** scanrelay: files that must all exist (one per mount) for any scan to be sent (autoscan's `anchors`); see MountGuard. */
   SERVER_ANCHOR_FILES: stringList(),
+  /**
+   * scanrelay: a postgres://user:pass@host:port/db URL puts the queue in PostgreSQL, shared by every relay with the
+   * same URL (docs/postgres.md). Empty: the SQLite queue file (--queuefile).
+   */
+  SERVER_QUEUE_URL: z
+    .string()
+    .refine((v) => v === '' || /^postgres(ql)?:\/\/[^/]/.test(v), 'must be a postgres://user:password@host:port/database URL, or empty for the SQLite queue file')
+    .default(''),
+  /** scanrelay: with SERVER_QUEUE_URL, seconds a relay's claim on a delivery holds before another relay may send it again. */
+  SERVER_QUEUE_LEASE: z.number().min(1).default(30),
+  /** scanrelay: this relay's name in a shared queue (dashboard, logs, /metrics); empty = <hostname>:<SERVER_PORT>. */
+  SERVER_RELAY_ID: str(''),
   JELLYFIN: mediaServerSchema,
   EMBY: mediaServerSchema,
   // scanrelay: autoscan-style regular-expression rewrites, all applied in order before SERVER_PATH_MAPPINGS.

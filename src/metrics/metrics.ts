@@ -1,14 +1,14 @@
 import type { Registry } from 'prom-client';
 import type { NormalizedScanRequest } from '../core/scan.ts';
 import type { DeliveryEvent } from '../queue/scheduler.ts';
-import type { EnqueueResult } from '../queue/store.ts';
+import type { EnqueueResult } from '../queue/types.ts';
 
 /** What a scan request came to: queued or merged (committed), ignored (SERVER_IGNORE_LIST), rejected (4xx), test. */
 export type RequestOutcome = 'queued' | 'merged' | 'ignored' | 'rejected' | 'test';
 
 /** Where the queue depth comes from; read at scrape time so the gauge is never stale. */
 export interface QueueCounts {
-  counts(): Record<string, number>;
+  counts(): Record<string, number> | Promise<Record<string, number>>;
 }
 
 type Labels = Record<string, string>;
@@ -16,7 +16,15 @@ type Labels = Record<string, string>;
 /** One metric as prom-client's registry formats it (the shape its own metrics' `get()` returns). */
 interface MetricView {
   name: string;
-  get(): { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; aggregator: 'sum'; values: Array<{ labels: Labels; value: number; metricName?: string }> };
+  get(): MetricValue | Promise<MetricValue>;
+}
+
+interface MetricValue {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  aggregator: 'sum';
+  values: Array<{ labels: Labels; value: number; metricName?: string }>;
 }
 
 /** A labelled counter kept as plain numbers until a scrape formats it. */
@@ -39,9 +47,9 @@ class Tally implements MetricView {
   }
 }
 
-/** A gauge read from its source at scrape time, so it is never stale. */
-function gauge(name: string, help: string, read: () => Array<{ labels: Labels; value: number }>): MetricView {
-  return { name, get: () => ({ name, help, type: 'gauge', aggregator: 'sum', values: read() }) };
+/** A gauge read from its source at scrape time, so it is never stale (prom-client awaits it). */
+function gauge(name: string, help: string, read: () => Array<{ labels: Labels; value: number }> | Promise<Array<{ labels: Labels; value: number }>>): MetricView {
+  return { name, get: async () => ({ name, help, type: 'gauge', aggregator: 'sum', values: await read() }) };
 }
 
 /** A labelled histogram (cumulative `le` buckets, `_sum`, `_count`), as Prometheus expects it. */
@@ -97,13 +105,13 @@ export class Metrics {
 
   constructor(
     queue: QueueCounts,
-    private readonly opts: { processMetrics?: boolean; held?: () => { held: boolean } } = {},
+    private readonly opts: { processMetrics?: boolean; held?: () => { held: boolean }; relay?: string } = {},
   ) {
     const held = opts.held;
     this.views = [
       this.requests,
-      gauge('scanrelay_queue_depth', 'Scans in the queue by state (pending: waiting for their delay, active: being delivered)', () => {
-        const counts = queue.counts();
+      gauge('scanrelay_queue_depth', 'Scans in the queue by state (pending: waiting for their delay, active: being delivered)', async () => {
+        const counts = await queue.counts();
         return [
           { labels: { state: 'pending' }, value: counts.pending ?? 0 },
           { labels: { state: 'active' }, value: counts.active ?? 0 },
@@ -112,6 +120,8 @@ export class Metrics {
       gauge('scanrelay_held', 'Whether every scan is held (1) and why: mount_guard = an SERVER_ANCHOR_FILES file is missing', () => [
         { labels: { reason: 'mount_guard' }, value: held?.().held ? 1 : 0 },
       ]),
+      // Relays sharing one PostgreSQL queue: the queue depth is the shared queue's, the counters are this relay's.
+      ...(opts.relay ? [gauge('scanrelay_relay_info', 'This relay, named as it claims deliveries in a shared queue (SERVER_QUEUE_URL)', () => [{ labels: { relay: opts.relay! }, value: 1 }])] : []),
       this.scans,
       this.latency,
       this.drivePolls,

@@ -1,6 +1,7 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
-import type { EnqueueResult, QueueStore, Timing } from './store.ts';
+import type { QueueBackend } from './backend.ts';
+import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
 
@@ -19,9 +20,11 @@ interface Waiting {
 export class QueueIntake {
   private batch: Waiting[] = [];
   private scheduled = false;
+  /** A commit is running (an asynchronous store): the next batch waits for it and grows meanwhile. */
+  private committing = false;
 
   constructor(
-    private readonly store: QueueStore,
+    private readonly store: QueueBackend,
     private readonly timing: () => Timing,
     private readonly onCommitted: (results: EnqueueResult[], requests: NormalizedScanRequest[]) => void = () => {},
     /** How long a batch keeps retrying while the queue file is locked by another process. */
@@ -46,10 +49,15 @@ export class QueueIntake {
   }
 
   private flush(): void {
+    if (this.committing) return;
     this.scheduled = false;
     const batch = this.batch;
     this.batch = [];
-    this.commit(batch, Date.now() + this.busyRetryMs);
+    this.committing = true;
+    void this.commit(batch, Date.now() + this.busyRetryMs).finally(() => {
+      this.committing = false;
+      if (this.scheduled) this.flush();
+    });
   }
 
   /**
@@ -57,15 +65,15 @@ export class QueueIntake {
    * event loop stays free for other requests and /healthz) until `deadline`, then rejects with the busy
    * error, which the server answers 503 with Retry-After.
    */
-  private commit(batch: Waiting[], deadline: number): void {
+  private async commit(batch: Waiting[], deadline: number): Promise<void> {
     const all = batch.flatMap((w) => w.requests);
     let results: EnqueueResult[];
     try {
       const meta = Object.assign({}, ...batch.map((w) => w.meta ?? {})) as Record<string, string | null>;
-      results = this.store.enqueueMany(all, this.timing(), Date.now(), meta);
+      results = await this.store.enqueueMany(all, this.timing(), Date.now(), meta);
     } catch (err) {
       if (isBusy(err) && Date.now() < deadline) {
-        setTimeout(() => this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);
+        setTimeout(() => void this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);
         return;
       }
       for (const w of batch) w.reject(err);

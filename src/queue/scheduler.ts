@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
-import type { QueueStore } from './store.ts';
+import type { QueueBackend } from './backend.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -49,6 +49,8 @@ export class Scheduler {
   private readonly serialBusy = new Set<string>();
   private running = false;
   private ticking = false;
+  /** A wake-up came while a tick was running: tick again when it ends. */
+  private tickAgain = false;
   private finishedSincePrune = 0;
   private readonly idleWaiters: Array<() => void> = [];
   /** After-delivery steps still running; aborted and awaited on stop. */
@@ -60,12 +62,13 @@ export class Scheduler {
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held'>> & Pick<SchedulerOptions, 'onDelivery' | 'held'>;
 
   constructor(
-    private readonly store: QueueStore,
+    private readonly store: QueueBackend,
     targets: readonly Target[],
     private readonly log: Logger,
     opts: SchedulerOptions = {},
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
+    store.shared?.onWake(() => this.poke());
     this.opts = {
       concurrency: opts.concurrency ?? 8,
       retryBaseMs: opts.retryBaseMs ?? 1000,
@@ -81,13 +84,13 @@ export class Scheduler {
     return [...this.targets.keys()];
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.running = true;
-    const resent = this.store.recoverInFlight();
+    const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
-    const failed = this.store.failUnknownTargets(this.targetNames);
+    const failed = await this.store.failUnknownTargets(this.targetNames);
     if (failed) this.log.warn({ deliveries: failed }, 'deliveries to targets no longer configured were marked failed');
-    const open = this.store.countOpen();
+    const open = await this.store.countOpen();
     if (open) this.log.info({ scans: open }, 'resuming queued scans');
     this.poke();
   }
@@ -122,14 +125,19 @@ export class Scheduler {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.wakeAt = Infinity;
-      this.tick();
+      void this.tick();
     }, delay);
     this.timer.unref?.();
   }
 
-  private tick(): void {
-    if (!this.running || this.ticking) return;
+  private async tick(): Promise<void> {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
     this.ticking = true;
+    const shared = this.store.shared;
     try {
       const now = Date.now();
       if (this.opts.held?.()) {
@@ -138,21 +146,39 @@ export class Scheduler {
         this.schedule(now + this.opts.heldRecheckMs);
         return;
       }
-      const activated = this.store.activateDue(this.targetNames, now);
+      const activated = await this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
       for (const target of this.targets.values()) {
-        const claimed = this.store.claimDeliveries(this.freeSlots(target), now, target.name);
-        for (const { item } of claimed) void this.deliver(item, target.name);
+        const slots = this.freeSlots(target);
+        if (slots <= 0) continue;
+        // A serial target's turn is shared by every relay of the queue: taken before claiming, so that
+        // the media server never gets two scans at once, whichever relays send them.
+        const turn = target.serial && shared !== undefined;
+        if (turn && !(await shared.takeTurn(target.name))) continue;
+        let claimed: Awaited<ReturnType<QueueBackend['claimDeliveries']>> = [];
+        try {
+          claimed = await this.store.claimDeliveries(slots, now, target.name);
+        } finally {
+          if (turn && claimed.length === 0) await shared.releaseTurn(target.name);
+        }
+        for (const { item } of claimed) void this.deliver(item, target.name, turn);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0).map((t) => t.name);
-      const next = this.store.nextWakeAt(free);
-      if (next !== undefined) this.schedule(next);
+      const next = await this.store.nextWakeAt(free);
+      // Shared: another relay's change is announced, and looked for anyway every pollMs.
+      const poll = shared ? Date.now() + shared.pollMs : undefined;
+      const at = Math.min(next ?? Infinity, poll ?? Infinity);
+      if (at !== Infinity) this.schedule(at);
     } catch (err) {
       this.log.error({ err }, 'queue scheduler error; retrying in 5 s');
       this.schedule(Date.now() + 5000);
     } finally {
       this.ticking = false;
+      if (this.tickAgain) {
+        this.tickAgain = false;
+        this.poke();
+      }
     }
   }
 
@@ -161,7 +187,8 @@ export class Scheduler {
     return Math.max(0, this.opts.concurrency - this.poolInFlight);
   }
 
-  private async deliver(item: ScanItem, targetName: string): Promise<void> {
+  /** `sharedTurn`: the serial target's turn across relays is held for this delivery (released with it). */
+  private async deliver(item: ScanItem, targetName: string, sharedTurn = false): Promise<void> {
     this.inFlight++;
     const started = Date.now();
     const target = this.targets.get(targetName);
@@ -191,12 +218,12 @@ export class Scheduler {
     }
     const ms = Date.now() - started;
     try {
-      releaseLater = this.record(item, targetName, result, serial);
+      releaseLater = await this.record(item, targetName, result, serial, sharedTurn);
       this.opts.onDelivery?.({ target: targetName, item, result, ms });
     } catch (err) {
       this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
     } finally {
-      if (serial && !releaseLater) this.serialBusy.delete(targetName);
+      if (serial && !releaseLater) await this.releaseSerial(targetName, sharedTurn);
       if (!serial) this.poolInFlight--;
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
@@ -204,26 +231,33 @@ export class Scheduler {
     }
   }
 
+  /** Frees a serial target's turn: this relay's, and the one shared with other relays when held. */
+  private async releaseSerial(target: string, sharedTurn: boolean): Promise<void> {
+    this.serialBusy.delete(target);
+    if (sharedTurn) await this.store.shared?.releaseTurn(target);
+  }
+
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
-  private record(item: ScanItem, target: string, result: DeliveryResult, serial = false): boolean {
+  private async record(item: ScanItem, target: string, result: DeliveryResult, serial = false, sharedTurn = false): Promise<boolean> {
     const what = item.removal ? removalScanLabel(item.requests) : undefined;
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
+    const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     if (result.outcome === 'done') {
-      const { scanFinished } = this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
-      this.log.info({ ...ctx, detail: result.detail, waitedMs: Date.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
-      if (scanFinished) this.afterFinish();
+      const { scanFinished } = await this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
+      this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: Date.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
+      if (scanFinished) await this.afterFinish();
       if (result.after) {
-        this.runAfter(item, target, result.after, result.detail, serial);
+        this.runAfter(item, target, result.after, result.detail, serial, sharedTurn);
         return serial;
       }
     } else if (result.outcome === 'failed') {
-      const { scanFinished, requeued } = this.store.completeDelivery(item.id, target, { status: 'failed', error: result.error });
+      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, target, { status: 'failed', error: result.error });
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
       if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
-      if (scanFinished) this.afterFinish();
+      if (scanFinished) await this.afterFinish();
     } else {
       const wait = this.retryWait(item, result);
-      this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
+      await this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
@@ -237,7 +271,14 @@ export class Scheduler {
    * Runs a target's after-delivery steps outside the delivery slots: the delivery is already recorded
    * (and other deliveries go on); what the steps find replaces the delivery's detail.
    */
-  private runAfter(item: ScanItem, target: string, after: NonNullable<Extract<DeliveryResult, { outcome: 'done' }>['after']>, detail: string | undefined, holdsTurn = false): void {
+  private runAfter(
+    item: ScanItem,
+    target: string,
+    after: NonNullable<Extract<DeliveryResult, { outcome: 'done' }>['after']>,
+    detail: string | undefined,
+    holdsTurn = false,
+    sharedTurn = false,
+  ): void {
     const step = (async () => {
       let full: string;
       try {
@@ -248,26 +289,26 @@ export class Scheduler {
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
       try {
-        this.store.setDeliveryDetail(item.id, target, full);
+        await this.store.setDeliveryDetail(item.id, target, full);
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }
       this.log.info({ scan: item.id, target, folder: item.folder, detail: full }, 'after-scan steps finished');
     })();
     this.afterSteps.add(step);
-    void step.finally(() => {
+    void step.finally(async () => {
       this.afterSteps.delete(step);
       if (holdsTurn) {
-        this.serialBusy.delete(target);
+        await this.releaseSerial(target, sharedTurn);
         this.poke();
       }
     });
   }
 
-  private afterFinish(): void {
+  private async afterFinish(): Promise<void> {
     if (++this.finishedSincePrune < 500) return;
     this.finishedSincePrune = 0;
-    const pruned = this.store.pruneHistory(this.opts.historyLimit);
+    const pruned = await this.store.pruneHistory(this.opts.historyLimit);
     if (pruned) this.log.debug({ pruned }, 'old history pruned');
   }
 }

@@ -8,6 +8,8 @@ import { openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
+import { toItem } from './rows.ts';
+import type { QueueBackend } from './backend.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -27,7 +29,7 @@ function memoByCount<T>(make: (n: number) => T): (n: number) => T {
  * are IMMEDIATE: if another connection writes the file too, a transaction that reads before it writes
  * holds the write lock from its start (waiting on the busy timeout) instead of failing to upgrade.
  */
-export class QueueStore {
+export class QueueStore implements QueueBackend {
   readonly db: Database.Database;
   private readonly stmt;
 
@@ -36,7 +38,12 @@ export class QueueStore {
   /** Named values kept beside the queue (page tokens, imports). */
   readonly meta: QueueMeta;
 
+  readonly location: string;
+  /** One process owns the file: nothing is shared with other relays. */
+  readonly shared = undefined;
+
   constructor(file: string) {
+    this.location = file;
     this.db = openQueueDb(file);
     this.view = new QueueView(this.db);
     this.meta = new QueueMeta(this.db);
@@ -390,24 +397,6 @@ export class QueueStore {
   }
 
   private toItem(row: ScanRow, attempt: number, fileChecks: number): ScanItem {
-    return {
-      id: row.id,
-      folder: row.folder,
-      files: this.stmt.files.all(row.id).map((f) => f.path),
-      source: row.source as Source,
-      event: row.event,
-      title: row.title,
-      ids: row.ids ? JSON.parse(row.ids) : {},
-      updateType: row.update_type as UpdateType,
-      priority: row.priority,
-      requests: row.requests,
-      upgrade: row.upgrade === 1,
-      removal: row.removal === 1,
-      firstAt: row.first_at,
-      attempt,
-      fileChecks,
-    };
+    return toItem(row, this.stmt.files.all(row.id).map((f) => f.path), attempt, fileChecks);
   }
-
-
 }

@@ -62,6 +62,10 @@ export interface DeliveryRow {
   finished_at: number | null;
   file_checks: number;
   priority: number;
+  /** The relay that claimed it last (a queue shared in PostgreSQL); absent in SQLite. */
+  relay?: string | null;
+  /** Until when that claim holds (PostgreSQL). */
+  lease_until?: number | null;
 }
 
 /** A scan as the dashboard and the JSON API show it: the row's own columns, the rest in camelCase and decoded. */

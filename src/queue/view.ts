@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { toEntry } from './rows.ts';
 import type { DeliveryRow, HistoryFilter, QueueEntry, ScanRow } from './types.ts';
 
 /**
@@ -58,25 +59,10 @@ export class QueueView {
   }
 
   private toEntry(row: ScanRow): QueueEntry {
-    return {
-      id: row.id,
-      folder: row.folder,
-      status: row.status,
-      priority: row.priority,
-      source: row.source,
-      event: row.event,
-      title: row.title,
-      ids: row.ids ? JSON.parse(row.ids) : {},
-      updateType: row.update_type,
-      requests: row.requests,
-      upgrade: row.upgrade === 1,
-      removal: row.removal === 1,
-      firstAt: row.first_at,
-      lastAt: row.last_at,
-      dueAt: row.due_at,
-      finishedAt: row.finished_at,
-      files: this.stmt.files.all(row.id).map((f) => f.path),
-      deliveries: this.stmt.deliveriesOf.all(row.id),
-    };
+    return toEntry(
+      row,
+      this.stmt.files.all(row.id).map((f) => f.path),
+      this.stmt.deliveriesOf.all(row.id),
+    );
   }
 }

@@ -15,6 +15,7 @@ import { FailureBucket, makeGuards } from './guard.ts';
 import { connectionCap, drainOversizedBody, shedSlowConnections, softFileLimit, TIMEOUTS } from './limits.ts';
 import { redactSecret } from './redact.ts';
 import { isBusy } from '../db/sqlite.ts';
+import { QueueUnavailableError } from '../queue/backend.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -75,7 +76,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
-    if (isBusy(err)) return queueBusy(req, reply);
+    if (isBusy(err)) return queueBusy(req, reply, QUEUE_LOCKED);
+    if (err instanceof QueueUnavailableError) return queueBusy(req, reply, QUEUE_LOST);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) {
       req.log.error({ err, url: redactSecret(req.url, config.SERVER_PASS) }, 'internal error while handling a request');
@@ -94,8 +96,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The queue is checked too: a file locked by another process is reported at once, not waited for.
   app.get('/healthz', { config: { rateLimit: false } }, async (_req, reply) => {
-    if (deps.store.writable()) return { status: 'ok' };
-    return reply.code(503).header('retry-after', String(QUEUE_RETRY_AFTER_S)).send({ status: 'unavailable', queue: QUEUE_LOCKED });
+    if (await deps.store.writable()) return { status: 'ok' };
+    const why = deps.store.shared ? QUEUE_LOST : QUEUE_LOCKED;
+    return reply.code(503).header('retry-after', String(QUEUE_RETRY_AFTER_S)).send({ status: 'unavailable', queue: why });
   });
 
   const guards = makeGuards(config, sendError, new FailureBucket(deps.authFailuresPerMinute));
@@ -147,12 +150,13 @@ export function makeGuard(config: Pick<Config, 'SERVER_PASS' | 'SERVER_AUTH_USER
 
 const QUEUE_RETRY_AFTER_S = 5;
 const QUEUE_LOCKED = 'the queue file is locked by another process';
+const QUEUE_LOST = 'the queue database cannot be reached';
 
 /** 503 with Retry-After: the request was not queued, and a sender that retries loses nothing. */
-function queueBusy(req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  req.log.warn({ client: req.ip }, `${QUEUE_LOCKED}; answered 503`);
+function queueBusy(req: FastifyRequest, reply: FastifyReply, why: string): FastifyReply {
+  req.log.warn({ client: req.ip }, `${why}; answered 503`);
   reply.header('retry-after', String(QUEUE_RETRY_AFTER_S));
-  return sendError(req, reply, 503, `${QUEUE_LOCKED}: nothing was queued, try again in ${QUEUE_RETRY_AFTER_S} s`);
+  return sendError(req, reply, 503, `${why}: nothing was queued, try again in ${QUEUE_RETRY_AFTER_S} s`);
 }
 
 /**

@@ -20,7 +20,7 @@ export async function cmdApi(req: FastifyRequest, reply: FastifyReply, deps: App
   try {
     switch (cmd.toLowerCase()) {
       case 'queue_count':
-        return { queue_count: deps.store.countOpen() };
+        return { queue_count: await deps.store.countOpen() };
       case 'reset_page_token':
         if (!deps.drive?.enabled()) return { error: 'drive monitoring is off (GOOGLE.ENABLED is false), so there is no page token to reset' };
         await deps.drive.resetPageToken();

@@ -8,7 +8,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { HoldStatus } from '../paths/anchors.ts';
 import type { FolderProbe } from '../paths/folder.ts';
 import type { QueueIntake } from '../queue/intake.ts';
-import type { QueueStore } from '../queue/store.ts';
+import type { QueueBackend } from '../queue/backend.ts';
 import type { LibraryRoots } from '../targets/library-roots.ts';
 import type { Guards } from './guard.ts';
 
@@ -17,7 +17,7 @@ export interface AppDeps {
   config: Config;
   log: Logger;
   intake: QueueIntake;
-  store: QueueStore;
+  store: QueueBackend;
   /** Payload recognizers tried in order on POST /<secret>. */
   recognizers: Recognizer[];
   drive?: DriveControl;

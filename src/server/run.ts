@@ -7,6 +7,8 @@ import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { QueueIntake } from '../queue/intake.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import { QueueStore } from '../queue/store.ts';
+import type { QueueBackend } from '../queue/backend.ts';
+import { hostname } from 'node:os';
 import { buildTargets } from '../targets/index.ts';
 import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
 import { PlexTarget } from '../targets/plex/target.ts';
@@ -56,7 +58,7 @@ export interface RelayOptions {
 
 export interface Relay {
   app: FastifyInstance;
-  store: QueueStore;
+  store: QueueBackend;
   scheduler: Scheduler;
   intake: QueueIntake;
   /** Counters other parts (the drive monitor) increment. */
@@ -74,7 +76,7 @@ export const DEFAULT_RECOGNIZERS: Recognizer[] = [recognizeManual, ...ARR_RECOGN
 /** Wires trigger -> queue -> target and starts listening. */
 export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const { config, log } = opts;
-  const store = new QueueStore(opts.queuefile);
+  const store = await openQueue(config, opts.queuefile, log);
   const targets = opts.targets ?? buildTargets(config, log);
   if (targets.length === 0) log.warn('no target is enabled (PLEX_ENABLED false, no JELLYFIN/EMBY): scans will queue but go nowhere');
   // Created before the scheduler it wakes; started (first check) once the scheduler runs.
@@ -83,7 +85,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     ? new MountGuard(config.SERVER_ANCHOR_FILES, log.child({ component: 'mount-guard' }), { ...opts.mountGuard, onRelease: () => wake() })
     : undefined;
   const holdStatus = guard ? () => guard.status() : undefined;
-  const metrics = new Metrics(store.view, { held: holdStatus });
+  const metrics = new Metrics(store.view, { held: holdStatus, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
     ...(guard ? { held: () => guard.held() } : {}),
@@ -103,7 +105,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))
     : undefined;
-  const drive = config.GOOGLE.ENABLED
+  if (config.GOOGLE.ENABLED && !(store instanceof QueueStore)) {
+    await store.close();
+    throw new UserError('drive monitoring (GOOGLE.ENABLED) keeps its page token in the SQLite queue file; it does not work with SERVER_QUEUE_URL yet');
+  }
+  const drive = config.GOOGLE.ENABLED && store instanceof QueueStore
     ? (await import('../triggers/drive/index.ts')).startDriveMonitor({
         inPlex: inPlexCheck?.inPlex,
         config,
@@ -145,11 +151,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     await watcher?.close();
     await drive?.close();
     inPlexCheck?.close();
-    store.close();
+    await store.close();
   });
   wake = () => scheduler.poke();
   guard?.start();
-  scheduler.start();
+  await scheduler.start();
   // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
   void libraries.check([]).catch(() => undefined);
   const address = app.server.address();
@@ -161,7 +167,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   // form and where to find it, so a shared log does not hand out the relay.
   const shown = opts.firstStart ? url : shortSecretUrl(base, config.SERVER_PASS);
   const where = opts.firstStart ? '' : ` (the full secret is SERVER_PASS in ${opts.configPath ?? 'the config file'})`;
-  log.info({ url: shown, port, queuefile: opts.queuefile }, `scan URL: ${shown}${where}`);
+  log.info({ url: shown, port, queue: store.location, ...(store.shared ? { relay: store.shared.relayId } : {}) }, `scan URL: ${shown}${where}`);
   const plex = targets.find((t): t is PlexTarget => t instanceof PlexTarget);
   const setupChecked = plex
     ? plexSetupProblems(config, plex.backend).then(
@@ -189,9 +195,20 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       await watcher?.close();
       await drive?.close();
       await scheduler.stop();
-      store.close();
+      await store.close();
     },
   };
+}
+
+/**
+ * The queue: PostgreSQL when SERVER_QUEUE_URL is set (shared with the other relays that have it; loaded only
+ * then), otherwise the SQLite file. An unreachable database is a one-line error naming the URL without its password.
+ */
+async function openQueue(config: Config, queuefile: string, log: Logger): Promise<QueueBackend> {
+  if (!config.SERVER_QUEUE_URL) return new QueueStore(queuefile);
+  const { PgQueueStore } = await import('../queue/pg/store.ts');
+  const relayId = config.SERVER_RELAY_ID || `${hostname()}:${config.SERVER_PORT || process.pid}`;
+  return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000, log: log.child({ component: 'queue' }) });
 }
 
 /** A busy port is a user's problem, told in one line (exit 2), not a stack trace. */

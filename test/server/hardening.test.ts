@@ -209,7 +209,7 @@ describe('browser hardening (issue 23, item 8)', () => {
   });
 
   test('a POST whose Origin is another site is refused 403 and queues nothing; same-site and no Origin pass', async () => {
-    const before = relay.store.countOpen();
+    const before = await relay.store.countOpen();
     const form = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const body = 'eventType=Manual&filepath=/tv/Show/Season 01/e1.mkv';
     for (const origin of ['http://evil.example', 'null', `http://127.0.0.1:${relay.port + 1}`]) {

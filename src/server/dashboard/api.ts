@@ -45,14 +45,14 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
   app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => {
     const q = parseOr400(pageSchema, dropEmpty(req.query), reply, 'queue query');
     if (!q) return reply;
-    const items = deps.store.view.listOpen(q.limit, q.offset).map(scanView);
-    return { count: deps.store.countOpen(), offset: q.offset, limit: q.limit, items };
+    const items = (await deps.store.view.listOpen(q.limit, q.offset)).map(scanView);
+    return { count: await deps.store.countOpen(), offset: q.offset, limit: q.limit, items };
   });
 
   app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => {
     const q = parseOr400(historyQuerySchema, dropEmpty(req.query), reply, 'history query');
     if (!q) return reply;
-    const items = deps.store.view.listHistory(q).map(scanView);
+    const items = (await deps.store.view.listHistory(q)).map(scanView);
     return { count: items.length, items };
   });
 
@@ -82,9 +82,9 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
   app.post<{ Params: IdParams }>('/api/:secret/queue/:id/retry', opts, async (req, reply) => {
     const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
     if (id === undefined) return reply;
-    const entry = deps.store.view.get(id);
+    const entry = await deps.store.view.get(id);
     if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
-    if (!deps.store.retryNow(id)) return reply.code(409).send({ error: `scan ${id} is ${entry.status}: only pending, active or failed scans can be retried` });
+    if (!(await deps.store.retryNow(id))) return reply.code(409).send({ error: `scan ${id} is ${entry.status}: only pending, active or failed scans can be retried` });
     deps.onQueued?.();
     req.log.info({ client: req.ip, scan: id, folder: entry.folder }, 'scan retry requested');
     return { id, status: 'retrying' };
@@ -93,9 +93,9 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
   app.delete<{ Params: IdParams }>('/api/:secret/queue/:id', opts, async (req, reply) => {
     const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
     if (id === undefined) return reply;
-    const entry = deps.store.view.get(id);
+    const entry = await deps.store.view.get(id);
     if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
-    if (!deps.store.cancel(id)) {
+    if (!(await deps.store.cancel(id))) {
       const why = entry.status === 'done' || entry.status === 'failed' ? `it is ${entry.status}` : 'a delivery is in flight right now';
       return reply.code(409).send({ error: `scan ${id} cannot be deleted: ${why}` });
     }

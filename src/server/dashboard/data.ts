@@ -168,7 +168,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
     );
   return async (): Promise<StatusView> => {
     if (!cached || Date.now() - cached.at > maxAgeMs) cached = { at: Date.now(), value: reachability(deps.targets ?? []) };
-    const counts = deps.store.view.counts();
+    const counts = await deps.store.view.counts();
     const hold = deps.holdStatus?.();
     return {
       targets: await cached.value,

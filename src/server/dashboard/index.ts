@@ -32,12 +32,12 @@ export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): P
   };
   const parts = async (filter: HistoryQuery): Promise<PageParts> => {
     const now = Date.now();
-    const open = deps.store.view.listOpen().map(scanView);
+    const open = (await deps.store.view.listOpen()).map(scanView);
     return {
       status: renderStatus(await status(), now),
       queue: renderQueue(open, now),
       queueCount: open.length,
-      history: renderHistory(deps.store.view.listHistory(filter).map(scanView), now),
+      history: renderHistory((await deps.store.view.listHistory(filter)).map(scanView), now),
     };
   };
 

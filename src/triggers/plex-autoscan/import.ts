@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
-import type { QueueStore } from '../../queue/store.ts';
+import type { QueueBackend } from '../../queue/backend.ts';
 import { readPlexAutoscanQueue, requestsFromQueue } from './queue-db.ts';
 
 /** Queue meta key recording which plex_autoscan queue file was taken over, and when (JSON). */
@@ -22,10 +22,10 @@ export interface QueueImportResult {
  * Takes plex_autoscan's pending scans into scanrelay's queue, with the import marker in the same
  * transaction. plex_autoscan's file is only read. A file imported before is left alone unless `replace`.
  */
-export async function importPlexAutoscanQueue(opts: { file: string; config: Config; store: QueueStore; intake: QueueIntake; replace?: boolean }): Promise<QueueImportResult | undefined> {
+export async function importPlexAutoscanQueue(opts: { file: string; config: Config; store: QueueBackend; intake: QueueIntake; replace?: boolean }): Promise<QueueImportResult | undefined> {
   const rows = readPlexAutoscanQueue(opts.file);
   if (!rows) return undefined;
-  const before = opts.store.meta.get(QUEUE_IMPORT_KEY);
+  const before = await opts.store.meta.get(QUEUE_IMPORT_KEY);
   if (before && !opts.replace) {
     const prior = JSON.parse(before) as { file?: string; at?: string };
     if (prior.file === opts.file) return { file: opts.file, rows: rows.length, queued: 0, skipped: [], already: prior.at ?? 'before' };
@@ -45,8 +45,8 @@ export function describeQueueImport(r: QueueImportResult): string {
  * At server start: when scanrelay's own queue file also holds plex_autoscan's queue table (both
  * programs default to queue.db) and it was never taken over, its pending scans are queued once.
  */
-export async function importQueueAtStart(opts: { queuefile: string; config: Config; store: QueueStore; intake: QueueIntake; log: Logger }): Promise<void> {
-  if (opts.store.meta.get(QUEUE_IMPORT_KEY)) return;
+export async function importQueueAtStart(opts: { queuefile: string; config: Config; store: QueueBackend; intake: QueueIntake; log: Logger }): Promise<void> {
+  if (await opts.store.meta.get(QUEUE_IMPORT_KEY)) return;
   try {
     const result = await importPlexAutoscanQueue({ file: opts.queuefile, config: opts.config, store: opts.store, intake: opts.intake });
     if (result) opts.log.info({ ...result }, describeQueueImport(result));

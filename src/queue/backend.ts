@@ -1,0 +1,91 @@
+import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
+import type { DeliveryRow, EnqueueResult, HistoryFilter, QueueEntry, Timing } from './types.ts';
+
+/** A value now (SQLite) or later (PostgreSQL): callers await either. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** The dashboard's reads: counts, one scan, the open ones, the history. */
+export interface QueueReads {
+  counts(): Awaitable<Record<string, number>>;
+  get(id: number): Awaitable<QueueEntry | undefined>;
+  listOpen(limit?: number, offset?: number): Awaitable<QueueEntry[]>;
+  listHistory(filter?: HistoryFilter): Awaitable<QueueEntry[]>;
+}
+
+/** Small named values kept beside the queue (page tokens, what was imported). */
+export interface QueueMetaStore {
+  get(key: string): Awaitable<string | undefined>;
+  /** Sets a value; null clears it. */
+  set(key: string, value: string | null): Awaitable<void>;
+}
+
+export interface Claimed {
+  item: ScanItem;
+  target: string;
+}
+
+/**
+ * What several relays sharing one queue need beyond the queue itself (PostgreSQL). Absent for SQLite, where
+ * one process owns the queue file.
+ */
+export interface SharedQueue {
+  /** This relay's name, stored with each delivery it claims. */
+  readonly relayId: string;
+  /** How often the scheduler looks anyway, in case a wake-up was missed. */
+  readonly pollMs: number;
+  /**
+   * Takes a serial target's one-at-a-time turn across relays (true) or finds another relay holding it
+   * (false). Held until releaseTurn, or until this relay's connection dies.
+   */
+  takeTurn(target: string): Promise<boolean>;
+  releaseTurn(target: string): Promise<void>;
+  /** Called when another relay queued, finished or released something. */
+  onWake(listener: () => void): void;
+}
+
+/**
+ * The queue store as the scheduler, the intake and the server use it. SQLite (QueueStore) answers
+ * synchronously, PostgreSQL (PgQueueStore) with promises; callers await both and never ask which it is.
+ */
+export interface QueueBackend {
+  readonly view: QueueReads;
+  readonly meta: QueueMetaStore;
+  /** Present when several relays share this queue. */
+  readonly shared?: SharedQueue;
+  /** Where the queue is, for logs (a file, or a URL without its password). */
+  readonly location: string;
+  enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now?: number, meta?: Readonly<Record<string, string | null>>): Awaitable<EnqueueResult[]>;
+  activateDue(targets: readonly string[], now?: number, limit?: number): Awaitable<number>;
+  claimDeliveries(limit: number, now?: number, target?: string): Awaitable<Claimed[]>;
+  completeDelivery(
+    scanId: number,
+    target: string,
+    result: { status: 'done' | 'failed'; error?: string; detail?: string },
+    now?: number,
+  ): Awaitable<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }>;
+  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt?: boolean, fileChecks?: number): Awaitable<void>;
+  setDeliveryDetail(scanId: number, target: string, detail: string): Awaitable<void>;
+  recoverInFlight(): Awaitable<number>;
+  failUnknownTargets(targets: readonly string[], now?: number): Awaitable<number>;
+  nextWakeAt(targets?: readonly string[]): Awaitable<number | undefined>;
+  countOpen(): Awaitable<number>;
+  pruneHistory(keep: number): Awaitable<number>;
+  cancel(id: number): Awaitable<boolean>;
+  retryNow(id: number, now?: number): Awaitable<boolean>;
+  /** Whether a write could start now (the health check). */
+  writable(): Awaitable<boolean>;
+  close(): Awaitable<void>;
+}
+
+/**
+ * The queue's database cannot be reached (PostgreSQL down, the network lost). Nothing was queued: the
+ * server answers 503 with Retry-After, so a sender that retries loses nothing.
+ */
+export class QueueUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'QueueUnavailableError';
+  }
+}
+
+export type { DeliveryRow };

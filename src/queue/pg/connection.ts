@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { UserError } from '../../config/errors.ts';
+import { QueueUnavailableError } from '../backend.ts';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Advisory lock keys (one 64-bit space per database): migrations, and the enqueue/activate section. */
+export const MIGRATE_LOCK = 0x5c4e_0001;
+export const QUEUE_LOCK = 0x5c4e_0002;
+
+/** BIGINT (times in ms, ids, counts) as numbers: every value the queue keeps fits in 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** The URL as it may be shown: the password replaced by ***. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
+/** Connection settings: short timeouts, so that a lost database turns into a quick 503, not a hung request. */
+export function clientConfig(url: string, application: string): pg.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: 3000,
+    query_timeout: 10_000,
+    keepAlive: true,
+    application_name: application,
+    types,
+  };
+}
+
+/** SQLSTATE classes that mean the server went away, not that a statement was wrong. */
+const LOST_CLASSES = ['08', '57', '53'];
+
+/** Whether an error means the database cannot be reached (as opposed to a bad statement). */
+export function isConnectionError(err: unknown): boolean {
+  if (err instanceof QueueUnavailableError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return LOST_CLASSES.includes(code.slice(0, 2));
+  // Node socket errors (ECONNREFUSED, ECONNRESET, ...), pg's own "Connection terminated", timeouts.
+  const message = (err as Error | null)?.message ?? '';
+  return typeof code === 'string' || /connection|timeout|terminated|not queryable/i.test(message);
+}
+
+/** Rethrows a lost connection as QueueUnavailableError naming the URL (without password). */
+export function unavailable(err: unknown, url: string): unknown {
+  if (!isConnectionError(err) || err instanceof QueueUnavailableError) return err;
+  return new QueueUnavailableError(`the queue database ${redactUrl(url)} cannot be reached: ${(err as Error).message}`, { cause: err });
+}
+
+/**
+ * Connects once (a clear error when PostgreSQL is unreachable at start) and runs the migrations in
+ * ./migrations in order, each once, under an advisory lock so that relays starting together do not race.
+ */
+export async function connectAndMigrate(url: string, application: string): Promise<void> {
+  const client = new pg.Client(clientConfig(url, application));
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw new UserError(`cannot reach the queue database at ${redactUrl(url)} (SERVER_QUEUE_URL): ${(err as Error).message || String(err)}`);
+  }
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const files = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => /^\d+_.*\.sql$/.test(f))
+      .sort();
+    for (const file of files) {
+      const version = Number.parseInt(file, 10);
+      if (applied.has(version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(readFileSync(join(MIGRATIONS_DIR, file), 'utf8'));
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    }
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATE_LOCK]);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

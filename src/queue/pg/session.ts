@@ -1,0 +1,117 @@
+import pg from 'pg';
+import type { Logger } from '../../log.ts';
+import { clientConfig } from './connection.ts';
+
+export const WAKE_CHANNEL = 'scanrelay_queue';
+
+/**
+ * This relay's one long-lived connection: it listens for the other relays' wake-ups (LISTEN/NOTIFY) and
+ * holds the serial targets' turns as session-level advisory locks, which PostgreSQL drops when the
+ * connection dies, so a relay killed in the middle of a Plex scan never blocks the others. When the
+ * connection is lost it is opened again (with backoff); the turns it held are gone with it.
+ */
+export class QueueSession {
+  private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client | undefined> | undefined;
+  private readonly held = new Set<string>();
+  private readonly listeners: Array<() => void> = [];
+  private closed = false;
+  private retryMs = 500;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly application: string,
+    private readonly log?: Logger,
+  ) {}
+
+  onWake(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Opens the connection (or waits for the one being opened). Undefined while PostgreSQL is unreachable. */
+  async open(): Promise<pg.Client | undefined> {
+    if (this.client || this.closed) return this.client;
+    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async connect(): Promise<pg.Client | undefined> {
+    const client = new pg.Client(clientConfig(this.url, this.application));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    client.on('notification', () => {
+      for (const l of this.listeners) l();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${WAKE_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      this.reconnectLater(err as Error);
+      return undefined;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return undefined;
+    }
+    this.retryMs = 500;
+    this.client = client;
+    // Whatever happened while the connection was down is looked at now.
+    for (const l of this.listeners) l();
+    return client;
+  }
+
+  private lost(client: pg.Client, err?: Error): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.held.size) this.log?.warn({ targets: [...this.held] }, 'the queue database connection was lost: the one-at-a-time turns it held are released');
+    this.held.clear();
+    if (!this.closed) this.reconnectLater(err);
+  }
+
+  private reconnectLater(err?: Error): void {
+    if (this.closed || this.timer) return;
+    this.log?.warn({ err: err?.message, retryInMs: this.retryMs }, 'the queue database connection is down; reconnecting');
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.open();
+    }, this.retryMs);
+    this.timer.unref?.();
+    this.retryMs = Math.min(this.retryMs * 2, 10_000);
+  }
+
+  /** Takes the turn of `target` across relays; false when another relay holds it or the database is down. */
+  async takeTurn(target: string): Promise<boolean> {
+    if (this.held.has(target)) return true;
+    const client = await this.open();
+    if (!client) return false;
+    try {
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('scanrelay.turn'), hashtext($1)) AS ok`, [target]);
+      if (rows[0]?.ok && this.client === client) this.held.add(target);
+      return rows[0]?.ok === true && this.client === client;
+    } catch {
+      return false;
+    }
+  }
+
+  async releaseTurn(target: string): Promise<void> {
+    if (!this.held.delete(target)) return;
+    const client = this.client;
+    if (!client) return;
+    try {
+      await client.query(`SELECT pg_advisory_unlock(hashtext('scanrelay.turn'), hashtext($1))`, [target]);
+      await client.query(`SELECT pg_notify($1, 'turn')`, [WAKE_CHANNEL]);
+    } catch {
+      // The connection is gone, and the lock with it.
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

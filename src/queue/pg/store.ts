@@ -1,0 +1,452 @@
+import pg from 'pg';
+import type { NormalizedScanRequest, Source, UpdateType } from '../../core/scan.ts';
+import type { Logger } from '../../log.ts';
+import { relativeTo } from '../../paths/mapping.ts';
+import type { Claimed, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
+import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
+import { toEntry, toItem } from '../rows.ts';
+import type { DeliveryRow, EnqueueResult, HistoryFilter, PartRow, QueueEntry, ScanRow, Timing } from '../types.ts';
+import { clientConfig, connectAndMigrate, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { QueueSession, WAKE_CHANNEL } from './session.ts';
+
+export interface PgQueueOptions {
+  url: string;
+  /** This relay's name, stored with the deliveries it claims (default: host:port). */
+  relayId: string;
+  /** How long a claim holds before another relay may take it again; renewed while the delivery runs. */
+  leaseMs?: number;
+  /** The slow safety-net poll. */
+  pollMs?: number;
+  log?: Logger;
+}
+
+type Db = Pick<pg.ClientBase, 'query'>;
+
+/**
+ * The queue in PostgreSQL, shared by every relay with the same SERVER_QUEUE_URL. The same tables and rules as
+ * the SQLite store (EnqueueBatch is shared); what differs is how relays stay out of each other's way:
+ * - enqueue and activation run under one transaction-level advisory lock (as SQLite's write lock), so a
+ *   request merges into the one pending scan of its folder whichever relay took it;
+ * - deliveries are claimed with FOR UPDATE SKIP LOCKED; a claim names the relay and holds a lease, renewed
+ *   while the delivery runs, so a dead relay's claims are taken again once the lease runs out;
+ * - a serial target's turn is a session-level advisory lock (QueueSession), dropped with a dead relay's connection;
+ * - each change is announced with NOTIFY, and every relay also looks every `pollMs`.
+ */
+export class PgQueueStore implements QueueBackend {
+  readonly location: string;
+  readonly view: QueueReads;
+  readonly meta: QueueMetaStore;
+  readonly shared: SharedQueue;
+  private readonly pool: pg.Pool;
+  private readonly session: QueueSession;
+  private readonly leaseMs: number;
+  private readonly renewTimer: NodeJS.Timeout;
+
+  /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
+  static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
+    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`);
+    const store = new PgQueueStore(opts);
+    await store.session.open();
+    return store;
+  }
+
+  private constructor(private readonly opts: PgQueueOptions) {
+    this.location = redactUrl(opts.url);
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: 6, idleTimeoutMillis: 30_000 });
+    // An idle pooled connection that breaks is dropped by the pool; the next query opens a new one.
+    this.pool.on('error', (err) => opts.log?.debug({ err: err.message }, 'an idle queue database connection closed'));
+    this.session = new QueueSession(opts.url, `scanrelay ${opts.relayId} (session)`, opts.log);
+    const session = this.session;
+    this.shared = {
+      relayId: opts.relayId,
+      pollMs: opts.pollMs ?? 5000,
+      takeTurn: (t) => session.takeTurn(t),
+      releaseTurn: (t) => session.releaseTurn(t),
+      onWake: (l) => session.onWake(l),
+    };
+    this.view = {
+      counts: () => this.counts(),
+      get: (id) => this.get(id),
+      listOpen: (limit, offset) => this.listOpen(limit, offset),
+      listHistory: (filter) => this.listHistory(filter),
+    };
+    this.meta = {
+      get: async (key) => (await this.q<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [key])).rows[0]?.value ?? undefined,
+      set: async (key, value) => void (await this.q(SET_META, [key, value])),
+    };
+    // Claims of deliveries still running are renewed well before they run out.
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(200, Math.floor(this.leaseMs / 3)));
+    this.renewTimer.unref?.();
+  }
+
+  /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
+  private async q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (err) {
+      throw unavailable(err, this.opts.url);
+    }
+  }
+
+  /** A transaction on one connection. `locked`: under the queue's advisory lock (enqueue and activation). */
+  private async tx<T>(body: (db: Db) => Promise<T>, locked = false): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err, this.opts.url);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      if (locked) await client.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_LOCK]);
+      const out = await body(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw unavailable(err, this.opts.url);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private io(db: Db): EnqueueIO {
+    return {
+      pendingIn: async (folders) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE status = 'pending' AND folder = ANY($1::text[])`, [folders])).rows,
+      pendingBelow: async (low, high) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE status = 'pending' AND folder >= $1 AND folder < $2`, [low, high])).rows,
+      insert: async (s) =>
+        (
+          await db.query<{ id: number }>(
+            `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at)
+             VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+            [s.folder, s.priority, s.source, s.event, s.title, s.ids, s.updateType, s.requests, s.upgrade, s.firstAt, s.lastAt, s.dueAt],
+          )
+        ).rows[0]!.id,
+      merge: async (s) =>
+        void (await db.query(
+          `UPDATE scans SET requests = $2, priority = $3, last_at = $4, first_at = $5, due_at = $6, update_type = $7, upgrade = $8,
+             title = coalesce($9, title), ids = coalesce($10, ids), event = $11, source = $12 WHERE id = $1`,
+          [s.id, s.requests, s.priority, s.lastAt, s.firstAt, s.dueAt, s.updateType, s.upgrade, s.title, s.ids, s.event, s.source],
+        )),
+      addFiles: async (id, files) =>
+        void (await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [id, files])),
+      absorb: async (to, from) => {
+        await db.query(`UPDATE scan_parts SET scan_id = $1 WHERE scan_id = $2`, [to, from]);
+        await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, path FROM scan_files WHERE scan_id = $2 ON CONFLICT DO NOTHING`, [to, from]);
+        await db.query(`DELETE FROM scan_files WHERE scan_id = $1`, [from]);
+        await db.query(`DELETE FROM scans WHERE id = $1`, [from]);
+      },
+      addPart: async (p) =>
+        void (await db.query(
+          `INSERT INTO scan_parts (scan_id, folder, priority, source, event, title, ids, update_type, upgrade, requests, first_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (scan_id, folder) DO UPDATE SET requests = scan_parts.requests + excluded.requests,
+             priority = least(scan_parts.priority, excluded.priority), upgrade = greatest(scan_parts.upgrade, excluded.upgrade),
+             first_at = least(scan_parts.first_at, excluded.first_at), source = excluded.source, event = excluded.event,
+             update_type = CASE WHEN scan_parts.update_type = excluded.update_type THEN scan_parts.update_type ELSE 'Modified' END,
+             title = coalesce(excluded.title, scan_parts.title), ids = coalesce(excluded.ids, scan_parts.ids)`,
+          [p.scanId, p.folder, p.priority, p.source, p.event, p.title, p.ids, p.updateType, p.upgrade, p.requests, p.firstAt],
+        )),
+    };
+  }
+
+  async enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now(), meta: Readonly<Record<string, string | null>> = {}): Promise<EnqueueResult[]> {
+    return this.tx(async (db) => {
+      const results = await runAsync(new EnqueueBatch(timing, now).addAll(requests), this.io(db));
+      for (const [key, value] of Object.entries(meta)) await db.query(SET_META, [key, value]);
+      // Delivered at commit: the other relays look at the queue once this is visible to them.
+      if (results.length) await db.query(`SELECT pg_notify($1, 'queued')`, [WAKE_CHANNEL]);
+      return results;
+    }, true);
+  }
+
+  async activateDue(targets: readonly string[], now = Date.now(), limit = 1000): Promise<number> {
+    // Most looks find nothing due: no lock for those.
+    const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
+    if (!due.rows[0]?.n) return 0;
+    return this.tx(async (db) => {
+      const { rows } = await db.query<{ id: number }>(
+        `UPDATE scans SET status = 'active' WHERE id IN (
+           SELECT id FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY priority, due_at, id LIMIT $2) RETURNING id`,
+        [now, limit],
+      );
+      if (rows.length && targets.length) {
+        await db.query(
+          `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
+           SELECT s.id, t, 'waiting', 0, $1, s.priority FROM scans s CROSS JOIN unnest($3::text[]) AS t WHERE s.id = ANY($2::bigint[])
+           ON CONFLICT DO NOTHING`,
+          [now, rows.map((r) => r.id), targets],
+        );
+      }
+      return rows.length;
+    }, true);
+  }
+
+  async claimDeliveries(limit: number, now = Date.now(), target?: string): Promise<Claimed[]> {
+    if (limit <= 0) return [];
+    if (target === undefined) {
+      const out: Claimed[] = [];
+      const targets = (await this.q<{ target: string }>(`SELECT DISTINCT target FROM deliveries WHERE status IN ('waiting', 'sending')`)).rows;
+      for (const t of targets) out.push(...(await this.claimDeliveries(limit - out.length, now, t.target)));
+      return out;
+    }
+    const claimed = await this.tx(async (db) => {
+      // A waiting delivery that is due, or one whose claim ran out (its relay stopped renewing: it died).
+      const { rows } = await db.query<DeliveryRow>(
+        `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, relay = $3, lease_until = $4
+         FROM (SELECT scan_id, target FROM deliveries
+               WHERE target = $1 AND ((status = 'waiting' AND next_at <= $2) OR (status = 'sending' AND lease_until < $2))
+               ORDER BY priority, next_at, scan_id LIMIT $5 FOR UPDATE SKIP LOCKED) c
+         WHERE d.scan_id = c.scan_id AND d.target = c.target
+         RETURNING d.*`,
+        [target, now, this.opts.relayId, now + this.leaseMs, limit],
+      );
+      return rows;
+    });
+    if (!claimed.length) return [];
+    const ids = claimed.map((d) => d.scan_id);
+    const scans = new Map((await this.q<ScanRow>(`SELECT * FROM scans WHERE id = ANY($1::bigint[])`, [ids])).rows.map((r) => [r.id, r]));
+    const files = await this.filesOf(ids);
+    return claimed
+      .sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.scan_id - b.scan_id)
+      .filter((d) => scans.has(d.scan_id))
+      .map((d) => ({ item: toItem(scans.get(d.scan_id)!, files.get(d.scan_id) ?? [], d.attempts, d.file_checks), target: d.target }));
+  }
+
+  private async filesOf(ids: number[]): Promise<Map<number, string[]>> {
+    const out = new Map<number, string[]>();
+    if (!ids.length) return out;
+    const { rows } = await this.q<{ scan_id: number; path: string }>(`SELECT scan_id, path FROM scan_files WHERE scan_id = ANY($1::bigint[]) ORDER BY path COLLATE "C"`, [ids]);
+    for (const r of rows) {
+      let list = out.get(r.scan_id);
+      if (!list) out.set(r.scan_id, (list = []));
+      list.push(r.path);
+    }
+    return out;
+  }
+
+  /** Keeps this relay's running claims from running out. */
+  private async renewLeases(): Promise<void> {
+    try {
+      await this.pool.query(`UPDATE deliveries SET lease_until = $2 WHERE status = 'sending' AND relay = $1`, [this.opts.relayId, Date.now() + this.leaseMs]);
+    } catch {
+      // Down: the next renewal tries again; past the lease another relay may send it again (at least once).
+    }
+  }
+
+  async completeDelivery(
+    scanId: number,
+    target: string,
+    result: { status: 'done' | 'failed'; error?: string; detail?: string },
+    now = Date.now(),
+  ): Promise<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }> {
+    const out = await this.tx(async (db) => {
+      await db.query(
+        `UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2`,
+        [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
+      );
+      const { rows } = await db.query<{ open: number; failed: number }>(
+        `SELECT count(*) FILTER (WHERE status IN ('waiting', 'sending')) AS open, count(*) FILTER (WHERE status = 'failed') AS failed FROM deliveries WHERE scan_id = $1`,
+        [scanId],
+      );
+      if (rows[0]!.open) return { scanFinished: undefined };
+      const status: 'done' | 'failed' = rows[0]!.failed ? 'failed' : 'done';
+      await db.query(`UPDATE scans SET status = $1, finished_at = $2 WHERE id = $3`, [status, now, scanId]);
+      const requeued = status === 'failed' ? await this.requeueParts(db, scanId, now) : [];
+      await db.query(`DELETE FROM scan_parts WHERE scan_id = $1`, [scanId]);
+      return requeued.length ? { scanFinished: status, requeued } : { scanFinished: status };
+    }, true);
+    await this.notify('finished');
+    return out;
+  }
+
+  /** Queues the parts of a failed scan again, due now, with the files of theirs it held (as the SQLite store). */
+  private async requeueParts(db: Db, scanId: number, now: number): Promise<string[]> {
+    const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
+    if (parts.length === 0) return [];
+    const files = (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
+    const requests = parts.map((p) => ({
+      folder: p.folder,
+      files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
+      source: p.source as Source,
+      event: p.event,
+      title: p.title ?? undefined,
+      ids: p.ids ? JSON.parse(p.ids) : undefined,
+      updateType: p.update_type as UpdateType,
+      priority: p.priority,
+    }));
+    const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), this.io(db));
+    for (const [i, p] of parts.entries()) {
+      await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [
+        p.upgrade,
+        p.requests,
+        p.first_at,
+        results[i]!.id,
+      ]);
+    }
+    return parts.map((p) => p.folder);
+  }
+
+  async retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): Promise<void> {
+    await this.q(
+      `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
+       WHERE scan_id = $1 AND target = $2`,
+      [scanId, target, error, nextAt, countsAsAttempt ? 0 : 1, fileChecks ?? null],
+    );
+    await this.notify('retry');
+  }
+
+  async setDeliveryDetail(scanId: number, target: string, detail: string): Promise<void> {
+    await this.q(`UPDATE deliveries SET detail = $3 WHERE scan_id = $1 AND target = $2`, [scanId, target, detail]);
+  }
+
+  /** This relay's own claims from before a restart are sent again at once; other relays' claims are theirs. */
+  async recoverInFlight(): Promise<number> {
+    return (await this.q(`UPDATE deliveries SET status = 'waiting', lease_until = NULL WHERE status = 'sending' AND relay = $1`, [this.opts.relayId])).rowCount ?? 0;
+  }
+
+  /**
+   * Several relays may list different targets, so a target this relay lacks is not "no longer configured":
+   * its deliveries are left to the relays that have it. Active scans with no delivery at all get this relay's.
+   */
+  async failUnknownTargets(targets: readonly string[], now = Date.now()): Promise<number> {
+    if (!targets.length) return 0;
+    await this.tx(async (db) => {
+      await db.query(
+        `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
+         SELECT s.id, t, 'waiting', 0, $1, s.priority FROM scans s CROSS JOIN unnest($2::text[]) AS t
+         WHERE s.status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ON CONFLICT DO NOTHING`,
+        [now, targets],
+      );
+    }, true);
+    return 0;
+  }
+
+  async nextWakeAt(targets?: readonly string[]): Promise<number | undefined> {
+    const list = targets ? [...targets] : null;
+    const { rows } = await this.q<{ due: number | null; next: number | null; lease: number | null }>(
+      `SELECT (SELECT min(due_at) FROM scans WHERE status = 'pending') AS due,
+              (SELECT min(next_at) FROM deliveries WHERE status = 'waiting' AND ($1::text[] IS NULL OR target = ANY($1::text[]))) AS next,
+              (SELECT min(lease_until) FROM deliveries WHERE status = 'sending' AND relay IS DISTINCT FROM $2
+                 AND ($1::text[] IS NULL OR target = ANY($1::text[]))) AS lease`,
+      [list, this.opts.relayId],
+    );
+    const times = [rows[0]?.due, rows[0]?.next, rows[0]?.lease].filter((t): t is number => typeof t === 'number');
+    return times.length ? Math.min(...times) : undefined;
+  }
+
+  async countOpen(): Promise<number> {
+    return (await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status IN ('pending', 'active')`)).rows[0]!.n;
+  }
+
+  async pruneHistory(keep: number): Promise<number> {
+    return this.tx(async (db) => {
+      const { rows } = await db.query<{ id: number }>(`SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC OFFSET $1`, [keep]);
+      const ids = rows.map((r) => r.id);
+      if (ids.length) await this.deleteScans(db, ids);
+      return ids.length;
+    });
+  }
+
+  private async deleteScans(db: Db, ids: number[]): Promise<void> {
+    for (const table of ['scan_parts', 'scan_files', 'deliveries']) await db.query(`DELETE FROM ${table} WHERE scan_id = ANY($1::bigint[])`, [ids]);
+    await db.query(`DELETE FROM scans WHERE id = ANY($1::bigint[])`, [ids]);
+  }
+
+  async cancel(id: number): Promise<boolean> {
+    return this.tx(async (db) => {
+      const row = (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0];
+      if (!row || (row.status !== 'pending' && row.status !== 'active')) return false;
+      const sending = await db.query(`SELECT 1 FROM deliveries WHERE scan_id = $1 AND status = 'sending'`, [id]);
+      if (sending.rowCount) return false;
+      await this.deleteScans(db, [id]);
+      return true;
+    }, true);
+  }
+
+  async retryNow(id: number, now = Date.now()): Promise<boolean> {
+    const ok = await this.tx(async (db) => {
+      const row = (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0];
+      if (!row) return false;
+      if (row.status === 'pending') {
+        await db.query(`UPDATE scans SET due_at = $1 WHERE id = $2`, [now, id]);
+        return true;
+      }
+      if (row.status === 'active' || row.status === 'failed') {
+        await db.query(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = $1`, [id]);
+        await db.query(`UPDATE deliveries SET status = 'waiting', next_at = $1, finished_at = NULL WHERE scan_id = $2 AND status IN ('waiting', 'failed')`, [now, id]);
+        return true;
+      }
+      return false;
+    }, true);
+    if (ok) await this.notify('retry');
+    return ok;
+  }
+
+  async writable(): Promise<boolean> {
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async notify(why: string): Promise<void> {
+    await this.pool.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, why]).catch(() => undefined);
+  }
+
+  private async counts(): Promise<Record<string, number>> {
+    const out: Record<string, number> = { pending: 0, active: 0, done: 0, failed: 0 };
+    for (const r of (await this.q<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`)).rows) out[r.status] = r.n;
+    return out;
+  }
+
+  private async entries(rows: ScanRow[]): Promise<QueueEntry[]> {
+    const ids = rows.map((r) => r.id);
+    const files = await this.filesOf(ids);
+    const deliveries = new Map<number, DeliveryRow[]>();
+    if (ids.length) {
+      for (const d of (await this.q<DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ANY($1::bigint[]) ORDER BY target`, [ids])).rows) {
+        let list = deliveries.get(d.scan_id);
+        if (!list) deliveries.set(d.scan_id, (list = []));
+        list.push(d);
+      }
+    }
+    return rows.map((r) => toEntry(r, files.get(r.id) ?? [], deliveries.get(r.id) ?? []));
+  }
+
+  private async get(id: number): Promise<QueueEntry | undefined> {
+    const rows = (await this.q<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows;
+    return (await this.entries(rows))[0];
+  }
+
+  private async listOpen(limit = 500, offset = 0): Promise<QueueEntry[]> {
+    const { rows } = await this.q<ScanRow>(
+      `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    );
+    return this.entries(rows);
+  }
+
+  private async listHistory(filter: HistoryFilter = {}): Promise<QueueEntry[]> {
+    const where = [`status IN ('done', 'failed')`];
+    const params: Array<string | number> = [];
+    if (filter.status) where.push(`status = $${params.push(filter.status)}`);
+    if (filter.source) where.push(`source = $${params.push(filter.source)}`);
+    if (filter.text) where.push(`strpos(lower(folder), lower($${params.push(filter.text)})) > 0`);
+    const limit = `$${params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000))}`;
+    const { rows } = await this.q<ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ${limit}`, params);
+    return this.entries(rows);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.renewTimer);
+    await this.session.close();
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+const SET_META = `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;

@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
+import type { QueueBackend } from '../../src/queue/backend.ts';
+import { PgQueueStore } from '../../src/queue/pg/store.ts';
+import { QueueStore } from '../../src/queue/store.ts';
+import type { QueueEntry } from '../../src/queue/types.ts';
+import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+
+// The queue's behaviour, run against both stores: SQLite (one relay's file) and PostgreSQL (shared by relays).
+// The rules (merging, absorbing, library roots, debounce and cap, priorities, requeue of a failed scan's parts)
+// are EnqueueBatch's for both; what each store adds is SQL, and these tests hold both to the same answers.
+
+const timing = { delayMs: 10_000, maxMs: 30_000 };
+const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });
+
+let cluster: PgCluster;
+const opened: QueueBackend[] = [];
+
+before(async () => {
+  cluster = await startPgCluster();
+});
+after(async () => {
+  for (const s of opened) await s.close();
+  cluster?.destroy();
+});
+
+type Open = () => Promise<QueueBackend>;
+const STORES: Array<[string, Open]> = [
+  ['SQLite', async () => new QueueStore(':memory:')],
+  [
+    'PostgreSQL',
+    async () => {
+      const s = await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'relay-a' });
+      opened.push(s);
+      return s;
+    },
+  ],
+];
+
+/** What a user sees of the open queue, without the ids each store hands out. */
+async function openQueue(s: QueueBackend): Promise<Array<Pick<QueueEntry, 'folder' | 'requests' | 'priority' | 'dueAt' | 'firstAt' | 'files' | 'updateType' | 'upgrade'>>> {
+  return (await s.view.listOpen()).map(({ folder, requests, priority, dueAt, firstAt, files, updateType, upgrade }) => ({ folder, requests, priority, dueAt, firstAt, files, updateType, upgrade }));
+}
+
+for (const [name, open] of STORES) {
+  describe(`queue behaviour on ${name}`, () => {
+    test('requests for one folder while it is pending become one scan, with every file', async () => {
+      const s = await open();
+      const results = await s.enqueueMany([req('/data/TV/Dark'), req('/data/TV/Dark'), req('/data/TV/Dark', { files: ['/data/TV/Dark/e1.mkv'] })], timing, 1000);
+      assert.deepEqual(results.map((r) => r.status), ['queued', 'merged', 'merged']);
+      assert.equal(await s.countOpen(), 1);
+      const entry = (await s.view.get(results[0]!.id))!;
+      assert.equal(entry.requests, 3);
+      assert.deepEqual(entry.files, ['/data/TV/Dark/e1.mkv']);
+    });
+
+    test('a pending parent absorbs its children, and a new parent takes over pending children', async () => {
+      const s = await open();
+      await s.enqueueMany([req('/data/TV/Dark/Season 01'), req('/data/TV/Dark/Season 02', { priority: 3 })], timing, 1000);
+      const [r] = await s.enqueueMany([req('/data/TV/Dark', { priority: 5 })], timing, 2000);
+      assert.equal(r!.status, 'merged');
+      const entry = (await s.view.get(r!.id))!;
+      assert.equal(entry.folder, '/data/TV/Dark');
+      assert.equal(entry.requests, 3);
+      assert.equal(entry.priority, 0, 'the most urgent (lowest) priority of the merged requests wins');
+      assert.equal(entry.firstAt, 1000, 'the earliest request keeps counting towards the cap');
+      const [below] = await s.enqueueMany([req('/data/TV/Dark/Season 03')], timing, 3000);
+      assert.equal(below!.folder, '/data/TV/Dark');
+      const [sibling] = await s.enqueueMany([req('/data/TV/Darkness')], timing, 3000);
+      assert.equal(sibling!.status, 'queued', 'a folder whose name only starts the same is not below');
+      assert.equal(await s.countOpen(), 2);
+    });
+
+    test('nothing merges across a library root', async () => {
+      const s = await open();
+      const t = { delayMs: 60_000, maxMs: 0, roots: ['/data/Movies', '/data/TV', '/data/TV/Anime'] };
+      await s.enqueueMany([req('/data/TV/Dark/Season 01'), req('/data/Movies/Heat'), req('/data/TV/Anime/Show')], t, 1000);
+      const [above] = await s.enqueueMany([req('/data')], t, 2000);
+      assert.equal(above!.status, 'queued');
+      await s.enqueueMany([req('/data/TV')], t, 3000);
+      assert.deepEqual((await openQueue(s)).map((e) => e.folder).sort(), ['/data', '/data/Movies/Heat', '/data/TV', '/data/TV/Anime/Show']);
+    });
+
+    test('debounce and cap: due the delay after the latest request, never later than the cap after the first', async () => {
+      const s = await open();
+      const [a] = await s.enqueueMany([req('/data/Movies/Heat')], timing, 0);
+      assert.equal(a!.dueAt, 10_000);
+      const [b] = await s.enqueueMany([req('/data/Movies/Heat')], timing, 5_000);
+      assert.equal(b!.dueAt, 15_000);
+      const [c] = await s.enqueueMany([req('/data/Movies/Heat')], timing, 25_000);
+      assert.equal(c!.dueAt, 30_000, 'capped at 30 s after the first request');
+    });
+
+    test('due scans are claimed most urgent first, then the one due longest; one delivery per target', async () => {
+      const s = await open();
+      await s.enqueueMany([req('/m/a', { priority: 2 }), req('/m/b', { priority: 0 }), req('/m/c', { priority: 2 })], { delayMs: 0, maxMs: 0 }, 1000);
+      assert.equal(await s.activateDue(['plex'], 2000), 3);
+      assert.equal(await s.activateDue(['plex'], 2000), 0, 'an active scan is not activated twice');
+      const claimed = await s.claimDeliveries(10, 2000, 'plex');
+      assert.deepEqual(claimed.map((c) => c.item.folder), ['/m/b', '/m/a', '/m/c']);
+      assert.deepEqual(await s.claimDeliveries(10, 2000, 'plex'), [], 'a claimed delivery is not handed out again');
+      // A request for a folder being delivered starts a new scan (the running one may have missed it).
+      const [again] = await s.enqueueMany([req('/m/a')], timing, 2500);
+      assert.equal(again!.status, 'queued');
+    });
+
+    test('finished scans go to history with their outcome; counts and queue_count follow', async () => {
+      const s = await open();
+      await s.enqueueMany([req('/m/a'), req('/m/b')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.activateDue(['plex', 'jellyfin'], 1000);
+      for (const c of await s.claimDeliveries(10, 1000, 'plex')) {
+        const r = await s.completeDelivery(c.item.id, 'plex', { status: 'done', detail: 'section 1' }, 2000);
+        assert.equal(r.scanFinished, undefined, 'jellyfin has not had it yet');
+      }
+      const [ja, jb] = await s.claimDeliveries(10, 1000, 'jellyfin');
+      assert.equal((await s.completeDelivery(ja!.item.id, 'jellyfin', { status: 'done' }, 3000)).scanFinished, 'done');
+      await s.retryDelivery(jb!.item.id, 'jellyfin', 'down', 5000);
+      assert.deepEqual(await s.claimDeliveries(10, 4000, 'jellyfin'), [], 'not before its retry time');
+      const [retried] = await s.claimDeliveries(10, 5000, 'jellyfin');
+      assert.equal(retried!.item.attempt, 2);
+      assert.equal((await s.completeDelivery(retried!.item.id, 'jellyfin', { status: 'failed', error: 'gone' }, 6000)).scanFinished, 'failed');
+      assert.equal(await s.countOpen(), 0);
+      const counts = await s.view.counts();
+      assert.equal(counts.done, 1);
+      assert.equal(counts.failed, 1);
+      const history = await s.view.listHistory({});
+      assert.deepEqual(history.map((h) => [h.folder, h.status]), [['/m/b', 'failed'], ['/m/a', 'done']]);
+      assert.deepEqual((await s.view.listHistory({ status: 'done' })).map((h) => h.folder), ['/m/a']);
+      assert.deepEqual((await s.view.listHistory({ text: 'M/B' })).map((h) => h.folder), ['/m/b']);
+      assert.equal(history[1]!.deliveries.find((d) => d.target === 'plex')!.detail, 'section 1');
+    });
+
+    test('a scan that took in other folders and failed gives each back, queued on its own', async () => {
+      const s = await open();
+      await s.enqueueMany([req('/d/TV/Dark/S1', { files: ['/d/TV/Dark/S1/e1.mkv'] }), req('/d/TV/Dark/S2')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.enqueueMany([req('/d/TV/Dark')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.activateDue(['plex'], 1000);
+      const [c] = await s.claimDeliveries(1, 1000, 'plex');
+      assert.equal(c!.item.folder, '/d/TV/Dark');
+      const r = await s.completeDelivery(c!.item.id, 'plex', { status: 'failed', error: 'no section' }, 2000);
+      assert.deepEqual(r.requeued, ['/d/TV/Dark/S1', '/d/TV/Dark/S2']);
+      const queued = await openQueue(s);
+      assert.deepEqual(queued.map((e) => [e.folder, e.files]), [['/d/TV/Dark/S1', ['/d/TV/Dark/S1/e1.mkv']], ['/d/TV/Dark/S2', []]]);
+    });
+
+    test('meta keys are saved with the scans, and the dashboard can cancel or retry', async () => {
+      const s = await open();
+      const [r] = await s.enqueueMany([req('/m/x')], timing, 1000, { 'drive.page_token.root': '42' });
+      assert.equal(await s.meta.get('drive.page_token.root'), '42');
+      await s.meta.set('drive.page_token.root', null);
+      assert.equal(await s.meta.get('drive.page_token.root'), undefined);
+      assert.equal(await s.retryNow(r!.id, 1500), true);
+      assert.equal((await s.view.get(r!.id))!.dueAt, 1500);
+      assert.equal(await s.cancel(r!.id), true);
+      assert.equal(await s.countOpen(), 0);
+      assert.equal(await s.cancel(r!.id), false);
+    });
+
+    test('both stores agree on a long mixed sequence of requests', async () => {
+      // A fixed pseudo-random walk over nested folders, library roots and priorities; the PostgreSQL run must
+      // leave exactly the queue the SQLite run leaves.
+      const s = await open();
+      const reference = new QueueStore(':memory:');
+      let seed = 7;
+      const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const folders = ['/d/TV', '/d/TV/A', '/d/TV/A/S1', '/d/TV/A/S2', '/d/TV/B', '/d/TV/Anime', '/d/TV/Anime/X', '/d/Movies/M1', '/d/Movies', '/d'];
+      const t = { delayMs: 1000, maxMs: 5000, roots: ['/d/TV', '/d/Movies', '/d/TV/Anime'] };
+      for (let step = 0; step < 60; step++) {
+        const batch = Array.from({ length: 1 + rand(4) }, () => {
+          const folder = folders[rand(folders.length)]!;
+          return req(folder, { priority: rand(3), files: rand(2) ? [`${folder}/f${rand(3)}.mkv`] : [], event: rand(4) ? 'Download' : 'Upgrade' });
+        });
+        const now = 1000 + step * 700;
+        const [mine, theirs] = [await s.enqueueMany(batch, t, now), reference.enqueueMany(batch, t, now)];
+        assert.deepEqual(mine.map((r) => [r.status, r.folder, r.dueAt]), theirs.map((r) => [r.status, r.folder, r.dueAt]), `step ${step}`);
+        if (step % 10 === 9) {
+          await s.activateDue(['plex'], now);
+          reference.activateDue(['plex'], now);
+        }
+      }
+      assert.deepEqual(await openQueue(s), await openQueue(reference));
+      reference.close();
+    });
+  });
+}
+
+describe('PostgreSQL: one queue for several relays', () => {
+  const two = async () => {
+    const url = await cluster.createDatabase();
+    const a = await PgQueueStore.open({ url, relayId: 'relay-a', leaseMs: 60_000 });
+    const b = await PgQueueStore.open({ url, relayId: 'relay-b', leaseMs: 60_000 });
+    opened.push(a, b);
+    return { a, b, url };
+  };
+
+  test('requests for one folder merge into one scan whichever relay took them, also when they race', async () => {
+    const { a, b } = await two();
+    const sends = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).enqueueMany([req(`/tv/Show ${i % 5}`, { files: [`/tv/Show ${i % 5}/e${i}.mkv`] })], timing, 1000 + i));
+    await Promise.all(sends);
+    const open = await a.view.listOpen();
+    assert.deepEqual(open.map((e) => [e.folder, e.requests, e.files.length]).sort(), [0, 1, 2, 3, 4].map((n) => [`/tv/Show ${n}`, 4, 4]));
+    // A parent sent to the other relay absorbs them.
+    await b.enqueueMany([req('/tv')], timing, 2000);
+    assert.equal(await a.countOpen(), 1);
+  });
+
+  test('a delivery is claimed by one relay only; a dead relay\'s claim comes back after its lease', async () => {
+    const { a, b, url } = await two();
+    await a.enqueueMany([req('/m/one'), req('/m/two')], { delayMs: 0, maxMs: 0 }, 1000);
+    await a.activateDue(['plex'], 1000);
+    await b.activateDue(['plex'], 1000);
+    const [fromA, fromB] = await Promise.all([a.claimDeliveries(1, 1000, 'plex'), b.claimDeliveries(1, 1000, 'plex')]);
+    assert.deepEqual([...fromA, ...fromB].map((c) => c.item.folder).sort(), ['/m/one', '/m/two'], 'SKIP LOCKED: each took a different one');
+    const holders = (await a.view.listOpen()).map((e) => e.deliveries[0]!.relay).sort();
+    assert.deepEqual(holders, ['relay-a', 'relay-b'], 'a claim names its relay');
+    // relay-a finishes its own; relay-b dies (its connections close, it never finishes).
+    await a.completeDelivery(fromA[0]!.item.id, 'plex', { status: 'done' }, 1500);
+    await b.close();
+    // relay-a finds nothing until b's lease ends.
+    assert.deepEqual(await a.claimDeliveries(5, 1000 + 59_000, 'plex'), []);
+    const again = await a.claimDeliveries(5, 1000 + 61_000, 'plex');
+    assert.deepEqual(again.map((c) => [c.item.folder, c.item.attempt]), [[fromB[0]!.item.folder, 2]]);
+    // A relay that comes back with the same name sends its own unfinished claims again at once.
+    const back = await PgQueueStore.open({ url, relayId: 'relay-a' });
+    opened.push(back);
+    assert.equal(await back.recoverInFlight(), 1);
+  });
+
+  test('a serial target has one turn across relays, and a dead relay\'s turn is released with its connection', async () => {
+    const { a, b } = await two();
+    assert.equal(await a.shared.takeTurn('plex'), true);
+    assert.equal(await b.shared.takeTurn('plex'), false, 'relay-a holds Plex');
+    assert.equal(await b.shared.takeTurn('jellyfin'), true, 'another target has its own turn');
+    await a.shared.releaseTurn('plex');
+    assert.equal(await b.shared.takeTurn('plex'), true);
+    await b.close(); // b's session ends with the turn held
+    assert.equal(await a.shared.takeTurn('plex'), true);
+  });
+
+  test('a relay is woken by another relay\'s request (LISTEN/NOTIFY)', async () => {
+    const { a, b } = await two();
+    const woken = new Promise<void>((resolve) => b.shared.onWake(resolve));
+    await a.enqueueMany([req('/m/x')], timing);
+    await woken;
+  });
+
+  test('an unreachable database: a clear start error naming the URL without its password', async () => {
+    const url = `postgres://scanrelay:s3cret@127.0.0.1:${cluster.port + 1}/queue`;
+    await assert.rejects(PgQueueStore.open({ url, relayId: 'x' }), (err: Error) => {
+      assert.match(err.message, /cannot reach the queue database at postgres:\/\/scanrelay:\*\*\*@127\.0\.0\.1:\d+\/queue \(SERVER_QUEUE_URL\)/);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
+  });
+});
