@@ -148,13 +148,18 @@ export class Scheduler {
       }
       const activated = await this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
+      // Serial targets whose turn another relay holds: its release wakes this one (NOTIFY, or the poll).
+      const elsewhere = new Set<string>();
       for (const target of this.targets.values()) {
         const slots = this.freeSlots(target);
         if (slots <= 0) continue;
         // A serial target's turn is shared by every relay of the queue: taken before claiming, so that
         // the media server never gets two scans at once, whichever relays send them.
         const turn = target.serial && shared !== undefined;
-        if (turn && !(await shared.takeTurn(target.name))) continue;
+        if (turn && !(await shared.takeTurn(target.name))) {
+          elsewhere.add(target.name);
+          continue;
+        }
         let claimed: Awaited<ReturnType<QueueBackend['claimDeliveries']>> = [];
         try {
           claimed = await this.store.claimDeliveries(slots, now, target.name);
@@ -164,7 +169,7 @@ export class Scheduler {
         for (const { item } of claimed) void this.deliver(item, target.name, turn);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
-      const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0).map((t) => t.name);
+      const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
       const next = await this.store.nextWakeAt(free);
       // Shared: another relay's change is announced, and looked for anyway every pollMs.
       const poll = shared ? Date.now() + shared.pollMs : undefined;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -63,13 +63,17 @@ export async function startPgCluster(): Promise<PgCluster> {
   const run = (program: string, args: string[]) => {
     const [cmd, ...rest] = runAs ? ['runuser', '-u', runAs, '--', join(bin, program), ...args] : [join(bin, program), ...args];
     const res = spawnSync(cmd!, rest, { encoding: 'utf8', cwd: dir });
-    if (res.status !== 0) throw new Error(`${program} failed (${res.status}): ${res.stderr || res.stdout}`);
+    if (res.status !== 0) {
+      const log = existsSync(join(dir, 'server.log')) ? readFileSync(join(dir, 'server.log'), 'utf8').slice(-2000) : '';
+      throw new Error(`${program} failed (${res.status}): ${res.stderr || res.stdout}\n${log}`);
+    }
   };
   run('initdb', ['-D', data, '-U', 'scanrelay', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
   const port = await freePort();
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
   let running = false;
   const start = () => {
+    if (running) return;
     run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', opts]);
     running = true;
   };

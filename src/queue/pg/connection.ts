@@ -65,6 +65,8 @@ export function unavailable(err: unknown, url: string): unknown {
  */
 export async function connectAndMigrate(url: string, application: string): Promise<void> {
   const client = new pg.Client(clientConfig(url, application));
+  // A connection lost between statements fails the next one; without a listener it would be a crash.
+  client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (err) {

@@ -98,6 +98,10 @@ export class PgQueueStore implements QueueBackend {
       throw unavailable(err, this.opts.url);
     }
     let broken = false;
+    // A checked-out connection has no listener of the pool's: a connection lost between two statements
+    // would otherwise be an unhandled 'error' event (a crash). The next statement fails and says so.
+    const onError = () => (broken = true);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       if (locked) await client.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_LOCK]);
@@ -108,6 +112,7 @@ export class PgQueueStore implements QueueBackend {
       await client.query('ROLLBACK').catch(() => (broken = true));
       throw unavailable(err, this.opts.url);
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

@@ -38,6 +38,8 @@ export function scanView(e: QueueEntry) {
       lastError: d.last_error,
       detail: d.detail,
       finishedAt: d.finished_at,
+      /** The relay that sent it (a queue shared in PostgreSQL), else null. */
+      relay: d.relay ?? null,
     })),
   };
 }

@@ -67,6 +67,7 @@ function deliveries(v: ScanView, now: number): string {
   return `<ul class="deliveries">${v.deliveries
     .map((d) => {
       const bits = [`<strong>${esc(d.target)}</strong> ${esc(d.status)}`, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];
+      if (d.relay) bits.push(`by relay ${esc(d.relay)}`);
       if (d.status === 'waiting' && d.nextAt !== null && d.attempts > 0) bits.push(`next ${relative(d.nextAt, now)}`);
       if (d.detail) bits.push(esc(d.detail));
       const error = d.lastError ? `<div class="error-text">${esc(d.lastError)}</div>` : '';
