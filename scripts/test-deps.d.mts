@@ -6,3 +6,4 @@ export declare function plan(
   uid: number,
 ): { action: 'none' } | { action: 'install'; commands: string[][] } | { action: 'stop'; message: string };
 export declare function onPath(command: string, path?: string): boolean;
+export declare function hasInitdb(path?: string, base?: string): boolean;

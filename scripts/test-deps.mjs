@@ -2,7 +2,7 @@
 // npm's "pretest" step: the tests use real Debian programs as peers. Find the ones this machine lacks
 // before any test runs; install them when running as root, otherwise stop with the one line to run.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +17,8 @@ export const NEEDED = [
   // "python3:<module>": a Python module, for the tests that regenerate plex_autoscan's own cache.db/queue.db.
   { command: 'python3:sqlitedict', pkg: 'python3-sqlitedict', why: "plex_autoscan's cache.db as sqlitedict writes it" },
   { command: 'python3:peewee', pkg: 'python3-peewee', why: "plex_autoscan's queue.db as peewee writes it" },
+  // "postgres:initdb": Debian keeps PostgreSQL's programs off PATH, under /usr/lib/postgresql/<version>/bin.
+  { command: 'postgres:initdb', pkg: 'postgresql', why: 'the shared queue (SERVER_QUEUE_URL): each test file starts a throwaway cluster' },
 ];
 
 /** Packages to install, given which commands exist (pure: the caller decides how to look). */
@@ -53,8 +55,16 @@ export function onPath(command, path = process.env.PATH ?? '') {
   return false;
 }
 
-/** True when the command (or, for "python3:<module>", the Python module) is there. */
+/** True when PostgreSQL's initdb is installed: on PATH, or in Debian's /usr/lib/postgresql/<version>/bin. */
+export function hasInitdb(path = process.env.PATH ?? '', base = '/usr/lib/postgresql') {
+  if (onPath('initdb', path)) return true;
+  if (!existsSync(base)) return false;
+  return readdirSync(base).some((version) => onPath('initdb', join(base, version, 'bin')));
+}
+
+/** True when the command (or, for "python3:<module>", the Python module; "postgres:initdb", PostgreSQL) is there. */
 export function present(command) {
+  if (command === 'postgres:initdb') return hasInitdb();
   if (!command.startsWith('python3:')) return onPath(command);
   // Debian's own interpreter: the one apt-get installs modules for (a pyenv python3 on PATH would not see them).
   return spawnSync('/usr/bin/python3', ['-c', `import ${command.slice('python3:'.length)}`], { stdio: 'ignore' }).status === 0;

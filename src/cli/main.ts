@@ -20,6 +20,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ['import-plex-autoscan', 'import'], load: async () => (await import('./import.ts')).registerImport },
   { names: ['health'], load: async () => (await import('./health.ts')).registerHealth },
   { names: ['queue'], load: async () => (await import('./queue.ts')).registerQueue },
+  { names: ['move-queue'], load: async () => (await import('./move-queue.ts')).registerMoveQueue },
 ];
 
 /** Global options that take a value (the word after them is not the command). */

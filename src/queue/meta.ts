@@ -8,10 +8,17 @@ import type Database from 'better-sqlite3';
 export class QueueMeta {
   private readonly getStmt;
   private readonly setStmt;
+  private readonly allStmt;
 
   constructor(db: Database.Database) {
     this.getStmt = db.prepare<[string], { value: string | null }>(`SELECT value FROM meta WHERE key = ?`);
+    this.allStmt = db.prepare<[], { key: string; value: string }>(`SELECT key, value FROM meta WHERE value IS NOT NULL ORDER BY key`);
     this.setStmt = db.prepare<[string, string | null]>(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  }
+
+  /** Every key with a value. */
+  entries(): Array<[string, string]> {
+    return this.allStmt.all().map((r) => [r.key, r.value]);
   }
 
   get(key: string): string | undefined {

@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { missingPackages, onPath, plan } from '../../scripts/test-deps.mjs';
+import { mkdirSync } from 'node:fs';
+import { hasInitdb, missingPackages, onPath, plan } from '../../scripts/test-deps.mjs';
 import { ROOT, tempDir } from '../helpers/relay.ts';
 
 const pkg = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(join(ROOT, 'package.json'), 'utf8')));
@@ -19,7 +20,7 @@ test('npm runs the dependency check before the tests, and .ci/run only runs the 
 
 test('missing commands map to their Debian packages (ps comes from procps)', () => {
   assert.deepEqual(missingPackages(() => true), []);
-  assert.deepEqual(missingPackages(() => false), ['rclone', 'tmux', 'chromium', 'sqlite3', 'procps', 'openssl', 'python3-sqlitedict', 'python3-peewee']);
+  assert.deepEqual(missingPackages(() => false), ['rclone', 'tmux', 'chromium', 'sqlite3', 'procps', 'openssl', 'python3-sqlitedict', 'python3-peewee', 'postgresql']);
   assert.deepEqual(missingPackages((c) => c !== 'ps' && c !== 'tmux'), ['tmux', 'procps']);
 });
 
@@ -29,6 +30,22 @@ test('root installs with apt-get update then install; anyone else gets the one l
   const stop = plan(['tmux', 'rclone'], 1000);
   assert.equal(stop.action, 'stop');
   assert.match((stop as { message: string }).message, /^  sudo apt-get install -y tmux rclone$/m);
+});
+
+test("PostgreSQL counts as installed when initdb is on PATH or in Debian's versioned folder", () => {
+  const empty = tempDir();
+  const debian = tempDir();
+  assert.equal(hasInitdb(empty, join(debian, 'absent')), false);
+  assert.equal(hasInitdb(empty, debian), false, 'no version folder yet');
+  mkdirSync(join(debian, '15', 'bin'), { recursive: true });
+  writeFileSync(join(debian, '15', 'bin', 'initdb'), '#!/bin/sh\n');
+  assert.equal(hasInitdb(empty, debian), false, 'not executable');
+  chmodSync(join(debian, '15', 'bin', 'initdb'), 0o755);
+  assert.equal(hasInitdb(empty, debian), true);
+  const onPathDir = tempDir();
+  writeFileSync(join(onPathDir, 'initdb'), '#!/bin/sh\n');
+  chmodSync(join(onPathDir, 'initdb'), 0o755);
+  assert.equal(hasInitdb(onPathDir, join(debian, 'absent')), true);
 });
 
 test('onPath finds only executable files', () => {
@@ -47,7 +64,7 @@ test('as a non-root user on a machine without the programs, the pretest stops at
   // nobody (65534) with a PATH that holds none of the programs: what a fresh machine's user sees.
   const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test-deps.mjs')], { uid: 65534, gid: 65534, cwd: empty, env: { PATH: empty }, encoding: 'utf8' });
   assert.equal(res.status, 1, res.stderr);
-  assert.match(res.stderr, /^  sudo apt-get install -y rclone tmux chromium sqlite3 procps openssl( python3-sqlitedict python3-peewee)?$/m);
+  assert.match(res.stderr, /^  sudo apt-get install -y rclone tmux chromium sqlite3 procps openssl( python3-sqlitedict python3-peewee)?( postgresql)?$/m);
   // On this machine everything is there: the check is silent and lets the tests run.
   const here = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test-deps.mjs')], { uid: 65534, gid: 65534, cwd: empty, env: { PATH: process.env.PATH }, encoding: 'utf8' });
   assert.equal(here.status, 0, here.stderr);

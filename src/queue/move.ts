@@ -1,0 +1,48 @@
+import { isUpgradeEvent, scanRequestSchema } from '../core/scan.ts';
+import type { QueueBackend } from './backend.ts';
+import type { QueueStore } from './store.ts';
+
+/** Queue meta key recording, in the new queue, which file was moved in and when (JSON). */
+export const MOVED_FROM_KEY = 'queue.moved_from';
+
+export interface MoveResult {
+  /** Open scans moved (pending and active), each queued again as one request for its folder. */
+  scans: number;
+  files: number;
+  /** Meta keys carried over (drive page tokens, import markers). */
+  meta: number;
+}
+
+/**
+ * Moves a SQLite queue's open scans and its meta keys into another store (PostgreSQL) in one commit there,
+ * then removes them from the file, so that neither queue delivers them twice. Each scan arrives as one
+ * request for its folder with its files, priority, source and titles, due at once; an active scan whose
+ * delivery had reached some targets is sent to every target again (at least once, never lost).
+ */
+export async function moveQueue(from: QueueStore, to: QueueBackend, opts: { file: string; force?: boolean; now?: number }): Promise<MoveResult> {
+  const now = opts.now ?? Date.now();
+  const before = await to.meta.get(MOVED_FROM_KEY);
+  if (before && !opts.force) {
+    const prior = JSON.parse(before) as { file?: string; at?: string };
+    throw new Error(`a queue file (${prior.file ?? 'unknown'}) was moved into this queue on ${prior.at ?? 'an earlier run'}; run again with --force to move ${opts.file} as well`);
+  }
+  const open = from.view.listOpen(Number.MAX_SAFE_INTEGER);
+  const requests = open.map((e) =>
+    scanRequestSchema.parse({
+      folder: e.folder,
+      files: e.files,
+      source: e.source,
+      // An upgrade merged in earlier still empties the trash after the scan (the flag rides on the event).
+      event: e.upgrade && !isUpgradeEvent(e.event) ? 'Upgrade' : e.event,
+      ...(e.title ? { title: e.title } : {}),
+      ids: e.ids,
+      updateType: e.updateType,
+      priority: e.priority,
+    }),
+  );
+  const meta: Record<string, string | null> = Object.fromEntries(from.meta.entries().filter(([key]) => key !== MOVED_FROM_KEY));
+  meta[MOVED_FROM_KEY] = JSON.stringify({ file: opts.file, at: new Date(now).toISOString(), scans: open.length });
+  await to.enqueueMany(requests, { delayMs: 0, maxMs: 0 }, now, meta);
+  for (const e of open) from.cancel(e.id);
+  return { scans: open.length, files: requests.reduce((n, r) => n + r.files.length, 0), meta: Object.keys(meta).length - 1 };
+}
