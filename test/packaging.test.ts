@@ -190,3 +190,16 @@ test('every package npm ci installs runs on the Node versions package.json promi
   // The README says which Node versions are tested.
   assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), /tested on Node 20\.x/i);
 });
+
+test('the shared-queue compose example runs PostgreSQL and two relays on the same SERVER_QUEUE_URL, each with its own config and name', () => {
+  const shared = readFileSync(join(ROOT, 'examples', 'docker-compose.postgres.yml'), 'utf8');
+  for (const service of ['postgres', 'relay-a', 'relay-b']) assert.match(shared, new RegExp(`^  ${service}:\\s*$`, 'm'));
+  const urls = [...shared.matchAll(/SERVER_QUEUE_URL=(\S+)/g)].map((m) => m[1]);
+  assert.equal(urls.length, 2);
+  assert.equal(urls[0], urls[1]);
+  assert.match(urls[0]!, /^postgres:\/\/scanrelay:change-me@postgres:5432\/scanrelay$/);
+  assert.match(shared, /POSTGRES_PASSWORD=change-me/);
+  assert.deepEqual([...shared.matchAll(/- \.\/(relay-[ab]):\/config/g)].map((m) => m[1]), ['relay-a', 'relay-b']);
+  assert.deepEqual([...shared.matchAll(/SERVER_RELAY_ID="(relay-[ab])"/g)].map((m) => m[1]), ['relay-a', 'relay-b']);
+  assert.match(shared, /^\s+build: \.\.\s*$/m, 'built from the repository root');
+});
