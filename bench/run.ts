@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue.
  */
 import { benchCoalesce } from './coalesce.ts';
 import { benchCrypt } from './crypt.ts';
@@ -9,6 +9,7 @@ import { benchHardening } from './hardening.ts';
 import { benchIntake } from './intake.ts';
 import { benchMemoryDrain } from './memory-drain.ts';
 import { benchPatterns } from './patterns.ts';
+import { benchSharedQueue } from './shared-queue.ts';
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -22,4 +23,5 @@ if (want('drive')) summary.drive = await benchDrive();
 if (want('crypt')) summary.crypt = await benchCrypt();
 if (want('hardening')) summary.hardening = await benchHardening();
 if (want('patterns')) summary.patterns = await benchPatterns();
+if (want('queue')) summary.queue = await benchSharedQueue();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

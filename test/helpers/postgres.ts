@@ -48,7 +48,7 @@ let dbCounter = 0;
  * same folder, trust authentication for the user `scanrelay`. PostgreSQL refuses to run as root, so as root
  * the cluster runs as the `postgres` system user (Debian's package creates it), or `nobody`.
  */
-export async function startPgCluster(): Promise<PgCluster> {
+export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<PgCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): npm test installs the postgresql package');
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-pg-'));
@@ -70,11 +70,13 @@ export async function startPgCluster(): Promise<PgCluster> {
   };
   run('initdb', ['-D', data, '-U', 'scanrelay', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
   const port = await freePort();
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
+  // Tests need no crash safety of the cluster itself; a benchmark keeps PostgreSQL's (fsync on, as SQLite's synchronous=FULL).
+  const speed = opts.durable ? '' : ' -c fsync=off -c full_page_writes=off';
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60${speed}`;
   let running = false;
   const start = () => {
     if (running) return;
-    run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', opts]);
+    run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', serverOpts]);
     running = true;
   };
   const stopNow = () => {
