@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { NormalizedScanRequest, Source, UpdateType } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { relativeTo } from '../../paths/mapping.ts';
+import { ancestors, relativeTo } from '../../paths/mapping.ts';
+import { descendantRange } from '../coalesce.ts';
 import type { Claimed, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
 import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { toEntry, toItem } from '../rows.ts';
@@ -117,27 +118,56 @@ export class PgQueueStore implements QueueBackend {
     }
   }
 
-  private io(db: Db): EnqueueIO {
+  /**
+   * The enqueue rules' reads and writes inside one transaction. Every pending scan the batch can touch (its
+   * folders, their parents, and what lies below them) is read in two statements first; the rules then read
+   * that snapshot, kept up to date with the batch's own writes. Exact, because the queue's advisory lock keeps
+   * every other writer of pending scans out until the commit; it saves two round trips per request.
+   */
+  private async io(db: Db, requests: readonly NormalizedScanRequest[]): Promise<EnqueueIO> {
+    const candidates = [...new Set(requests.flatMap((r) => [r.folder, ...ancestors(r.folder)]))];
+    const ranges = [...new Set(requests.map((r) => r.folder))].map(descendantRange);
+    const pending = new Map<number, ScanRow>();
+    const [at, below] = await Promise.all([
+      db.query<ScanRow>(`SELECT * FROM scans WHERE status = 'pending' AND folder = ANY($1::text[])`, [candidates]),
+      db.query<ScanRow>(
+        `SELECT s.* FROM unnest($1::text[], $2::text[]) AS r(low, high)
+         JOIN LATERAL (SELECT * FROM scans WHERE status = 'pending' AND folder >= r.low AND folder < r.high) s ON true`,
+        [ranges.map((r) => r[0]), ranges.map((r) => r[1])],
+      ),
+    ]);
+    for (const row of [...at.rows, ...below.rows]) pending.set(row.id, row);
+    const rows = () => [...pending.values()];
     return {
-      pendingIn: async (folders) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE status = 'pending' AND folder = ANY($1::text[])`, [folders])).rows,
-      pendingBelow: async (low, high) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE status = 'pending' AND folder >= $1 AND folder < $2`, [low, high])).rows,
-      insert: async (s) =>
-        (
+      pendingIn: (folders) => rows().filter((r) => folders.includes(r.folder)),
+      pendingBelow: (low, high) => rows().filter((r) => r.folder >= low && r.folder < high),
+      insert: async (s) => {
+        const id = (
           await db.query<{ id: number }>(
             `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at)
              VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
             [s.folder, s.priority, s.source, s.event, s.title, s.ids, s.updateType, s.requests, s.upgrade, s.firstAt, s.lastAt, s.dueAt],
           )
-        ).rows[0]!.id,
-      merge: async (s) =>
-        void (await db.query(
+        ).rows[0]!.id;
+        pending.set(id, {
+          id, folder: s.folder, status: 'pending', priority: s.priority, source: s.source, event: s.event, title: s.title, ids: s.ids, update_type: s.updateType,
+          requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null,
+        });
+        return id;
+      },
+      merge: async (s) => {
+        const row = pending.get(s.id);
+        if (row) Object.assign(row, { requests: s.requests, priority: s.priority, last_at: s.lastAt, first_at: s.firstAt, due_at: s.dueAt, update_type: s.updateType, upgrade: s.upgrade, title: s.title ?? row.title, ids: s.ids ?? row.ids, event: s.event, source: s.source });
+        await db.query(
           `UPDATE scans SET requests = $2, priority = $3, last_at = $4, first_at = $5, due_at = $6, update_type = $7, upgrade = $8,
              title = coalesce($9, title), ids = coalesce($10, ids), event = $11, source = $12 WHERE id = $1`,
           [s.id, s.requests, s.priority, s.lastAt, s.firstAt, s.dueAt, s.updateType, s.upgrade, s.title, s.ids, s.event, s.source],
-        )),
+        );
+      },
       addFiles: async (id, files) =>
         void (await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [id, files])),
       absorb: async (to, from) => {
+        pending.delete(from);
         await db.query(`UPDATE scan_parts SET scan_id = $1 WHERE scan_id = $2`, [to, from]);
         await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, path FROM scan_files WHERE scan_id = $2 ON CONFLICT DO NOTHING`, [to, from]);
         await db.query(`DELETE FROM scan_files WHERE scan_id = $1`, [from]);
@@ -159,7 +189,7 @@ export class PgQueueStore implements QueueBackend {
 
   async enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now(), meta: Readonly<Record<string, string | null>> = {}): Promise<EnqueueResult[]> {
     return this.tx(async (db) => {
-      const results = await runAsync(new EnqueueBatch(timing, now).addAll(requests), this.io(db));
+      const results = await runAsync(new EnqueueBatch(timing, now).addAll(requests), await this.io(db, requests));
       for (const [key, value] of Object.entries(meta)) await db.query(SET_META, [key, value]);
       // Delivered at commit: the other relays look at the queue once this is visible to them.
       if (results.length) await db.query(`SELECT pg_notify($1, 'queued')`, [WAKE_CHANNEL]);
@@ -282,7 +312,7 @@ export class PgQueueStore implements QueueBackend {
       updateType: p.update_type as UpdateType,
       priority: p.priority,
     }));
-    const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), this.io(db));
+    const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), await this.io(db, requests));
     for (const [i, p] of parts.entries()) {
       await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [
         p.upgrade,
