@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqlite } from '../db/sqlite.ts';
+import { migrationFiles } from './rows.ts';
 
 /** How long one queue statement may block waiting for another process's lock. */
 export const QUEUE_BUSY_TIMEOUT_MS = 20;
@@ -26,13 +26,8 @@ export function openQueueDb(file: string): Database.Database {
 function migrate(db: Database.Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`);
   const applied = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
-  const files = readdirSync(MIGRATIONS_DIR)
-    .filter((f) => /^\d+_.*\.sql$/.test(f))
-    .sort();
-  for (const file of files) {
-    const version = Number.parseInt(file, 10);
+  for (const { version, sql } of migrationFiles(MIGRATIONS_DIR)) {
     if (applied.has(version)) continue;
-    const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
     db.transaction(() => {
       db.exec(sql);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());

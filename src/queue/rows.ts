@@ -1,5 +1,8 @@
-import type { ScanItem, Source, UpdateType } from '../core/scan.ts';
-import type { DeliveryRow, QueueEntry, ScanRow } from './types.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
+import { relativeTo } from '../paths/mapping.ts';
+import type { DeliveryRow, PartRow, QueueEntry, ScanRow } from './types.ts';
 
 /** A scan row as a target receives it (the same for every store). */
 export function toItem(row: ScanRow, files: string[], attempt: number, fileChecks: number): ScanItem {
@@ -44,4 +47,30 @@ export function toEntry(row: ScanRow, files: string[], deliveries: DeliveryRow[]
     files,
     deliveries,
   };
+}
+
+/**
+ * The parts of a failed scan as requests of their own, each with the files of the scan below its folder;
+ * `removal`: the scan was a removal scan, and its parts stay removals.
+ */
+export function partRequests(parts: readonly PartRow[], files: readonly string[], removal = false): NormalizedScanRequest[] {
+  return parts.map((p) => ({
+    folder: p.folder,
+    files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
+    source: p.source as Source,
+    event: p.event,
+    title: p.title ?? undefined,
+    ids: p.ids ? JSON.parse(p.ids) : undefined,
+    updateType: p.update_type as UpdateType,
+    priority: p.priority,
+    ...(removal ? { removal } : {}),
+  }));
+}
+
+/** A store's numbered SQL migrations (`<n>_<name>.sql`), in order. */
+export function migrationFiles(dir: string): Array<{ version: number; sql: string }> {
+  return readdirSync(dir)
+    .filter((f) => /^\d+_.*\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number.parseInt(f, 10), sql: readFileSync(join(dir, f), 'utf8') }));
 }

@@ -1,14 +1,13 @@
 import type Database from 'better-sqlite3';
 import { isBusy } from '../db/sqlite.ts';
-import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
-import { relativeTo } from '../paths/mapping.ts';
+import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
 import { descendantRange, REMOVAL_RECHECK_MS } from './coalesce.ts';
 import { EnqueueBatch, runSync, type EnqueueIO } from './enqueue-batch.ts';
 import { openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
-import { toItem } from './rows.ts';
+import { partRequests, toItem } from './rows.ts';
 import type { QueueBackend } from './backend.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
@@ -261,17 +260,7 @@ export class QueueStore implements QueueBackend {
     if (parts.length === 0) return [];
     const removal = this.stmt.scan.get(scanId)?.removal === 1;
     const files = this.stmt.files.all(scanId).map((f) => f.path);
-    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(parts.map((p) => ({
-        folder: p.folder,
-        files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
-        source: p.source as Source,
-        event: p.event,
-        title: p.title ?? undefined,
-        ids: p.ids ? JSON.parse(p.ids) : undefined,
-        updateType: p.update_type as UpdateType,
-        priority: p.priority,
-        removal,
-      }))), this.io);
+    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal)), this.io);
     parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
     return parts.map((p) => p.folder);
   }

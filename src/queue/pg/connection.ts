@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { UserError } from '../../config/errors.ts';
 import { QueueUnavailableError } from '../backend.ts';
+import { migrationFiles } from '../rows.ts';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -77,15 +77,11 @@ export async function connectAndMigrate(url: string, application: string): Promi
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    const files = readdirSync(MIGRATIONS_DIR)
-      .filter((f) => /^\d+_.*\.sql$/.test(f))
-      .sort();
-    for (const file of files) {
-      const version = Number.parseInt(file, 10);
+    for (const { version, sql } of migrationFiles(MIGRATIONS_DIR)) {
       if (applied.has(version)) continue;
       await client.query('BEGIN');
       try {
-        await client.query(readFileSync(join(MIGRATIONS_DIR, file), 'utf8'));
+        await client.query(sql);
         await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
         await client.query('COMMIT');
       } catch (err) {

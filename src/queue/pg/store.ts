@@ -1,11 +1,11 @@
 import pg from 'pg';
-import type { NormalizedScanRequest, Source, UpdateType } from '../../core/scan.ts';
+import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { ancestors, relativeTo } from '../../paths/mapping.ts';
+import { ancestors } from '../../paths/mapping.ts';
 import { descendantRange } from '../coalesce.ts';
 import type { Claimed, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
 import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
-import { toEntry, toItem } from '../rows.ts';
+import { partRequests, toEntry, toItem } from '../rows.ts';
 import type { DeliveryRow, EnqueueResult, HistoryFilter, PartRow, QueueEntry, ScanRow, Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { QueueSession, WAKE_CHANNEL } from './session.ts';
@@ -302,16 +302,7 @@ export class PgQueueStore implements QueueBackend {
     const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
     if (parts.length === 0) return [];
     const files = (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
-    const requests = parts.map((p) => ({
-      folder: p.folder,
-      files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
-      source: p.source as Source,
-      event: p.event,
-      title: p.title ?? undefined,
-      ids: p.ids ? JSON.parse(p.ids) : undefined,
-      updateType: p.update_type as UpdateType,
-      priority: p.priority,
-    }));
+    const requests = partRequests(parts, files);
     const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), await this.io(db, requests));
     for (const [i, p] of parts.entries()) {
       await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [
