@@ -75,3 +75,13 @@ export function removalHoldUntil(firstAt: number, delayMs: number, maxMs: number
 
 /** How often a held removal scan looks again whether the scans it waits for are done. */
 export const REMOVAL_RECHECK_MS = 1000;
+
+/**
+ * A due removal scan waits while scans of new files at or below its folder are open (`open.n` of them, the
+ * latest pending one due at `open.pendingDue`), until its hold_until at most. The time to look again, or
+ * undefined to send it now. The same rule for every store.
+ */
+export function removalRecheckAt(holdUntil: number | null, open: { n: number; pendingDue: number | null }, now: number): number | undefined {
+  if (holdUntil === null || now >= holdUntil || open.n === 0) return undefined;
+  return Math.min(holdUntil, Math.max(open.pendingDue ?? 0, now) + REMOVAL_RECHECK_MS);
+}

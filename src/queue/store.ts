@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
-import { descendantRange, REMOVAL_RECHECK_MS } from './coalesce.ts';
+import { descendantRange, removalRecheckAt } from './coalesce.ts';
 import { EnqueueBatch, runSync, type EnqueueIO } from './enqueue-batch.ts';
 import { openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
@@ -202,9 +202,9 @@ export class QueueStore implements QueueBackend {
    */
   private holdRemoval(row: Pick<ScanRow, 'id' | 'folder' | 'hold_until'>, now: number): boolean {
     if (row.hold_until === null || now >= row.hold_until) return false;
-    const open = this.stmt.openFilesScansAt.get(row.folder, ...descendantRange(row.folder))!;
-    if (open.n === 0) return false;
-    this.stmt.deferDue.run(Math.min(row.hold_until, Math.max(open.pendingDue ?? 0, now) + REMOVAL_RECHECK_MS), row.id);
+    const at = removalRecheckAt(row.hold_until, this.stmt.openFilesScansAt.get(row.folder, ...descendantRange(row.folder))!, now);
+    if (at === undefined) return false;
+    this.stmt.deferDue.run(at, row.id);
     return true;
   }
 

@@ -157,6 +157,33 @@ for (const [name, open] of STORES) {
       assert.equal(await s.cancel(r!.id), false);
     });
 
+    test('a removal at a library root is kept apart from imports, shares one window, and waits for the imports below it', async () => {
+      // As test/queue/removal-scans.test.ts on SQLite: the root scan never takes in an import, nor merges into one.
+      const s = await open();
+      const t = { delayMs: 10_000, maxMs: 30_000, roots: ['/data/Movies', '/data/TV'] };
+      const removal = (folder: string) => req(folder, { source: 'Radarr', event: 'MovieDelete', updateType: 'Deleted', removal: true });
+      await s.enqueueMany([req('/data/Movies/Interstellar (2014)')], t, 0);
+      const [root] = await s.enqueueMany([removal('/data/Movies')], t, 1_000);
+      const [later] = await s.enqueueMany([req('/data/Movies/Heat (1995)')], t, 2_000);
+      const [second] = await s.enqueueMany([removal('/data/Movies')], t, 20_000);
+      assert.deepEqual([root!.status, later!.status, second!.status], ['queued', 'queued', 'merged']);
+      assert.equal(second!.dueAt, 31_000, 'due SERVER_SCAN_DELAY_MAX after the first removal, not moved by the second');
+      const queued = await s.view.listOpen();
+      assert.deepEqual(queued.map((e) => [e.folder, e.removal, e.requests]).sort(), [
+        ['/data/Movies', true, 2],
+        ['/data/Movies/Heat (1995)', false, 1],
+        ['/data/Movies/Interstellar (2014)', false, 1],
+      ]);
+      // The root scan is due, but an import below it is still open: it waits and looks again.
+      await s.enqueueMany([req('/data/Movies/Up (2009)')], t, 30_000);
+      assert.equal(await s.activateDue(['plex'], 31_000), 2, 'the two due imports');
+      const rootEntry = (await s.view.listOpen()).find((e) => e.removal)!;
+      assert.equal(rootEntry.status, 'pending');
+      assert.ok(rootEntry.dueAt > 31_000, 'put off while imports below it are open');
+      const [claimedRemoval] = (await s.claimDeliveries(10, 31_000, 'plex')).filter((c) => c.item.removal);
+      assert.equal(claimedRemoval, undefined);
+    });
+
     test('both stores agree on a long mixed sequence of requests', async () => {
       // A fixed pseudo-random walk over nested folders, library roots and priorities; the PostgreSQL run must
       // leave exactly the queue the SQLite run leaves.

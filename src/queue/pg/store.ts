@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { ancestors } from '../../paths/mapping.ts';
-import { descendantRange } from '../coalesce.ts';
+import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import type { Claimed, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
 import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
@@ -139,19 +139,19 @@ export class PgQueueStore implements QueueBackend {
     for (const row of [...at.rows, ...below.rows]) pending.set(row.id, row);
     const rows = () => [...pending.values()];
     return {
-      pendingIn: (folders) => rows().filter((r) => folders.includes(r.folder)),
-      pendingBelow: (low, high) => rows().filter((r) => r.folder >= low && r.folder < high),
+      pendingIn: (folders, removal) => rows().filter((r) => r.removal === removal && folders.includes(r.folder)),
+      pendingBelow: (low, high, removal) => rows().filter((r) => r.removal === removal && r.folder >= low && r.folder < high),
       insert: async (s) => {
         const id = (
           await db.query<{ id: number }>(
-            `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at)
-             VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
-            [s.folder, s.priority, s.source, s.event, s.title, s.ids, s.updateType, s.requests, s.upgrade, s.firstAt, s.lastAt, s.dueAt],
+            `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until)
+             VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+            [s.folder, s.priority, s.source, s.event, s.title, s.ids, s.updateType, s.requests, s.upgrade, s.firstAt, s.lastAt, s.dueAt, s.removal, s.holdUntil],
           )
         ).rows[0]!.id;
         pending.set(id, {
           id, folder: s.folder, status: 'pending', priority: s.priority, source: s.source, event: s.event, title: s.title, ids: s.ids, update_type: s.updateType,
-          requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null,
+          requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null, removal: s.removal, hold_until: s.holdUntil,
         });
         return id;
       },
@@ -202,20 +202,40 @@ export class PgQueueStore implements QueueBackend {
     const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
     if (!due.rows[0]?.n) return 0;
     return this.tx(async (db) => {
-      const { rows } = await db.query<{ id: number }>(
-        `UPDATE scans SET status = 'active' WHERE id IN (
-           SELECT id FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY priority, due_at, id LIMIT $2) RETURNING id`,
+      // Scans of new files first: a removal scan due in the same pass waits for them (as in the SQLite store).
+      const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until'>>(
+        `SELECT id, folder, removal, hold_until FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
         [now, limit],
       );
-      if (rows.length && targets.length) {
+      const ready: Array<{ id: number; at: number }> = [];
+      for (const row of due) {
+        if (row.removal && row.hold_until !== null && now < row.hold_until) {
+          const { rows: open } = await db.query<{ n: number; pendingDue: number | null }>(
+            `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS "pendingDue" FROM scans
+             WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = $1 OR (folder >= $2 AND folder < $3))`,
+            [row.folder, ...descendantRange(row.folder)],
+          );
+          const later = removalRecheckAt(row.hold_until, open[0]!, now);
+          if (later !== undefined) {
+            await db.query(`UPDATE scans SET due_at = $1 WHERE id = $2`, [later, row.id]);
+            continue;
+          }
+        }
+        // A removal scan's deliveries are due a moment later, so the claim order hands out new files first.
+        ready.push({ id: row.id, at: row.removal ? now + 1 : now });
+      }
+      if (!ready.length) return 0;
+      await db.query(`UPDATE scans SET status = 'active' WHERE id = ANY($1::bigint[])`, [ready.map((r) => r.id)]);
+      if (targets.length) {
         await db.query(
           `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
-           SELECT s.id, t, 'waiting', 0, $1, s.priority FROM scans s CROSS JOIN unnest($3::text[]) AS t WHERE s.id = ANY($2::bigint[])
+           SELECT s.id, t, 'waiting', 0, r.at, s.priority FROM unnest($1::bigint[], $2::bigint[]) AS r(id, at)
+           JOIN scans s ON s.id = r.id CROSS JOIN unnest($3::text[]) AS t
            ON CONFLICT DO NOTHING`,
-          [now, rows.map((r) => r.id), targets],
+          [ready.map((r) => r.id), ready.map((r) => r.at), targets],
         );
       }
-      return rows.length;
+      return ready.length;
     }, true);
   }
 
@@ -302,7 +322,8 @@ export class PgQueueStore implements QueueBackend {
     const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
     if (parts.length === 0) return [];
     const files = (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
-    const requests = partRequests(parts, files);
+    const removal = (await db.query<{ removal: number }>(`SELECT removal FROM scans WHERE id = $1`, [scanId])).rows[0]?.removal === 1;
+    const requests = partRequests(parts, files, removal);
     const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), await this.io(db, requests));
     for (const [i, p] of parts.entries()) {
       await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [

@@ -16,9 +16,13 @@ CREATE TABLE scans (
   first_at BIGINT NOT NULL,
   last_at BIGINT NOT NULL,
   due_at BIGINT NOT NULL,
-  finished_at BIGINT
+  finished_at BIGINT,
+  -- 1: a library root scan for removed items, kept apart from the scans of new files (one pending of each kind
+  -- per folder); it waits for open scans of new files below it until hold_until at most.
+  removal INTEGER NOT NULL DEFAULT 0,
+  hold_until BIGINT
 );
-CREATE UNIQUE INDEX scans_one_pending_per_folder ON scans (folder) WHERE status = 'pending';
+CREATE UNIQUE INDEX scans_one_pending_per_folder ON scans (folder, removal) WHERE status = 'pending';
 CREATE INDEX scans_by_status_due ON scans (status, due_at);
 
 CREATE TABLE scan_files (
