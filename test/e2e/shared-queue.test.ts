@@ -48,7 +48,8 @@ describe('two relays, one PostgreSQL queue', () => {
     const plex = await new FakePlex().start();
     plex.scanActivityMs = SCAN_MS;
     const url = await cluster.createDatabase();
-    const delay = { SERVER_SCAN_DELAY: 3 };
+    // Long enough that the 75 requests are all in before the first folder is due, on a busy machine too.
+    const delay = { SERVER_SCAN_DELAY: 10 };
     let a = await spawnRelay({ config: relayConfig(plex, url, 'relay-a', delay) });
     const b = await spawnRelay({ config: relayConfig(plex, url, 'relay-b', delay) });
     try {
@@ -149,6 +150,16 @@ describe('two relays, one PostgreSQL queue', () => {
       await relay.kill();
       await plex.stop();
     }
+  });
+
+  test('drive monitoring keeps its page token beside a SQLite queue: with SERVER_QUEUE_URL the relay says so and stops', async () => {
+    const dir = tempDir();
+    const { writeFileSync } = await import('node:fs');
+    const config = `${dir}/config.json`;
+    writeFileSync(config, JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', PLEX_ENABLED: false, GOOGLE: { ENABLED: true } }));
+    const run = await runCli(['--config', config, '--queuefile', `${dir}/queue.db`, 'server'], { cwd: dir, env: { SERVER_QUEUE_URL: await cluster.createDatabase() } });
+    assert.equal(run.code, 2);
+    assert.match(run.stdout + run.stderr, /drive monitoring \(GOOGLE\.ENABLED\) keeps its page token in the SQLite queue file; it does not work with SERVER_QUEUE_URL yet/);
   });
 
   test('PostgreSQL unreachable at start: one line naming the URL without its password, exit 2', async () => {
