@@ -67,8 +67,10 @@ describe('two relays, one PostgreSQL queue', () => {
       // B delivers all 35 alone, A's 15 included.
       const want = (names: string[]) => names.map((f) => `/data/TV/${f}`);
       await waitFor(() => want([...first, ...onlyA]).every((p) => plex.refreshes().some((r) => r.path === p)), 90_000, 'B to deliver the 35');
-      const byB = b.events().filter((e) => e.msg === 'scan delivered').map((e) => e.folder as string);
-      for (const p of want(onlyA)) assert.ok(byB.includes(p), `${p} delivered by relay-b while relay-a was down`);
+      // B's log line follows Plex's answer through a pipe: wait for the lines, then read who sent what.
+      const byB = () => b.events().filter((e) => e.msg === 'scan delivered').map((e) => e.folder as string);
+      await waitFor(() => want(onlyA).every((p) => byB().includes(p)), 15_000, "relay-b's log lines for A's 15").catch(() => {});
+      for (const p of want(onlyA)) assert.ok(byB().includes(p), `${p} delivered by relay-b while relay-a was down`);
 
       // A comes back from an empty folder (a new config file, the same queue) and takes 5 more.
       a = await spawnRelay({ dir: tempDir(), config: relayConfig(plex, url, 'relay-a', delay) });
@@ -109,9 +111,10 @@ describe('two relays, one PostgreSQL queue', () => {
       b = await spawnRelay({ config: relayConfig(plex, url, 'relay-b', { SERVER_SCAN_DELAY: 0 }) });
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/TV/In Flight'), 30_000, 'relay-b to send the claimed scan again');
       await waitFor(async () => (await queueCount(b!)) === 0, 15_000, 'queue_count 0');
-      const delivered = b.events().find((e) => e.msg === 'scan delivered');
-      assert.equal(delivered?.relay, 'relay-b');
-      assert.ok(delivered!.attempt >= 2, 'the second attempt of the delivery relay-a had claimed');
+      // The log line follows Plex's answer through a pipe: wait for it rather than read it at once.
+      const delivered = await b.waitForLog((e) => e.msg === 'scan delivered', 15_000);
+      assert.equal(delivered.relay, 'relay-b');
+      assert.ok(delivered.attempt >= 2, 'the second attempt of the delivery relay-a had claimed');
     } finally {
       await a.kill();
       await b?.kill();
