@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PlexNotificationStream, type StreamMessage, type Transport } from '../../../src/targets/plex/notifications/stream.ts';
 import { FakePlex } from '../../fakes/plex.ts';
 import { recordingLogger } from '../../helpers/plex-target.ts';
-import { tempDir, waitFor } from '../../helpers/relay.ts';
+import { waitFor } from '../../helpers/relay.ts';
+import { plexLikeCertificate } from '../../helpers/tls.ts';
 
 function open(plex: FakePlex, transports: Transport[] = ['websocket', 'sse'], extra: { backoffMs?: number; keepaliveMs?: number } = {}) {
   const { log, lines } = recordingLogger();
@@ -142,11 +140,7 @@ describe('Plex notification stream', () => {
 describe('Plex notification stream over https', () => {
   let plex: FakePlex;
   before(async () => {
-    const dir = tempDir();
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=plex.test'], { stdio: 'ignore' });
-    plex = await new FakePlex().useTls({ key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') }).start();
+    plex = await new FakePlex().useTls(plexLikeCertificate()).start();
   });
   after(async () => plex?.stop());
 
