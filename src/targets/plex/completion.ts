@@ -264,13 +264,18 @@ export class ScanWatch {
   }
 }
 
-/** The waits the watch and its stream take from the Plex target's timings. */
+/** The waits of the scan watch and its stream, part of the Plex target's timings. */
 export interface ScanWatchTimings {
+  /** How old a shared poll of Plex's scans may be (activity-feed.ts). */
   activitiesMaxAgeMs: number;
+  /** Poll interval while the stream is away. */
   completionPollMs: number;
+  /** The wait for a scan that never shows, until this server's start delays are learned (start-delay.ts). */
   completionAppearMs: number;
+  /** Longest watch; plex_autoscan's fixed wait when Plex cannot be read. */
   completionMaxMs: number;
   completionFallbackMs: number;
+  /** Plex's notification stream (notifications/stream.ts): reconnect backoff and keep-alive. */
   streamBackoffMs: number;
   streamBackoffMaxMs: number;
   streamKeepaliveMs: number;

@@ -7,7 +7,7 @@ import { analyzeFiles } from './analyze.ts';
 import type { PlexApi } from './api.ts';
 import type { PlexScanBackend, PlexSectionRef } from './backends/backend.ts';
 import { runScanCommand } from './commands.ts';
-import { plexScanWatch, type ScanWatch } from './completion.ts';
+import { plexScanWatch, type ScanWatch, type ScanWatchTimings } from './completion.ts';
 import type { Transport } from './notifications/stream.ts';
 import { refreshScannedItems } from './metadata-refresh.ts';
 import { PlexApiBackend } from './backends/api.ts';
@@ -25,7 +25,7 @@ import type { PathRewriter } from '../../paths/rewrite.ts';
 import { itemForTarget } from '../rewrite.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
-export interface PlexTimings {
+export interface PlexTimings extends ScanWatchTimings {
   /**
    * PLEX_WAIT_FOR_EXTERNAL_SCANNERS: poll interval and the cap before scanning anyway. plex_autoscan polled
    * every 60 s; shorter here because scanrelay's own previous scan also counts and usually ends in seconds.
@@ -37,18 +37,6 @@ export interface PlexTimings {
   /** PLEX_CHECK_BEFORE_SCAN: first retry (plex_autoscan: 15 s), doubling up to the max. */
   aliveRetryMs: number;
   aliveRetryMaxMs: number;
-  /** How old a shared /activities snapshot may be (activity-feed.ts). */
-  activitiesMaxAgeMs: number;
-  /** Scan completion watch (see completion.ts). */
-  completionPollMs: number;
-  /** The wait for a scan that never shows, until this server's start delays are learned (start-delay.ts). */
-  completionAppearMs: number;
-  completionMaxMs: number;
-  completionFallbackMs: number;
-  /** Plex's notification stream (notifications/stream.ts): reconnect backoff and keep-alive. */
-  streamBackoffMs: number;
-  streamBackoffMaxMs: number;
-  streamKeepaliveMs: number;
   /** Database lookups for analyze and empty-trash PUTs: plex_autoscan's 5 tries, 10 s apart. */
   lookupTries: number;
   lookupDelayMs: number;
