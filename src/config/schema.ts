@@ -184,6 +184,8 @@ export const configSchema = z.object({
    * is read as absent.
    */
   PLEX_VERIFY_SSL: z.boolean().nullish().transform((v) => v ?? undefined),
+  /** scanrelay: after a scan ends, refresh the metadata of the items it touched (PUT /library/metadata/{id}/refresh). */
+  PLEX_REFRESH_METADATA: bool(false),
   PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
   /** Seconds before a hung Plex Media Scanner run (scanner method) is killed; the killed run counts toward PLEX_SCANNER_MAX_RETRIES. 0 = never. */
   PLEX_SCANNER_TIMEOUT: seconds(3600),

@@ -87,8 +87,10 @@ export interface Target {
    */
   readonly serial?: boolean;
   deliver(item: ScanItem): Promise<DeliveryResult>;
-  /** Cheap reachability check for status displays. */
-  available(): Promise<{ ok: boolean; error?: string }>;
+  /** Cheap reachability check for status displays; `note` says how it is being watched (Plex: stream or polling). */
+  available(): Promise<{ ok: boolean; error?: string; note?: string }>;
+  /** Lets go of long-lived connections (scanrelay stopping). */
+  close?(): void;
   /**
    * The folders this server's libraries live in (Plex section locations, Jellyfin/Emby virtual folders),
    * as the server names them. `fresh` asks the server again instead of a cached list. Throws when the

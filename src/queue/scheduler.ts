@@ -103,6 +103,7 @@ export class Scheduler {
     while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
     this.afterAbort.abort();
     await Promise.allSettled([...this.afterSteps]);
+    for (const t of this.targets.values()) t.close?.();
   }
 
   /** Resolves when every after-delivery step started so far has ended (tests, orderly shutdown). */

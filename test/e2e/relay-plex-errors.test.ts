@@ -51,7 +51,8 @@ describe('Plex answers the relay must cope with', () => {
     try {
       await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/B (2002)/' });
       await waitFor(() => plex.refreshes().length === 1, 10_000, 'refresh');
-      for (const call of plex.calls) assert.equal(call.headers.accept, 'application/json');
+      // The notification stream's SSE request also names text/event-stream, the framing around its JSON.
+      for (const call of plex.calls) assert.match(call.headers.accept ?? '', /^(text\/event-stream, )?application\/json$/, call.path);
       assert.equal(plex.refreshes()[0]!.path, '/data/Movies/B (2002)');
     } finally {
       await relay.kill();

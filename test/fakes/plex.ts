@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 
 /**
@@ -36,6 +38,25 @@ export interface FakeActivity {
 
 export type PlexMode = ServerMode;
 
+/** One partial scan as the fake Plex ran it: when asked, when it showed as running, when it ended. */
+export interface FakeScan {
+  section: string;
+  path: string;
+  requestedAt: number;
+  /** Asked while another scan was running (it waits its turn: Plex delays or drops such a request). */
+  whileBusy: boolean;
+  startedAt?: number;
+  endedAt?: number;
+  /** Plex skipped the path: no activity at all. */
+  silent: boolean;
+}
+
+export interface StreamClient {
+  transport: 'websocket' | 'sse';
+  close(): void;
+  send(notification: Record<string, unknown>): void;
+}
+
 /** A library item: a movie, episode or track with its file, or a season/album that holds others. */
 export interface FakeItem {
   ratingKey: string;
@@ -69,8 +90,30 @@ export class FakePlex extends SwitchableServer {
   items: FakeItem[] = [];
   /** Added to every answer, to simulate a slow server. */
   latencyMs = 0;
-  /** When set, each partial scan shows as a `library.update.section` activity for this long (Plex's own scan). */
+  /**
+   * Plex's own scans, one at a time: each partial scan shows as a `library.update.section` activity (on the
+   * notification stream, on /activities and as `refreshing` on its section) `scanStartDelayMs` after the
+   * request, or after the scan before it ended, and lasts `scanActivityMs` (or `scanMsFor(path)`).
+   */
   scanActivityMs = 0;
+  scanStartDelayMs = 0;
+  scanMsFor: ((path: string) => number) | undefined;
+  /** Paths Plex skips (outside every location, as Plex sees it): no activity shows for them. */
+  skipsPath: (path: string) => boolean = () => false;
+  readonly scans: FakeScan[] = [];
+  private scanQueue: FakeScan[] = [];
+  private scanning: FakeScan | undefined;
+  private readonly scanTimers = new Set<NodeJS.Timeout>();
+  /** false: a Plex that never streams (both notification endpoints answer 404). */
+  streaming = true;
+  /** false: websocket upgrades are refused (a proxy that drops them); SSE still works. */
+  websocketAvailable = true;
+  /** Plex's SSE ping interval. */
+  ssePingMs = 10_000;
+  readonly streams = new Set<StreamClient>();
+  /** Stream connections accepted so far. */
+  streamConnections = 0;
+  private readonly wss = new WebSocketServer({ noServer: true });
   /** false: /activities answers 404, as on a Plex too old to have it. */
   activitiesAvailable = true;
   readonly token: string;
@@ -111,6 +154,12 @@ export class FakePlex extends SwitchableServer {
     if (this.mode === 'error503') return send(503, '<html><body>503 Service Unavailable</body></html>', 'text/html');
 
     const path = url.pathname;
+    if (path === '/:/eventsource/notifications' && req.method === 'GET') {
+      if (token !== this.token) return send(401, '<html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1></body></html>', 'text/html');
+      if (!this.streaming) return send(404, '');
+      call.status = 200;
+      return this.openSse(res);
+    }
     // /identity needs no token (plex-api-spec: security: - {}).
     if (path === '/identity' && req.method === 'GET') {
       return send(200, json
@@ -148,13 +197,19 @@ export class FakePlex extends SwitchableServer {
       // Plex 1.32.7+ answers PUT (and POST from some clients) on refresh with 404; GET works.
       if (req.method !== 'GET') return send(404, '');
       if (!this.sections.some((s) => s.id === refresh[1])) return send(404, '');
-      if (this.scanActivityMs > 0) this.showScan(refresh[1]!);
-      return send(200, '');
+      send(200, '');
+      if (url.searchParams.has('path')) this.requestScan(refresh[1]!, url.searchParams.get('path')!);
+      return;
     }
     const trash = /^\/library\/sections\/([^/]+)\/emptyTrash$/.exec(path);
     if (trash) {
       if (req.method !== 'PUT') return send(404, '');
       return send(this.sections.some((s) => s.id === trash[1]) ? 200 : 404, '');
+    }
+    const refreshItem = /^\/library\/metadata\/(\d+)\/refresh$/.exec(path);
+    if (refreshItem) {
+      if (req.method !== 'PUT') return send(404, '');
+      return send(this.items.some((i) => i.ratingKey === refreshItem[1]) ? 200 : 404, '');
     }
     if (/^\/library\/metadata\/[\d,]+\/analyze$/.test(path)) return send(req.method === 'PUT' ? 200 : 404, '');
     if (path === '/activities' && req.method === 'GET' && this.activitiesAvailable) {
@@ -205,14 +260,126 @@ export class FakePlex extends SwitchableServer {
     };
   }
 
-  private showScan(sectionId: string): void {
-    const section = this.sections.find((s) => s.id === sectionId);
-    const activity: FakeActivity = { uuid: `scan-${this.calls.length}`, type: 'library.update.section', title: `Scanning ${section?.title ?? sectionId}`, sectionId, progress: 0 };
-    this.activities.push(activity);
-    setTimeout(() => {
-      const i = this.activities.indexOf(activity);
-      if (i >= 0) this.activities.splice(i, 1);
-    }, this.scanActivityMs).unref();
+  override async stop(): Promise<void> {
+    this.stopScans();
+    await super.stop();
+  }
+
+  /** Ends the running scan and forgets queued ones (Plex's DELETE /library/sections/all/refresh), between tests. */
+  stopScans(): void {
+    for (const t of this.scanTimers) clearTimeout(t);
+    this.scanTimers.clear();
+    this.scanQueue = [];
+    if (this.scanning?.startedAt !== undefined && this.scanning.endedAt === undefined) this.scanning.endedAt = Date.now();
+    this.scanning = undefined;
+    this.activities = this.activities.filter((a) => a.type !== 'library.update.section');
+  }
+
+  /** Drops every open notification stream, as a network fault or a Plex restart would. */
+  dropStreams(): void {
+    for (const c of [...this.streams]) c.close();
+  }
+
+  /** Sends one activity notification to every stream client, each in its transport's shape. */
+  notify(notification: { event: 'started' | 'updated' | 'ended'; activity: FakeActivity & { uuid: string } }): void {
+    const a = notification.activity;
+    const body = {
+      event: notification.event,
+      uuid: a.uuid,
+      Activity: { uuid: a.uuid, type: a.type, cancellable: false, userID: 1, title: a.title ?? 'Scanning', subtitle: '', progress: a.progress ?? 0, ...(a.sectionId !== undefined ? { Context: { librarySectionID: a.sectionId } } : {}) },
+    };
+    for (const c of this.streams) c.send(body);
+  }
+
+  /** Sends raw text to every websocket client (tests of what the parser refuses). */
+  sendRaw(text: string): void {
+    for (const c of this.streams) if (c.transport === 'websocket') (c as StreamClient & { raw(t: string): void }).raw(text);
+  }
+
+  private requestScan(section: string, path: string): void {
+    const scan: FakeScan = { section, path, requestedAt: Date.now(), whileBusy: this.scanning !== undefined || this.scanQueue.length > 0, silent: this.skipsPath(path) };
+    this.scans.push(scan);
+    this.scanQueue.push(scan);
+    if (!this.scanning) this.nextScan();
+  }
+
+  /** Plex scans one folder at a time: the next one starts its delay once the previous one ended. */
+  private nextScan(): void {
+    const scan = this.scanQueue.shift();
+    this.scanning = scan;
+    if (!scan) return;
+    const delay = Math.max(0, scan.requestedAt + this.scanStartDelayMs - Date.now());
+    this.timer(delay, () => {
+      if (scan.silent) {
+        this.scanning = undefined;
+        return this.nextScan();
+      }
+      const title = `Scanning ${this.sections.find((s) => s.id === scan.section)?.title ?? scan.section}`;
+      const activity = { uuid: `scan-${this.scans.indexOf(scan)}-${scan.requestedAt}`, type: 'library.update.section', title, sectionId: scan.section, progress: 0 };
+      scan.startedAt = Date.now();
+      this.activities.push(activity);
+      this.notify({ event: 'started', activity });
+      const ms = this.scanMsFor?.(scan.path) ?? this.scanActivityMs;
+      if (ms >= 20) this.timer(ms / 2, () => this.notify({ event: 'updated', activity: { ...activity, progress: 50 } }));
+      this.timer(ms, () => {
+        const i = this.activities.indexOf(activity);
+        if (i >= 0) this.activities.splice(i, 1);
+        scan.endedAt = Date.now();
+        this.notify({ event: 'ended', activity: { ...activity, progress: 100 } });
+        this.scanning = undefined;
+        this.nextScan();
+      });
+    });
+  }
+
+  private timer(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.scanTimers.delete(t);
+      fn();
+    }, ms);
+    t.unref();
+    this.scanTimers.add(t);
+  }
+
+  private openSse(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-plex-protocol': '1.0' });
+    res.flushHeaders();
+    const ping = setInterval(() => res.write('event: ping\ndata: {}\n\n'), this.ssePingMs);
+    ping.unref();
+    const client: StreamClient = {
+      transport: 'sse',
+      close: () => res.destroy(),
+      send: (n) => void res.write(`event: activity\ndata: ${JSON.stringify({ ActivityNotification: n })}\n\n`),
+    };
+    this.streams.add(client);
+    this.streamConnections++;
+    res.on('close', () => {
+      clearInterval(ping);
+      this.streams.delete(client);
+    });
+  }
+
+  protected override handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const token = (req.headers['x-plex-token'] as string | undefined) ?? url.searchParams.get('X-Plex-Token') ?? undefined;
+    const refuse = (status: number, text: string) => socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    const call: RecordedCall = { method: 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, token, tokenIn: req.headers['x-plex-token'] ? 'header' : token ? 'query' : 'none', status: 0, at: Date.now() };
+    this.calls.push(call);
+    if (this.mode === 'error503') return void (call.status = 503, refuse(503, 'Service Unavailable'));
+    if (url.pathname !== '/:/websockets/notifications' || !this.streaming || !this.websocketAvailable) return void (call.status = 404, refuse(404, 'Not Found'));
+    if (token !== this.token) return void (call.status = 401, refuse(401, 'Unauthorized'));
+    call.status = 101;
+    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const client: StreamClient & { raw(t: string): void } = {
+        transport: 'websocket',
+        close: () => ws.terminate(),
+        send: (n) => ws.send(JSON.stringify({ NotificationContainer: { type: 'activity', size: 1, ActivityNotification: [n] } })),
+        raw: (t) => ws.send(t),
+      };
+      this.streams.add(client);
+      this.streamConnections++;
+      ws.on('close', () => this.streams.delete(client));
+    });
   }
 
   private sectionsJson(): string {
@@ -230,7 +397,7 @@ export class FakePlex extends SwitchableServer {
           scanner: s.type === 'movie' ? 'Plex Movie' : 'Plex TV Series',
           language: 'en-US',
           uuid: `uuid-${s.id}`,
-          refreshing: false,
+          refreshing: this.scanning?.startedAt !== undefined && this.scanning.endedAt === undefined && this.scanning.section === s.id,
           updatedAt: 1700000000,
           createdAt: 1600000000,
           scannedAt: 1700000000,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** up: serves; error503: answers 503; down: the port is closed (connection refused). */
@@ -19,6 +20,11 @@ export abstract class SwitchableServer {
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 
+  /** An HTTP upgrade (websocket); a server without websockets refuses it. */
+  protected handleUpgrade(_req: IncomingMessage, socket: Duplex, _head: Buffer): void {
+    socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  }
+
   get url(): string {
     return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
@@ -33,6 +39,7 @@ export abstract class SwitchableServer {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
     const server: Server = this.tls ? createHttpsServer(this.tls, handler) : createServer(handler);
     // 'connection' is the TCP socket for both (https.Server extends tls.Server extends net.Server).
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));

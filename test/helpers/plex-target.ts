@@ -9,7 +9,7 @@ import { QueueStore } from '../../src/queue/store.ts';
 import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
 import { PlexDatabase } from '../../src/targets/plex/database.ts';
 import { RcloneRc } from '../../src/targets/plex/rclone-rc.ts';
-import { PlexTarget, type PlexTimings } from '../../src/targets/plex/target.ts';
+import { PlexTarget, type PlexSteps, type PlexTimings } from '../../src/targets/plex/target.ts';
 import { plexApiFor } from '../../src/targets/plex/tls-policy.ts';
 import type { FakePlex } from '../fakes/plex.ts';
 import { tempDir } from './relay.ts';
@@ -29,6 +29,9 @@ export const FAST_TIMINGS: Partial<PlexTimings> = {
   completionPollMs: 30,
   completionAppearMs: 150,
   completionFallbackMs: 50,
+  externalScanStreamPollMs: 50,
+  streamBackoffMs: 100,
+  streamBackoffMaxMs: 400,
   lookupTries: 3,
   lookupDelayMs: 30,
   emptyTrashTries: 2,
@@ -45,7 +48,7 @@ export function recordingLogger(): { log: Logger; lines: Array<Record<string, an
 export function makePlexTarget(
   plex: FakePlex,
   config: Config,
-  opts: { timings?: Partial<PlexTimings>; log?: Logger } = {},
+  opts: { timings?: Partial<PlexTimings>; log?: Logger; notifications?: PlexSteps['notifications'] } = {},
 ): PlexTarget {
   const api = plexApiFor({ ...config, PLEX_LOCAL_URL: plex.url });
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
@@ -56,6 +59,7 @@ export function makePlexTarget(
     db: new PlexDatabase(config.PLEX_DATABASE_PATH),
     rclone: refresh.ENABLED ? new RcloneRc(refresh, log) : undefined,
     timings: { ...FAST_TIMINGS, ...opts.timings },
+    notifications: opts.notifications,
   });
 }
 

@@ -145,7 +145,7 @@ export class NoSectionCache {
 }
 
 export interface StatusView {
-  targets: Array<{ name: string; ok: boolean; error?: string }>;
+  targets: Array<{ name: string; ok: boolean; error?: string; note?: string }>;
   /** What the start-up check found wrong with the set-up, each naming the key to fix. */
   problems?: readonly SetupProblem[];
   queue: { pending: number; active: number };
@@ -162,7 +162,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
       targets.map(async (t) => {
         try {
           const r = await withTimeout(t.available(), timeoutMs, `no answer within ${timeoutMs / 1000} s`);
-          return { name: t.name, ok: r.ok, ...(r.error ? { error: r.error } : {}) };
+          return { name: t.name, ok: r.ok, ...(r.error ? { error: r.error } : {}), ...(r.note ? { note: r.note } : {}) };
         } catch (err) {
           return { name: t.name, ok: false, error: (err as Error).message };
         }

@@ -48,7 +48,7 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
           (t) =>
             `<li class="${t.ok ? 'ok' : 'bad'}" data-target="${esc(t.name)}"><span class="dot" aria-hidden="true"></span><strong>${esc(t.name)}</strong> ${
               t.ok ? 'reachable' : `unreachable<span class="why">${t.error ? `: ${esc(t.error)}` : ''}</span>`
-            }</li>`,
+            }${t.note ? `<span class="why" data-note>; ${esc(t.note)}</span>` : ''}</li>`,
         )
         .join('')
     : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';

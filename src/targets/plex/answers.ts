@@ -18,6 +18,8 @@ export const sectionsAnswer = z.looseObject({
         title: z.string().optional().default(''),
         type: z.string().optional().default(''),
         Location: list(z.looseObject({ path: z.string() })),
+        /** The section is being scanned: true/false in JSON (1/0 in XML). */
+        refreshing: z.union([z.boolean(), z.number(), z.string()]).optional().transform((v) => v === true || v === 1 || v === '1'),
       }),
     ),
   }),
@@ -36,6 +38,7 @@ export const activitiesAnswer = z.looseObject({
   MediaContainer: z.looseObject({
     Activity: list(
       z.looseObject({
+        uuid: z.string().optional(),
         type: z.string(),
         title: z.string().optional(),
         Context: z.looseObject({ librarySectionID: id.optional() }).optional(),

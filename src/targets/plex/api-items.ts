@@ -50,10 +50,30 @@ export function parseLeaves(body: ItemsAnswer): { items: LeafItem[]; totalSize?:
  */
 export async function findLeavesByFile(api: PlexApi, section: { id: string; type: string }, files: readonly string[], limits: ApiLookupLimits = DEFAULT_API_LOOKUP): Promise<Map<string, LeafItem>> {
   const found = new Map<string, LeafItem>();
-  const type = LEAF_TYPE[section.type];
-  if (type === undefined) return found;
   const wanted = new Set(files);
-  for (let page = 0; page < limits.maxPages && found.size < wanted.size; page++) {
+  await eachLeaf(api, section, limits, (item) => {
+    for (const f of item.files) if (wanted.has(f) && !found.has(f)) found.set(f, item);
+    return found.size >= wanted.size;
+  });
+  return found;
+}
+
+/** The section's items with a file below `folder`, within the lookup limits (newest first). */
+export async function findLeavesInFolder(api: PlexApi, section: { id: string; type: string }, folder: string, limits: ApiLookupLimits = DEFAULT_API_LOOKUP): Promise<LeafItem[]> {
+  const prefix = folder.endsWith('/') ? folder : `${folder}/`;
+  const found: LeafItem[] = [];
+  await eachLeaf(api, section, limits, (item) => {
+    if (item.files.some((f) => f.startsWith(prefix))) found.push(item);
+    return false;
+  });
+  return found;
+}
+
+/** Visits the section's playable items, newest first, page by page, until `visit` says stop or the listing ends. */
+async function eachLeaf(api: PlexApi, section: { id: string; type: string }, limits: ApiLookupLimits, visit: (item: LeafItem) => boolean): Promise<void> {
+  const type = LEAF_TYPE[section.type];
+  if (type === undefined) return;
+  for (let page = 0; page < limits.maxPages; page++) {
     const start = page * limits.pageSize;
     const body = await api.getJson(
       `/library/sections/${encodeURIComponent(section.id)}/all?type=${type}&sort=addedAt:desc&X-Plex-Container-Start=${start}&X-Plex-Container-Size=${limits.pageSize}`,
@@ -61,10 +81,9 @@ export async function findLeavesByFile(api: PlexApi, section: { id: string; type
       'item listing',
     );
     const { items, totalSize } = parseLeaves(body);
-    for (const item of items) for (const f of item.files) if (wanted.has(f) && !found.has(f)) found.set(f, item);
-    if (items.length < limits.pageSize || (totalSize !== undefined && start + items.length >= totalSize)) break;
+    for (const item of items) if (visit(item)) return;
+    if (items.length < limits.pageSize || (totalSize !== undefined && start + items.length >= totalSize)) return;
   }
-  return found;
 }
 
 /** plex_autoscan's choice of items for one file (see metadataIdsForFile), with the API's parent and children. */

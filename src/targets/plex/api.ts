@@ -7,9 +7,12 @@ export interface PlexSection {
   title: string;
   type: string;
   locations: string[];
+  /** Plex is scanning the section now. */
+  refreshing?: boolean;
 }
 
 export interface PlexActivity {
+  uuid?: string;
   type: string;
   sectionId?: string;
   title?: string;
@@ -90,6 +93,7 @@ export class PlexApi {
   async activities(): Promise<PlexActivity[]> {
     const text = await this.call('GET', '/activities', 'activities');
     return parseAnswer(text, activitiesAnswer, 'activities').MediaContainer.Activity.map((a) => ({
+      uuid: a.uuid,
       type: a.type,
       sectionId: a.Context?.librarySectionID,
       title: a.title,
@@ -103,6 +107,11 @@ export class PlexApi {
 
   async emptyTrash(sectionId: string): Promise<void> {
     await this.call('PUT', `/library/sections/${encodeURIComponent(sectionId)}/emptyTrash`, 'empty trash');
+  }
+
+  /** Refreshes one item's metadata from its agents (plexapi's refresh(); autopulse's refresh_item). */
+  async refreshMetadata(ratingKey: string): Promise<void> {
+    await this.call('PUT', `/library/metadata/${encodeURIComponent(ratingKey)}/refresh`, 'metadata refresh');
   }
 
   async analyze(metadataIds: readonly (string | number)[]): Promise<void> {
@@ -121,5 +130,6 @@ export function parseSections(text: string): PlexSection[] {
     title: d.title,
     type: d.type,
     locations: d.Location.map((l) => l.path).filter(Boolean),
+    refreshing: d.refreshing,
   }));
 }

@@ -7,8 +7,11 @@ import { analyzeFiles } from './analyze.ts';
 import type { PlexApi } from './api.ts';
 import type { PlexScanBackend, PlexSectionRef } from './backends/backend.ts';
 import { runScanCommand } from './commands.ts';
-import { ActivityFeed } from './activity-feed.ts';
-import { watchScanCompletion } from './completion.ts';
+import { plexScanWatch, type ScanWatch, type ScanWatchTimings } from './completion.ts';
+import type { Transport } from './notifications/stream.ts';
+import { refreshScannedItems } from './metadata-refresh.ts';
+import { PlexApiBackend } from './backends/api.ts';
+import { SectionCache } from './sections.ts';
 import type { PlexDatabase } from './database.ts';
 import { emptyTrashEnabled, emptyTrashGuarded } from './empty-trash.ts';
 import { decideFileCheck, pathsForCheck } from './file-checks.ts';
@@ -17,28 +20,23 @@ import { filesInPlex, statFileSize, type FileSize } from './in-plex.ts';
 import type { RcloneRc } from './rclone-rc.ts';
 import { runningScanner, type ProcessDeps } from './scanner-process.ts';
 import { ScannerFailed } from './backends/scanner/backend.ts';
-import { runningScans, WaitTracker } from './wait.ts';
+import { WaitTracker } from './wait.ts';
 import type { PathRewriter } from '../../paths/rewrite.ts';
 import { itemForTarget } from '../rewrite.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
-export interface PlexTimings {
+export interface PlexTimings extends ScanWatchTimings {
   /**
    * PLEX_WAIT_FOR_EXTERNAL_SCANNERS: poll interval and the cap before scanning anyway. plex_autoscan polled
    * every 60 s; shorter here because scanrelay's own previous scan also counts and usually ends in seconds.
    */
   externalScanPollMs: number;
+  /** The same poll while the notification stream is connected (reading it costs Plex nothing). */
+  externalScanStreamPollMs: number;
   externalScanMaxWaitMs: number;
   /** PLEX_CHECK_BEFORE_SCAN: first retry (plex_autoscan: 15 s), doubling up to the max. */
   aliveRetryMs: number;
   aliveRetryMaxMs: number;
-  /** How old a shared /activities snapshot may be (activity-feed.ts). */
-  activitiesMaxAgeMs: number;
-  /** Scan completion watch (see completion.ts). */
-  completionPollMs: number;
-  completionAppearMs: number;
-  completionMaxMs: number;
-  completionFallbackMs: number;
   /** Database lookups for analyze and empty-trash PUTs: plex_autoscan's 5 tries, 10 s apart. */
   lookupTries: number;
   lookupDelayMs: number;
@@ -48,15 +46,20 @@ export interface PlexTimings {
 
 export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
   externalScanPollMs: 10_000,
+  externalScanStreamPollMs: 1_000,
   externalScanMaxWaitMs: 60 * 60_000,
   aliveRetryMs: 15_000,
   aliveRetryMaxMs: 2 * 60_000,
   // One Plex scan at a time waits for this watch, so it polls often enough to see a short scan end.
-  activitiesMaxAgeMs: 250,
-  completionPollMs: 500,
+  activitiesMaxAgeMs: 150,
+  // While the stream is away: often enough to see a short scan (Plex's own take about 0.1-0.2 s for a folder).
+  completionPollMs: 200,
   completionAppearMs: 2_000,
   completionMaxMs: 2 * 60 * 60_000,
   completionFallbackMs: 10_000,
+  streamBackoffMs: 1_000,
+  streamBackoffMaxMs: 60_000,
+  streamKeepaliveMs: 30_000,
   lookupTries: 5,
   lookupDelayMs: 10_000,
   emptyTrashTries: 5,
@@ -77,6 +80,11 @@ export interface PlexSteps {
   processes?: ProcessDeps;
   /** PLEX_REWRITE: the relay's path as Plex names it (autoscan's targets/plex/plex.go:79). */
   rewrite?: PathRewriter;
+  /**
+   * Plex's notification stream for scan completion (API method only): the transports to try, in order;
+   * false never connects (completion by polling only).
+   */
+  notifications?: readonly Transport[] | false;
 }
 
 /**
@@ -96,7 +104,8 @@ export class PlexTarget implements Target {
   private readonly warned = new Set<string>();
   /** Scans whose RUN_COMMAND_BEFORE_SCAN already ran (until their delivery ends), with the folder their file check chose. */
   private readonly beforeRan = new Map<number, { folder: string; folderOnly: boolean }>();
-  private activities: ActivityFeed | undefined;
+  private watch: ScanWatch | undefined;
+  private sectionList: SectionCache | undefined;
 
   constructor(
     readonly backend: PlexScanBackend,
@@ -122,6 +131,7 @@ export class PlexTarget implements Target {
 
   async deliver(queued: ScanItem): Promise<DeliveryResult> {
     const item = itemForTarget(queued, this.steps.rewrite);
+    if (this.steps.api) this.scanWatch(this.steps.api).start();
     let result = await this.attempt(item);
     // Once its before-command ran, a scan keeps Plex's turn until its after-command ran (plex.py:134-232:
     // both inside the scan lock), so no other scan's commands run in between.
@@ -171,6 +181,8 @@ export class PlexTarget implements Target {
         sectionId = section.id;
         this.log.debug({ scan: item.id, section: section.id, request: this.backend.describeScan(section.id, folder) }, 'requesting Plex partial scan');
         let detail: string | undefined;
+        const sentAt = Date.now();
+        if (this.steps.api && this.backend.method === 'api') this.scanWatch(this.steps.api).noteSent(section.id, sentAt);
         try {
           ({ detail } = await this.backend.scan(section.id, folder));
         } catch (err) {
@@ -186,7 +198,7 @@ export class PlexTarget implements Target {
           detail,
         ].filter(Boolean).join('; ');
         details.push(base);
-        afters.push(this.afterScan(item, section, folder, folderOnly, base, config, n === sections.length - 1));
+        afters.push(this.afterScan(item, section, folder, folderOnly, base, config, sentAt, n === sections.length - 1));
       }
       const after: AfterDelivery =
         afters.length === 1 ? afters[0]! : async (signal) => {
@@ -212,8 +224,16 @@ export class PlexTarget implements Target {
     return { outcome: 'failed', error: `${error}${after ? `; after-scan command ${after.ok && after.code === 0 ? 'ok' : 'failed'}` : ''}` };
   }
 
-  available(): Promise<{ ok: boolean; error?: string }> {
-    return this.backend.available();
+  async available(): Promise<{ ok: boolean; error?: string; note?: string }> {
+    const api = this.steps.api;
+    if (api) this.scanWatch(api).start();
+    const r = await this.backend.available();
+    return this.backend.method === 'api' && api ? { ...r, note: this.scanWatch(api).describe() } : r;
+  }
+
+  /** Closes the notification stream (scanrelay stopping). */
+  close(): void {
+    this.watch?.close();
   }
 
   /** Section locations: from the API, or Plex's database for the scanner method. */
@@ -291,7 +311,7 @@ export class PlexTarget implements Target {
     let running: unknown[];
     try {
       if (api) {
-        running = runningScans(await this.activityFeed(api).current()).map((a) => a.title ?? a.sectionId);
+        running = (await this.scanWatch(api).running()).map((a) => a.title ?? a.sectionId);
       } else {
         const proc = await runningScanner(config, this.steps.processes);
         running = proc ? [`${proc.name} (pid ${proc.pid}${proc.container ? `, container ${proc.container}` : ''})`] : [];
@@ -314,8 +334,10 @@ export class PlexTarget implements Target {
       this.log.warn(ctx, 'gave up waiting for other Plex scans to end; scanning anyway');
       return undefined;
     }
-    this.log.info({ ...ctx, retryInS: this.timings.externalScanPollMs / 1000 }, 'another Plex library scan is running; waiting');
-    return { outcome: 'retry', error: 'waiting for another Plex library scan to end', retryAfterMs: this.timings.externalScanPollMs, countsAsAttempt: false };
+    const retryAfterMs = api && this.scanWatch(api).mode() !== 'polling' ? this.timings.externalScanStreamPollMs : this.timings.externalScanPollMs;
+    // One line when the wait begins; the frequent looks after it are debug.
+    this.log[wait.polls === 1 ? 'info' : 'debug']({ ...ctx, retryInS: retryAfterMs / 1000 }, 'another Plex library scan is running; waiting');
+    return { outcome: 'retry', error: 'waiting for another Plex library scan to end', retryAfterMs, countsAsAttempt: false };
   }
 
   /**
@@ -372,7 +394,7 @@ export class PlexTarget implements Target {
    * The first two per library; the others once per scan, after the last library's (`last`): the
    * after-command pairs with the one before-command.
    */
-  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config, last = true): AfterDelivery {
+  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config, sentAt: number, last = true): AfterDelivery {
     return async (signal) => {
       const steps = this.steps;
       const log = this.log.child({ scan: item.id, section: section.id });
@@ -381,9 +403,7 @@ export class PlexTarget implements Target {
         // The scanner binary returns when its scan is done.
         parts.push('completed');
       } else if (steps.api) {
-        const t = this.timings;
-        const feed = this.activityFeed(steps.api);
-        const done = await watchScanCompletion(() => feed.current(), section.id, { pollMs: t.completionPollMs, appearWithinMs: t.completionAppearMs, maxMs: t.completionMaxMs, fallbackMs: t.completionFallbackMs }, log, signal);
+        const done = await this.scanWatch(steps.api).waitForScan(section.id, sentAt, log, signal);
         parts.push(done.completed ? 'completed' : `sent, completion unknown (${done.reason})`);
       } else {
         parts.push('sent, completion unknown');
@@ -401,16 +421,29 @@ export class PlexTarget implements Target {
       if (steps.api && !folderOnly && item.updateType !== 'Deleted') {
         parts.push(await fixMismatched({ config, api: steps.api, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item, signal));
       }
+      if (config.PLEX_REFRESH_METADATA && item.updateType !== 'Deleted') parts.push(await this.refreshMetadata(folder, folderOnly ? [] : item.files, log, signal));
       const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, config.RUN_COMMAND_TIMEOUT * 1000);
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
       return parts.filter(Boolean).join('; ');
     };
   }
 
-  /** The shared /activities reader (created on first use). */
-  private activityFeed(api: PlexApi): ActivityFeed {
-    this.activities ??= new ActivityFeed(api, this.timings.activitiesMaxAgeMs);
-    return this.activities;
+  /** PLEX_REFRESH_METADATA, through the HTTP API (the scanner method too, when PLEX_TOKEN is set). */
+  private async refreshMetadata(folder: string, files: readonly string[], log: Logger, signal: AbortSignal): Promise<string> {
+    const api = this.steps.api;
+    if (!api) {
+      this.warnOnce('refresh-no-api', { key: 'PLEX_REFRESH_METADATA' }, 'PLEX_REFRESH_METADATA needs PLEX_TOKEN (the Plex HTTP API); metadata is not refreshed');
+      return '';
+    }
+    this.sectionList ??= this.backend instanceof PlexApiBackend ? this.backend.sections : new SectionCache(() => api.sections());
+    return refreshScannedItems({ api, sections: this.sectionList, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, folder, files, signal);
+  }
+
+  /** Plex's scans, from its notification stream (API method) or by polling; created on first use. */
+  private scanWatch(api: PlexApi): ScanWatch {
+    const transports = this.backend.method === 'api' ? (this.steps.notifications ?? ['websocket', 'sse']) : false;
+    this.watch ??= plexScanWatch(api, this.steps.config, this.timings, this.log, transports);
+    return this.watch;
   }
 
   private warnOnce(id: string, fields: Record<string, unknown>, message: string): void {

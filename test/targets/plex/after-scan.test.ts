@@ -66,15 +66,23 @@ describe('after the scan', () => {
       }
     });
 
-    test('safety: without /activities it falls back to a fixed wait and records "sent, completion unknown"', async () => {
-      const { tree, config } = setup(plex);
+    test('an old server (no notification stream, no /activities): the section\'s `refreshing` says when the scan ended', async () => {
+      const { tree, db, config } = setup(plex, { PLEX_EMPTY_TRASH: true });
+      addMediaFile(db, { sectionId: 1, file: '/data/Movies/Old/old2.mkv', size: 1, deletedAt: '2024-01-01 00:00:00' });
       tree.put('/data/Movies/Old PMS (2000)/o.mkv');
       plex.activitiesAvailable = false;
+      plex.streaming = false;
+      plex.scanActivityMs = 400;
       try {
         const detail = await scanAndSettle(plex, config, '/data/Movies/Old PMS (2000)/o.mkv');
-        assert.equal(detail, 'section 1 (Movies) via api; sent, completion unknown (Plex /activities unavailable)');
+        assert.match(detail, /^section 1 \(Movies\) via api; completed; trash emptied/);
+        const scan = plex.scans.find((s) => s.path === '/data/Movies/Old PMS (2000)')!;
+        const trash = plex.callsTo('PUT', /^\/library\/sections\/1\/emptyTrash$/).at(-1)!;
+        assert.ok(trash.at >= scan.endedAt!, 'empty trash waits for the scan to end');
       } finally {
         plex.activitiesAvailable = true;
+        plex.streaming = true;
+        plex.scanActivityMs = 0;
       }
     });
 
@@ -88,7 +96,7 @@ describe('after the scan', () => {
         await waitFor(() => /still scanning/.test(q.store.view.get(id)!.deliveries[0]?.detail ?? ''), 10_000, 'capped watch');
       } finally {
         plex.scanActivityMs = 0;
-        plex.activities = [];
+        plex.stopScans();
         await q.close();
       }
     });

@@ -12,13 +12,13 @@ test('sections: keys as string or number, several locations, extra fields ignore
       size: 2,
       Directory: [
         { key: '1', title: 'Movies', type: 'movie', agent: 'tv.plex.agents.movie', Location: [{ id: 1, path: '/data/Movies' }] },
-        { key: 2, title: 'TV', type: 'show', Location: [{ id: 2, path: '/data/TV' }, { id: 3, path: '/data/TV2' }] },
+        { key: 2, title: 'TV', type: 'show', refreshing: true, Location: [{ id: 2, path: '/data/TV' }, { id: 3, path: '/data/TV2' }] },
       ],
     },
   });
   assert.deepEqual(parseSections(text), [
-    { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
-    { id: '2', title: 'TV', type: 'show', locations: ['/data/TV', '/data/TV2'] },
+    { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'], refreshing: false },
+    { id: '2', title: 'TV', type: 'show', locations: ['/data/TV', '/data/TV2'], refreshing: true },
   ]);
   assert.deepEqual(parseSections(JSON.stringify({ MediaContainer: { size: 0 } })), [], 'no Directory: no sections');
 });

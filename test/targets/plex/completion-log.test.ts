@@ -12,11 +12,12 @@ before(async () => {
 after(async () => plex.stop());
 
 /** Raw log lines as a user reads them (JSON.parse would hide a repeated key). */
-async function scanLines(activityMs: number): Promise<string[]> {
+async function scanLines(activityMs: number, skipped = false): Promise<string[]> {
   const raw: string[] = [];
   const log = pino({ level: 'info', base: undefined }, { write: (s: string) => void raw.push(s) });
   const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, PLEX_ANALYZE_TYPE: 'off', PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, SERVER_FILE_CHECKS_ENABLED: false, PLEX_DATABASE_PATH: '/nonexistent/plex.db' });
   plex.scanActivityMs = activityMs;
+  plex.skipsPath = () => skipped;
   const q = runQueue([makePlexTarget(plex, config, { log, timings: { completionPollMs: 30, completionAppearMs: 150, activitiesMaxAgeMs: 0 } })]);
   try {
     const id = q.enqueue('/data/Movies/Heat (1995)', ['/data/Movies/Heat (1995)/Heat.mkv']);
@@ -24,6 +25,7 @@ async function scanLines(activityMs: number): Promise<string[]> {
     await q.scheduler.afterStepsSettled();
   } finally {
     plex.scanActivityMs = 0;
+    plex.skipsPath = () => false;
     await q.close();
   }
   return raw;
@@ -36,7 +38,8 @@ test('the completion line names the section once, and "completed" only when Plex
   assert.equal(done.match(/"section":/g)?.length, 1, done);
   assert.doesNotMatch(done, /scanSeen/);
 
-  const unseen = await scanLines(0);
+  // A path Plex skips shows no activity at all.
+  const unseen = await scanLines(0, true);
   assert.ok(!unseen.some((l) => l.includes('Plex scan completed')), unseen.join(''));
   const line = unseen.find((l) => l.includes('no scan activity'));
   assert.ok(line, unseen.join(''));

@@ -27,7 +27,8 @@ describe('SERVER_SKIP_FILES_IN_PLEX: files Plex already has', () => {
     tree.put(FILE, '12345');
     const config = testConfig({
       PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, PLEX_DATABASE_PATH: dbPath, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings,
-      SERVER_SKIP_FILES_IN_PLEX: true, PLEX_ANALYZE_TYPE: 'off', ...o,
+      // Deliveries follow each other here without waiting for Plex's scans to end: no wait for other scans.
+      SERVER_SKIP_FILES_IN_PLEX: true, PLEX_ANALYZE_TYPE: 'off', PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, ...o,
     });
     return { tree, db, dbPath, config };
   }
