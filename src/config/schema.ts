@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
 import { patternProblem } from '../paths/pattern.ts';
 import { pythonInt } from './python-int.ts';
+import { trustProxySchema } from './trust-proxy.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
 /*
@@ -198,8 +199,8 @@ export const configSchema = z.object({
   SERVER_AUTH_USER: str(''),
   SERVER_AUTH_PASS: str(''),
   SERVER_RATE_LIMIT: z.number().int().min(0).default(0),
-  /** scanrelay: behind a reverse proxy, the client address (rate limits, logs) is read from X-Forwarded-For. */
-  SERVER_TRUST_PROXY: bool(false),
+  /** scanrelay: behind a reverse proxy, which hops may name the client (rate limits, logs): see trust-proxy.ts. */
+  SERVER_TRUST_PROXY: trustProxySchema,
   SERVER_METRICS: bool(true),
   SERVER_SKIP_FILES_IN_PLEX: bool(false),
   /**

@@ -16,6 +16,7 @@ import { connectionCap, drainOversizedBody, shedSlowConnections, softFileLimit, 
 import { redactSecret } from './redact.ts';
 import { isBusy } from '../db/sqlite.ts';
 import { QueueUnavailableError } from '../queue/backend.ts';
+import { trustFunction } from '../config/trust-proxy.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -44,8 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // reads) is a measurable share of intake time.
     childLoggerFactory: (logger) => logger,
     bodyLimit: BODY_LIMIT,
-    // SERVER_TRUST_PROXY: the client address (rate limits, logs) comes from X-Forwarded-For.
-    trustProxy: config.SERVER_TRUST_PROXY,
+    // SERVER_TRUST_PROXY: the client address (rate limits, logs) is the one the trusted hops saw.
+    trustProxy: trustFunction(config.SERVER_TRUST_PROXY),
     ...slowClientTimeouts(),
     // Any SERVER_PASS plex_autoscan served (a "/", a space, more than 100 characters): see secret-url.ts.
     routerOptions: secretRouterOptions(config.SERVER_PASS),
@@ -54,7 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   shedSlowConnections(app.server, deps.maxConnections ?? connectionCap(softFileLimit()));
   registerBrowserHeaders(app);
-  app.addHook('onRequest', crossSiteRefusal(config.SERVER_TRUST_PROXY, sendError));
+  app.addHook('onRequest', crossSiteRefusal(trustFunction(config.SERVER_TRUST_PROXY) !== false, sendError));
   app.addHook('onRequest', notFoundBeforeBody);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await registerMultipart(app, BODY_LIMIT);

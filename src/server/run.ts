@@ -26,6 +26,7 @@ import { metricsPlugin } from './metrics.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
 import { UserError } from '../config/errors.ts';
+import { describeTrustProxy } from '../config/trust-proxy.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -77,6 +78,8 @@ export const DEFAULT_RECOGNIZERS: Recognizer[] = [recognizeManual, ...ARR_RECOGN
 export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const { config, log } = opts;
   const store = await openQueue(config, opts.queuefile, log);
+  const trustNote = describeTrustProxy(config.SERVER_TRUST_PROXY);
+  if (trustNote) log.info(trustNote);
   const targets = opts.targets ?? buildTargets(config, log);
   if (targets.length === 0) log.warn('no target is enabled (PLEX_ENABLED false, no JELLYFIN/EMBY): scans will queue but go nowhere');
   // Created before the scheduler it wakes; started (first check) once the scheduler runs.
