@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clampDuration } from './durations.ts';
 
 /*
  * Values plex_autoscan started with although they are not what its sample config shows. The schema
@@ -50,6 +51,8 @@ function repairOf(issue: z.core.$ZodIssue, value: unknown, root: Json): Repair |
   if (key === 'GOOGLE.POLL_INTERVAL' && value === 0) {
     return { value: MIN_POLL_INTERVAL, warning: `GOOGLE.POLL_INTERVAL: 0 read as ${MIN_POLL_INTERVAL} s (plex_autoscan polled again at once); write the seconds between polls` };
   }
+  const clamped = clampDuration(key, value);
+  if (clamped) return clamped;
   // plex_autoscan reads the GOOGLE section only when monitoring starts (scan.py:187-231, after GOOGLE.ENABLED is
   // checked): with monitoring off, a value of the wrong type never mattered there, so here it takes the default.
   if (issue.path[0] === 'GOOGLE' && issue.path.length > 1 && issue.path[1] !== 'ENABLED' && !googleEnabled(root)) {

@@ -3,6 +3,7 @@ import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
 import { patternProblem } from '../paths/pattern.ts';
 import { pythonInt } from './python-int.ts';
 import { trustProxySchema } from './trust-proxy.ts';
+import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
 /*
@@ -15,7 +16,6 @@ const str = (def: string) => z.string().default(def);
 const bool = (def: boolean) => z.boolean().default(def);
 const stringList = () => z.array(z.string()).default([]);
 const pathMappings = () => pathMappingsSchema.default({});
-const seconds = (def: number) => z.number().min(0).default(def);
 
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
 export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Application\\ Support';
@@ -55,7 +55,7 @@ export const driveSchema = z
         MIME_TYPES_LIST: stringList(),
       })
       .prefault({}),
-    POLL_INTERVAL: z.number().positive().default(120),
+    POLL_INTERVAL: positiveSeconds(120),
     DISABLE_DISK_FILE_SIZE_CHECK: bool(false),
     TEAMDRIVE: bool(false),
     TEAMDRIVES: z.array(z.string()).default([]),
@@ -96,7 +96,7 @@ export const watchSchema = z
     INCLUDE: regexList(),
     EXCLUDE: regexList(),
     POLL: bool(false),
-    POLL_INTERVAL: z.number().positive().default(60),
+    POLL_INTERVAL: positiveSeconds(60),
   })
   .prefault({})
   .refine((w) => !w.ENABLED || w.PATHS.length > 0, { message: 'ENABLED needs at least one folder in PATHS', path: ['PATHS'] });
@@ -195,7 +195,7 @@ export const configSchema = z.object({
   /** scanrelay: seconds before RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN is killed (plex_autoscan had no limit). */
   RUN_COMMAND_TIMEOUT: seconds(3600),
   /** Longest wait after the first request for a folder; null = 3x SERVER_SCAN_DELAY, 0 = no cap. */
-  SERVER_SCAN_DELAY_MAX: z.number().min(0).nullable().default(null),
+  SERVER_SCAN_DELAY_MAX: nullableSeconds(),
   SERVER_AUTH_USER: str(''),
   SERVER_AUTH_PASS: str(''),
   SERVER_RATE_LIMIT: z.number().int().min(0).default(0),
