@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openSqlite } from '../db/sqlite.ts';
+import { isBusy, openSqlite } from '../db/sqlite.ts';
 import { migrationFiles } from './rows.ts';
 
 /** How long one queue statement may block waiting for another process's lock. */
@@ -18,9 +18,35 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
  */
 export function openQueueDb(file: string): Database.Database {
   const db = openSqlite(file, { durable: true, private: true });
+  incrementalVacuum(db);
   migrate(db);
   db.pragma(`busy_timeout = ${QUEUE_BUSY_TIMEOUT_MS}`);
   return db;
+}
+
+/** SQLite's auto_vacuum value for INCREMENTAL. */
+const INCREMENTAL = 2;
+
+/**
+ * Pages freed by pruned history go back to the file system (`freeSpace`) instead of staying in the file
+ * for ever. A new file takes the setting at once; an existing one needs one VACUUM (a copy of the file,
+ * once). When another process holds the file, that waits for a later start.
+ */
+function incrementalVacuum(db: Database.Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  const hasTables = db.prepare(`SELECT 1 FROM sqlite_master LIMIT 1`).get() !== undefined;
+  if (!hasTables) return;
+  try {
+    db.exec('VACUUM');
+  } catch (err) {
+    if (!isBusy(err)) throw err;
+  }
+}
+
+/** Hands the file's free pages back to the file system (cheap when there are none). */
+export function freeSpace(db: Database.Database): void {
+  db.pragma('incremental_vacuum');
 }
 
 function migrate(db: Database.Database): void {

@@ -3,7 +3,7 @@ import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
 import { descendantRange, removalRecheckAt } from './coalesce.ts';
 import { EnqueueBatch, runSync, type EnqueueIO } from './enqueue-batch.ts';
-import { openQueueDb } from './db.ts';
+import { freeSpace, openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
@@ -332,9 +332,9 @@ export class QueueStore implements QueueBackend {
     return this.stmt.countOpen.get()!.n;
   }
 
-  /** Keeps the newest `keep` finished scans. */
+  /** Keeps the newest `keep` finished scans, and gives the space they held back to the file system. */
   pruneHistory(keep: number): number {
-    return this.db.transaction(() => {
+    const pruned = this.db.transaction(() => {
       const old = this.stmt.pruneHistory.all(keep);
       for (const { id } of old) {
         this.stmt.deleteParts.run(id);
@@ -344,6 +344,8 @@ export class QueueStore implements QueueBackend {
       }
       return old.length;
     }).immediate();
+    if (pruned) freeSpace(this.db);
+    return pruned;
   }
 
   /** Removes an open scan (the dashboard's delete). Returns false when it is not open. */

@@ -220,13 +220,17 @@ async function listenOrExplain(app: FastifyInstance, config: Config, cleanup: ()
     await app.listen({ host: config.SERVER_IP, port: config.SERVER_PORT });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    const unknownHost = code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL';
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL' && !unknownHost) throw err;
     await app.close();
     await cleanup();
     if (code === 'EADDRINUSE') {
       throw new UserError(`port ${config.SERVER_PORT} (SERVER_PORT) is in use: another relay or plex_autoscan may be running`);
     }
     if (code === 'EACCES') throw new UserError(`port ${config.SERVER_PORT} (SERVER_PORT) needs privileges this user lacks: pick a port above 1023`);
+    if (unknownHost) {
+      throw new UserError(`SERVER_IP ${JSON.stringify(config.SERVER_IP)} is not an IP address or a host name this machine can resolve: use "0.0.0.0" (every address), "127.0.0.1" (this machine only) or one of this machine's addresses`);
+    }
     throw new UserError(`address ${config.SERVER_IP} (SERVER_IP) is not an address of this machine`);
   }
 }

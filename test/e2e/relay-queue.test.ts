@@ -117,6 +117,10 @@ describe('queue behaviour through the real server process', () => {
         db.close();
       }
       const delivered = new Set(plex.refreshes().map((r) => r.path));
+      // At least once, and no more than that: only the one scan Plex was being sent at the crash is sent
+      // again (Plex gets one scan at a time); none that had finished.
+      const twice = plex.refreshes().length - delivered.size;
+      assert.ok(twice <= 1, `${twice} folders were scanned twice`);
       for (const f of folders) {
         const folder = f.replace('/movies', '/data/Movies');
         assert.ok(delivered.has(folder) || queued.has(folder), `${folder} is delivered or still queued`);

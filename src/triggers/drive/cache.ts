@@ -52,7 +52,8 @@ export class DriveCache implements ItemStore {
   private readonly stmt;
 
   constructor(file: string) {
-    this.db = openSqlite(file);
+    // Private (0600): the cache names every file of the drive.
+    this.db = openSqlite(file, { private: true });
     this.db.exec(SCHEMA);
     const db = this.db;
     this.stmt = {
