@@ -8,12 +8,28 @@ export interface CommandContext {
   section: string;
 }
 
+/** What a command keeps of the relay's environment: where programs are, who and where it runs, language, time zone. */
+export const KEPT_VARIABLES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR'] as const;
+
+/**
+ * A clean environment for a user's command: the relay's own (SERVER_PASS, PLEX_TOKEN and any other key
+ * given as an environment override, a cloud token) never reaches it. It gets KEPT_VARIABLES, the locale's
+ * LC_* variables and the scan's SCANRELAY_* variables; anything else the command needs is set in it.
+ */
+export function commandEnvironment(parent: NodeJS.ProcessEnv, context: CommandContext): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(parent)) {
+    if (value !== undefined && ((KEPT_VARIABLES as readonly string[]).includes(name) || name.startsWith('LC_'))) env[name] = value;
+  }
+  return { ...env, SCANRELAY_PATH: context.path, SCANRELAY_SECTION: context.section };
+}
+
 export type CommandOutcome = { ok: true; code: number } | { ok: false; error: string };
 
 /**
  * RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN: runs the command through the shell, as plex_autoscan
- * did, with the path and section in the environment (never spliced into the command text, so a path
- * cannot inject shell syntax). A command of two characters or fewer is no command (plex_autoscan's
+ * did, with the path and section in a clean environment (never spliced into the command text, so a path
+ * cannot inject shell syntax; no secret of the relay's is passed on). A command of two characters or fewer is no command (plex_autoscan's
  * `len(...) > 2`). Output lines are logged; a timeout kills the command's process group. Never throws:
  * a failing command is logged and the scan goes on.
  */
@@ -43,7 +59,7 @@ export async function runScanCommand(
         shell: true,
         detached: !windows,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, SCANRELAY_PATH: context.path, SCANRELAY_SECTION: context.section },
+        env: commandEnvironment(process.env, context),
       });
     } catch (err) {
       finish({ ok: false, error: (err as Error).message });

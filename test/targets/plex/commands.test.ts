@@ -19,6 +19,37 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
     assert.equal(existsSync(evil), false);
   });
 
+  // plex_autoscan ran the command with its own environment (utils.py:137, Popen without env); the relay's
+  // may hold SERVER_PASS and PLEX_TOKEN as environment overrides, so a command gets a clean one instead.
+  test('the command gets no secret of the relay: a clean environment with PATH, HOME, the locale and SCANRELAY_* (issue 35, item 13)', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'env.txt');
+    const saved = { SERVER_PASS: process.env.SERVER_PASS, PLEX_TOKEN: process.env.PLEX_TOKEN, LC_TIME: process.env.LC_TIME, GOOGLE: process.env.GOOGLE };
+    Object.assign(process.env, { SERVER_PASS: '"relay-secret"', PLEX_TOKEN: '"plex-token-xyz"', LC_TIME: 'C', GOOGLE: '{"CLIENT_SECRET":"s3cret"}' });
+    try {
+      const { log } = recordingLogger();
+      const result = await runScanCommand('RUN_COMMAND_AFTER_SCAN', `env > '${out}'`, { path: '/data/Movies/Heat (1995)', section: '2' }, log, 5_000);
+      assert.deepEqual(result, { ok: true, code: 0 });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    const text = readFileSync(out, 'utf8');
+    const env = new Map(text.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+    for (const secret of ['relay-secret', 'plex-token-xyz', 's3cret']) assert.ok(!text.includes(secret), `${secret} reached the command`);
+    assert.equal(env.get('SCANRELAY_PATH'), '/data/Movies/Heat (1995)');
+    assert.equal(env.get('SCANRELAY_SECTION'), '2');
+    assert.equal(env.get('PATH'), process.env.PATH);
+    assert.equal(env.get('HOME'), process.env.HOME);
+    assert.equal(env.get('LC_TIME'), 'C');
+    // What the shell adds itself (PWD, SHLVL, _) aside, nothing else came from the relay.
+    const fromRelay = [...env.keys()].filter((k) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(k));
+    const allowed = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'SCANRELAY_PATH', 'SCANRELAY_SECTION']);
+    assert.deepEqual(fromRelay.filter((k) => !allowed.has(k) && !k.startsWith('LC_')), []);
+  });
+
   test('safety: a failing, a hanging and a missing command are logged and never throw', async () => {
     const { log, lines } = recordingLogger();
     assert.deepEqual(await runScanCommand('RUN_COMMAND_AFTER_SCAN', 'echo boom >&2; exit 3', { path: '/x', section: '1' }, log, 5_000), { ok: true, code: 3 });
