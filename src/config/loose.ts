@@ -125,6 +125,9 @@ export function priorityKeyNotes(entries: ReadonlyArray<{ key: string; priority:
     .map((e) => `SERVER_SCAN_PRIORITIES: key ${JSON.stringify(e.key)} is not a whole number: a path it matches gets priority 0 and no later entry is tried, as in plex_autoscan; write a number such as "0" or "2"`);
 }
 
+/** Below this many characters SERVER_PASS gets a warning (it is the only credential unless Basic auth is set). */
+export const SHORT_PASS = 16;
+
 /** fastify's default longest route parameter (find-my-way's maxParamLength). */
 export const DEFAULT_MAX_PARAM_LENGTH = 100;
 
@@ -137,6 +140,9 @@ export function serverPassNotes(pass: string): string[] {
   const notes: string[] = [];
   if (encodeURIComponent(pass) !== pass) {
     notes.push(`SERVER_PASS holds characters that are percent-encoded in URLs (a space, "/", "?", ...): the scan URL is /${encodeURIComponent(pass)}`);
+  }
+  if (pass.length < SHORT_PASS) {
+    notes.push(`SERVER_PASS is ${pass.length} characters long: anyone who can reach the relay can guess a short secret; use ${SHORT_PASS} or more (scanrelay writes a random 32)`);
   }
   if (pass.length > DEFAULT_MAX_PARAM_LENGTH) {
     notes.push(`SERVER_PASS is ${pass.length} characters long; it works, but it makes every scan URL long`);

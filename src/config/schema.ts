@@ -17,6 +17,9 @@ const bool = (def: boolean) => z.boolean().default(def);
 const stringList = () => z.array(z.string()).default([]);
 const pathMappings = () => pathMappingsSchema.default({});
 
+/** The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route. */
+export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers'];
+
 export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
 export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Application\\ Support';
 export const PLEX_DATABASE_PATH_DEFAULT =
@@ -158,7 +161,13 @@ export const configSchema = z.object({
   SERVER_PORT: z.number().int().min(0).max(65535).default(3467),
   // plex_autoscan generates a random one when missing; a file without it gets one at load time. Any
   // text works, as in Flask (a space or "/" is percent-encoded or typed as it is: see config/loose.ts).
-  SERVER_PASS: z.string().min(1, 'must not be empty').optional(),
+  SERVER_PASS: z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((pass) => !RESERVED_PATHS.includes(pass.split('/')[0]!), {
+      error: (issue) => `"${String(issue.input)}" would be taken by the relay's own route /${String(issue.input).split('/')[0]} (reserved: ${RESERVED_PATHS.join(', ')}): pick another secret`,
+    })
+    .optional(),
   SERVER_PATH_MAPPINGS: pathMappings(),
   SERVER_SCAN_DELAY: seconds(180),
   SERVER_MAX_FILE_CHECKS: z.number().int().min(0).default(10),

@@ -51,25 +51,30 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function crossSiteRefusal(trustProxy: boolean, send: (req: FastifyRequest, reply: FastifyReply, status: number, message: string) => FastifyReply) {
   return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (!STATE_CHANGING.has(req.method)) return done();
-    const site = req.headers['sec-fetch-site'];
-    if (typeof site === 'string') {
-      if (site === 'same-origin' || site === 'none') return done();
-      reply.header('connection', 'close');
-      send(req, reply, 403, `cross-site request refused: it came from another site (Sec-Fetch-Site: ${site})`);
-      return;
-    }
-    const origin = req.headers.origin;
-    if (origin === undefined) return done();
-    const forwarded = trustProxy ? req.headers['x-forwarded-host'] : undefined;
-    const hosts = [req.headers.host, ...(typeof forwarded === 'string' ? forwarded.split(',').map((h) => h.trim()) : [])];
-    let originHost: string | undefined;
-    try {
-      originHost = new URL(origin).host;
-    } catch {
-      originHost = undefined;
-    }
-    if (originHost && hosts.some((h) => h && h.toLowerCase() === originHost.toLowerCase())) return done();
+    const why = crossSiteReason(req, trustProxy);
+    if (!why) return done();
     reply.header('connection', 'close');
-    send(req, reply, 403, `cross-site request refused: Origin ${origin} is not this relay`);
+    send(req, reply, 403, why);
   };
+}
+
+/** Why a browser's request came from another site, or undefined when it did not (or no browser sent it). */
+export function crossSiteReason(req: FastifyRequest, trustProxy: boolean): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string') {
+    if (site === 'same-origin' || site === 'none') return undefined;
+    return `cross-site request refused: it came from another site (Sec-Fetch-Site: ${site})`;
+  }
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  const forwarded = trustProxy ? req.headers['x-forwarded-host'] : undefined;
+  const hosts = [req.headers.host, ...(typeof forwarded === 'string' ? forwarded.split(',').map((h) => h.trim()) : [])];
+  let originHost: string | undefined;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    originHost = undefined;
+  }
+  if (originHost && hosts.some((h) => h && h.toLowerCase() === originHost.toLowerCase())) return undefined;
+  return `cross-site request refused: Origin ${origin} is not this relay`;
 }

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from './deps.ts';
+import { crossSiteReason } from './browser.ts';
+import { trustFunction } from '../config/trust-proxy.ts';
 
 const KNOWN = '(known: queue_count, reset_page_token)';
 
@@ -21,10 +23,15 @@ export async function cmdApi(req: FastifyRequest, reply: FastifyReply, deps: App
     switch (cmd.toLowerCase()) {
       case 'queue_count':
         return { queue_count: await deps.store.countOpen() };
-      case 'reset_page_token':
+      case 'reset_page_token': {
+        // plex_autoscan's scripts send this by GET, so GET stays; but a GET a browser sends from another
+        // site's page (an <img>) is refused 403, as a cross-site POST is (browser.ts).
+        const crossSite = crossSiteReason(req, trustFunction(deps.config.SERVER_TRUST_PROXY) !== false);
+        if (crossSite) return reply.code(403).header('connection', 'close').send({ error: crossSite });
         if (!deps.drive?.enabled()) return { error: 'drive monitoring is off (GOOGLE.ENABLED is false), so there is no page token to reset' };
         await deps.drive.resetPageToken();
         return { success: true, message: 'drive page token reset: monitoring restarts from the current state' };
+      }
       default:
         return { error: `unknown cmd: ${cmd} ${KNOWN}` };
     }
