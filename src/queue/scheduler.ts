@@ -3,6 +3,7 @@ import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
+import { isDiskFull } from '../db/disk-full.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -17,6 +18,8 @@ export interface SchedulerOptions {
   held?: () => boolean;
   /** While held, the next look; the guard also pokes the scheduler when it releases. */
   heldRecheckMs?: number;
+  /** Told about writes refused because the disk is full (it logs them once a minute, not once each). */
+  diskFull?: { failed(what: string): void };
 }
 
 export interface DeliveryEvent {
@@ -59,7 +62,7 @@ export class Scheduler {
   /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
   private readonly holdAbort = new AbortController();
   private readonly targets: Map<string, Target>;
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held'>> & Pick<SchedulerOptions, 'onDelivery' | 'held'>;
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
 
   constructor(
     private readonly store: QueueBackend,
@@ -77,6 +80,7 @@ export class Scheduler {
       onDelivery: opts.onDelivery,
       held: opts.held,
       heldRecheckMs: opts.heldRecheckMs ?? 15_000,
+      diskFull: opts.diskFull,
     };
   }
 
@@ -177,7 +181,8 @@ export class Scheduler {
       const at = Math.min(next ?? Infinity, poll ?? Infinity);
       if (at !== Infinity) this.schedule(at);
     } catch (err) {
-      this.log.error({ err }, 'queue scheduler error; retrying in 5 s');
+      if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed('the queue scheduler');
+      else this.log.error({ err }, 'queue scheduler error; retrying in 5 s');
       this.schedule(Date.now() + 5000);
     } finally {
       this.ticking = false;
@@ -227,7 +232,8 @@ export class Scheduler {
       releaseLater = await this.record(item, targetName, result, serial, sharedTurn);
       this.opts.onDelivery?.({ target: targetName, item, result, ms });
     } catch (err) {
-      this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
+      if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
+      else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
     } finally {
       if (serial && !releaseLater) await this.releaseSerial(targetName, sharedTurn);
       if (!serial) this.poolInFlight--;

@@ -16,6 +16,7 @@ import { connectionCap, drainOversizedBody, shedSlowConnections, softFileLimit, 
 import { redactSecret } from './redact.ts';
 import { isBusy } from '../db/sqlite.ts';
 import { QueueUnavailableError } from '../queue/backend.ts';
+import { DiskFullMonitor, isDiskFull } from '../db/disk-full.ts';
 import { trustFunction } from '../config/trust-proxy.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -76,9 +77,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  const disk = deps.diskFull ?? new DiskFullMonitor(deps.store.location, deps.log);
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     if (isBusy(err)) return queueBusy(req, reply, QUEUE_LOCKED);
     if (err instanceof QueueUnavailableError) return queueBusy(req, reply, QUEUE_LOST);
+    if (isDiskFull(err)) return diskFull(req, reply, disk);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) {
       req.log.error({ err, url: redactSecret(req.url, config.SERVER_PASS) }, 'internal error while handling a request');
@@ -97,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The queue is checked too: a file locked by another process is reported at once, not waited for.
   app.get('/healthz', { config: { rateLimit: false } }, async (_req, reply) => {
+    if (disk.full()) return reply.code(503).header('retry-after', String(DISK_FULL_RETRY_AFTER_S)).send({ status: 'unavailable', queue: DISK_FULL });
     if (await deps.store.writable()) return { status: 'ok' };
     const why = deps.store.shared ? QUEUE_LOST : QUEUE_LOCKED;
     return reply.code(503).header('retry-after', String(QUEUE_RETRY_AFTER_S)).send({ status: 'unavailable', queue: why });
@@ -158,6 +162,16 @@ function queueBusy(req: FastifyRequest, reply: FastifyReply, why: string): Fasti
   req.log.warn({ client: req.ip }, `${why}; answered 503`);
   reply.header('retry-after', String(QUEUE_RETRY_AFTER_S));
   return sendError(req, reply, 503, `${why}: nothing was queued, try again in ${QUEUE_RETRY_AFTER_S} s`);
+}
+
+const DISK_FULL_RETRY_AFTER_S = 60;
+const DISK_FULL = "the queue file's disk is full";
+
+/** 503 with Retry-After: nothing was queued; the log line comes from the monitor, once a minute. */
+function diskFull(req: FastifyRequest, reply: FastifyReply, disk: DiskFullMonitor): FastifyReply {
+  disk.failed(`${req.method} from ${req.ip}`);
+  reply.header('retry-after', String(DISK_FULL_RETRY_AFTER_S));
+  return sendError(req, reply, 503, `${DISK_FULL} (${disk.file}): nothing was queued; free some space there, then send again (try in ${DISK_FULL_RETRY_AFTER_S} s)`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { DiskFullMonitor } from '../db/disk-full.ts';
 import type { Config } from '../config/schema.ts';
 import type { DriveControl, DriveStatus, SetupProblem } from '../core/status.ts';
 import type { Target } from '../core/scan.ts';
@@ -39,6 +40,8 @@ export interface AppDeps {
   plugins?: Array<(app: FastifyInstance, deps: PluginDeps) => Promise<void>>;
   /** Client connections held open at most (default: from the soft open-file limit). */
   maxConnections?: number;
+  /** The queue disk's state when writes are refused for lack of space (default: one for the store's file). */
+  diskFull?: DiskFullMonitor;
   /** Failed credential checks per client and minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
   authFailuresPerMinute?: number;
 }

@@ -27,6 +27,7 @@ import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
 import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
+import { DiskFullMonitor } from '../db/disk-full.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -90,8 +91,10 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const holdStatus = guard ? () => guard.status() : undefined;
   const metrics = new Metrics(store.view, { held: holdStatus, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
+  const diskFull = new DiskFullMonitor(opts.queuefile, log);
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
     ...(guard ? { held: () => guard.held() } : {}),
+    diskFull,
     ...opts.scheduler,
     onDelivery: (event) => {
       metrics.delivery(event);
@@ -138,6 +141,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     log,
     intake,
     store,
+    diskFull,
     recognizers: opts.recognizers ?? DEFAULT_RECOGNIZERS,
     targets,
     libraries,
