@@ -33,6 +33,8 @@ export async function load(opts: {
   contentType: string;
   /** At most this many requests per second over all connections (default: as fast as answered). */
   overallRate?: number;
+  /** A fixed number of requests instead of `durationSec` (the same work on a busy machine as on an idle one). */
+  amount?: number;
 }): Promise<LoadResult> {
   const bodyOf = opts.body;
   let i = 0;
@@ -40,7 +42,7 @@ export async function load(opts: {
     url: opts.url,
     method: 'POST',
     connections: opts.connections,
-    duration: opts.durationSec,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.durationSec }),
     overallRate: opts.overallRate,
     headers: { 'content-type': opts.contentType, accept: 'application/json' },
     ...(typeof bodyOf === 'string' ? { body: bodyOf } : { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodyOf(i++) }) }] }),

@@ -58,10 +58,11 @@ async function relayWith(plex: FakePlex, dir: string): Promise<RelayProcess> {
  * The issue's load: manual form POSTs over 1,000 distinct folders at 50 connections for 5 s (the figure
  * plex_autoscan was measured with: 79 MB right after it).
  */
-async function manualLoad(relay: RelayProcess, seconds = 5, connections = 50, folders = 1000, overallRate?: number): Promise<number> {
+async function manualLoad(relay: RelayProcess, seconds = 5, connections = 50, folders = 1000, overallRate?: number, amount?: number): Promise<number> {
   const result = await load({
     label: 'manual over distinct folders',
     overallRate,
+    amount,
     url: relay.url,
     connections,
     durationSec: seconds,
@@ -138,6 +139,43 @@ export async function memory(): Promise<Record<string, unknown>> {
     // relay's memory after a drain.
     'at the end of the window MB': endOfWindow,
   };
+}
+
+/** RSS and its parts (/proc/<pid>/smaps_rollup): anonymous memory is V8's heap and malloc's; the rest is mostly the binary. */
+function memoryOf(pid: number): { rss: number; anon: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const mb = (key: string) => Math.round(Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) / 102.4) / 10;
+  return { rss: mb('Rss'), anon: mb('Anonymous') };
+}
+
+/**
+ * Memory after a burst settles (issue 35, item 15): idle, right after 5 s of manual POSTs at 50 connections
+ * as fast as answered (or BENCH_BURST_REQUESTS of them), and 5, 10, 20 and 30 s after it (RSS, and in
+ * brackets its anonymous part: V8's heap and malloc's).
+ */
+export async function burst(): Promise<Record<string, unknown>> {
+  const plex = await new FakePlex().start();
+  const relay = await relayWith(plex, tempDir('scanrelay-bench-'));
+  const pid = relay.proc.pid!;
+  const show = (m: { rss: number; anon: number }) => `${m.rss} (${m.anon})`;
+  try {
+    await sleep(2000 + SETTLE_MS);
+    const idle = memoryOf(pid);
+    // BENCH_BURST_REQUESTS: that many requests instead of 5 s' worth (comparable runs on a busy machine).
+    const amount = process.env.BENCH_BURST_REQUESTS ? Number(process.env.BENCH_BURST_REQUESTS) : undefined;
+    const requests = await manualLoad(relay, 5, 50, 1000, undefined, amount);
+    const start = Date.now();
+    const right = memoryOf(pid);
+    const after: Record<string, string> = {};
+    for (const s of [5, 10, 20, 30]) {
+      await sleep(Math.max(0, start + s * 1000 - Date.now()));
+      after[`${s} s after MB`] = show(memoryOf(pid));
+    }
+    return { 'idle MB': show(idle), 'load requests': requests, 'right after MB': show(right), ...after };
+  } finally {
+    await relay.kill();
+    await plex.stop();
+  }
 }
 
 export async function benchMemoryDrain(): Promise<Record<string, unknown>> {

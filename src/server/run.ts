@@ -19,6 +19,7 @@ import type { Recognizer } from '../intake/intent.ts';
 import { importQueueAtStart } from '../triggers/plex-autoscan/import.ts';
 import type { BackoffOptions } from '../google/drive-client.ts';
 import { buildApp } from './app.ts';
+import { BurstSettler } from './settle.ts';
 import type { AppDeps } from './deps.ts';
 import { apiPlugin } from './dashboard/api.ts';
 import { dashboardPlugin } from './dashboard/index.ts';
@@ -152,6 +153,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     setupProblems: () => setupProblems,
     plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
   });
+  const settler = new BurstSettler(log).attach(app);
   // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.
   await importQueueAtStart({ queuefile: opts.queuefile, config, store, intake, log });
   await listenOrExplain(app, config, async () => {
@@ -197,6 +199,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     url,
     async close() {
       await setupChecked;
+      settler.stop();
       await app.close();
       guard?.stop();
       await watcher?.close();
