@@ -3,7 +3,14 @@ import { describe, test } from 'node:test';
 import { DURATION_KEYS, MAX_DURATION_S } from '../../src/config/durations.ts';
 import { parseConfig, parseJsonText } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueStore } from '../../src/queue/store.ts';
 import { runCommand } from '../../src/targets/plex/backends/scanner/run.ts';
+import { FolderWatcher } from '../../src/triggers/watch/index.ts';
+import { tempDir } from '../helpers/relay.ts';
 
 /** Node fires a timer longer than this after 1 ms (TimeoutOverflowWarning). */
 const NODE_TIMER_MAX_MS = 2 ** 31 - 1;
@@ -61,5 +68,26 @@ describe('durations stay within what a timer holds (issue 35, item 9)', () => {
     assert.equal(result.timedOut, false);
     assert.equal(result.status, 0);
     assert.equal(result.stdout.trim(), 'scanned');
+  });
+
+  test('WATCH.POLL_INTERVAL 1e10: the watcher polls and logs one line (it logged a RangeError about every 0.5 ms)', async () => {
+    const dir = tempDir();
+    const root = join(dir, 'media');
+    mkdirSync(join(root, 'Movies', 'Heat (1995)'), { recursive: true });
+    writeFileSync(join(root, 'Movies', 'Heat (1995)', 'Heat.mkv'), 'x');
+    const store = new QueueStore(join(dir, 'queue.db'));
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const { config } = parseConfig({ WATCH: { ENABLED: true, PATHS: [root], POLL: true, POLL_INTERVAL: 1e10 } });
+    const watcher = new FolderWatcher({ config, intake: new QueueIntake(store, () => ({ delayMs: 1000, maxMs: 1000 })), log });
+    try {
+      await watcher.start();
+      // Half a second of the watcher's life: before the bound this was about a thousand error lines.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(lines.map((l) => l.msg), ['watching folders']);
+    } finally {
+      await watcher.close();
+      store.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { parseConfig } from '../../../src/config/load.ts';
 import { configSchema, type Config } from '../../../src/config/schema.ts';
 import { DriveCache } from '../../../src/triggers/drive/cache.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
@@ -17,7 +18,7 @@ import { DrivePoller, tokenKey } from '../../../src/triggers/drive/poller.ts';
 import { FOLDER, FakeGoogle } from '../../fakes/google.ts';
 import { addMediaFile, createPlexDb } from '../../fakes/plex-db.ts';
 import { cryptConf, cryptEncode } from '../../helpers/rclone.ts';
-import { tempDir } from '../../helpers/relay.ts';
+import { tempDir, waitFor } from '../../helpers/relay.ts';
 
 const FAST = { baseMs: 5, maxMs: 20, attempts: 4 };
 const fakes: FakeGoogle[] = [];
@@ -468,5 +469,22 @@ describe('drive poller', () => {
     assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '2');
     await poller.pollOnce();
     assert.deepEqual(s.queued(), []);
+  });
+
+  it('GOOGLE.POLL_INTERVAL 3000000 (read as 2,147,483 s) polls once, not 600 times a second (issue 35, item 9)', async () => {
+    const s = await setup();
+    s.config.GOOGLE.POLL_INTERVAL = parseConfig({ GOOGLE: { POLL_INTERVAL: 3_000_000 } }).config.GOOGLE.POLL_INTERVAL;
+    const { poller } = s.poller();
+    poller.start();
+    try {
+      await waitFor(() => poller.status().lastPollAt !== undefined, 30_000, 'the first poll');
+      // The next poll is planned 24.8 days ahead. Before the bound the timer overflowed to 1 ms, and the Drive
+      // API was called some 300 times in the half second below.
+      assert.ok(poller.status().nextPollAt! - Date.now() > 2_000_000_000);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(s.google.driveCalls().map((c) => c.path), ['/drive/v3/changes/startPageToken']);
+    } finally {
+      await poller.stop();
+    }
   });
 });
