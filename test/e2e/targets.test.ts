@@ -69,7 +69,8 @@ describe('Plex, Jellyfin and Emby together, end to end through the real server p
     await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/Down (2001)'), 20_000, 'Plex scan');
     await waitFor(() => emby.updates.length > before.emby, 20_000, 'Emby update');
     const waiting = deliveriesOf(relay.queuefile, '/data/Movies/Down (2001)');
-    assert.equal(waiting.find((d) => d.target === 'jellyfin')!.status, 'waiting');
+    // Not delivered: waiting for its next try, or in the middle of one (the retry to the down server may be under way).
+    assert.ok(['waiting', 'sending'].includes(waiting.find((d) => d.target === 'jellyfin')!.status));
     await jellyfin.setMode('up');
     await waitFor(() => deliveriesOf(relay.queuefile, '/data/Movies/Down (2001)').every((d) => d.status === 'done'), 30_000, 'Jellyfin delivered');
     await waitForQueueDrained(relay.queuefile);
