@@ -39,7 +39,10 @@ export type NormalizedScanRequest = z.output<typeof scanRequestSchema>;
 export interface ScanItem {
   id: number;
   folder: string;
+  /** The files its requests named, up to a bounded sample (the queue's MAX_FILES_PER_SCAN). */
   files: string[];
+  /** File names beyond `files` that were not kept (0: `files` is the whole list). */
+  moreFiles: number;
   source: Source;
   event: string;
   title: string | null;

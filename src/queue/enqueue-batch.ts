@@ -1,7 +1,7 @@
 import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../core/scan.ts';
 import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
 import { crossesRoot, descendantRange, dueAt, mergeUpdateType, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
-import type { EnqueueResult, ScanRow, Timing } from './types.ts';
+import { MAX_FILES_PER_SCAN, type EnqueueResult, type ScanRow, type Timing } from './types.ts';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -51,9 +51,17 @@ export interface EnqueueIO {
   /** Inserts a pending scan; returns its id. */
   insert(scan: NewScan): Awaitable<number>;
   merge(scan: NewScan & { id: number }): Awaitable<void>;
-  addFiles(scanId: number, files: string[]): Awaitable<void>;
-  /** Moves an absorbed scan's files and parts to `to`, then deletes it. */
-  absorb(to: number, from: number): Awaitable<void>;
+  /** Adds files to a scan's sample (a name it has is skipped); returns how many rows were added. */
+  addFiles(scanId: number, files: string[]): Awaitable<number>;
+  /** Counts file names that did not fit in a scan's sample (scans.files_more). */
+  addMoreFiles(scanId: number, count: number): Awaitable<void>;
+  /** Rows in a scan's sample (scan_files). */
+  sampleSize(scanId: number): Awaitable<number>;
+  /**
+   * Moves an absorbed scan's parts to `to`, and its first `room` files (by path) into `to`'s sample; counts
+   * the rest and its own files_more in `to`'s files_more; then deletes it. Returns the rows added to the sample.
+   */
+  absorb(to: number, from: number, room: number): Awaitable<number>;
   /** Records (or adds to) a part: requests add up, the most urgent priority and the earliest first_at win. */
   addPart(part: NewPart): Awaitable<void>;
 }
@@ -107,7 +115,8 @@ const keyOf = (folder: string, removal: number) => `${removal}\0${folder}`;
  */
 export class EnqueueBatch {
   private readonly pending = new Map<string, PendingState>();
-  private readonly filesAdded = new Set<string>();
+  /** Rows in each touched scan's sample, as this transaction left them. */
+  private readonly sampled = new Map<number, number>();
 
   constructor(
     private readonly timing: Timing,
@@ -215,9 +224,13 @@ export class EnqueueBatch {
     const id = yield* call((io) => io.insert(columns));
     const state: PendingState = { ...columns, id, dirty: false };
     this.pending.set(keyOf(state.folder, removal), state);
+    this.sampled.set(id, 0);
     yield* this.addFiles(state.id, req.files);
     for (const d of below) {
-      yield* call((io) => io.absorb(state.id, d.id));
+      const size = yield* this.sampleSize(state.id);
+      const moved = yield* call((io) => io.absorb(state.id, d.id, Math.max(0, MAX_FILES_PER_SCAN - size)));
+      this.sampled.set(state.id, size + moved);
+      this.sampled.delete(d.id);
       const part: NewPart = { scanId: state.id, folder: d.folder, priority: d.priority, source: d.source, event: d.event, title: d.title, ids: d.ids, updateType: d.update_type, upgrade: d.upgrade, requests: d.requests, firstAt: d.first_at };
       yield* call((io) => io.addPart(part));
       this.pending.delete(keyOf(d.folder, removal));
@@ -225,15 +238,22 @@ export class EnqueueBatch {
     return { id: state.id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
   }
 
+  /** Keeps files in the scan's sample while it has room (MAX_FILES_PER_SCAN), and counts the rest. */
   private *addFiles(id: number, files: readonly string[]): EnqueueSteps<void> {
-    const fresh: string[] = [];
-    for (const f of files) {
-      const key = `${id}\0${f}`;
-      if (this.filesAdded.has(key)) continue;
-      this.filesAdded.add(key);
-      fresh.push(f);
-    }
-    if (fresh.length) yield* call((io) => io.addFiles(id, fresh));
+    if (files.length === 0) return;
+    const size = yield* this.sampleSize(id);
+    const kept = files.slice(0, Math.max(0, MAX_FILES_PER_SCAN - size));
+    const added = kept.length ? yield* call((io) => io.addFiles(id, kept)) : 0;
+    this.sampled.set(id, size + added);
+    if (files.length > kept.length) yield* call((io) => io.addMoreFiles(id, files.length - kept.length));
+  }
+
+  private *sampleSize(id: number): EnqueueSteps<number> {
+    const known = this.sampled.get(id);
+    if (known !== undefined) return known;
+    const n = yield* call((io) => io.sampleSize(id));
+    this.sampled.set(id, n);
+    return n;
   }
 }
 

@@ -26,11 +26,13 @@ export async function moveQueue(from: QueueStore, to: QueueBackend, opts: { file
     const prior = JSON.parse(before) as { file?: string; at?: string };
     throw new Error(`a queue file (${prior.file ?? 'unknown'}) was moved into this queue on ${prior.at ?? 'an earlier run'}; run again with --force to move ${opts.file} as well`);
   }
-  const open = from.view.listOpen(Number.MAX_SAFE_INTEGER);
+  // A list shows a few files of each scan: read each one alone for its whole sample.
+  const open = from.view.listOpen(Number.MAX_SAFE_INTEGER).map((e) => from.view.get(e.id) ?? e);
   const requests = open.map((e) =>
     scanRequestSchema.parse({
       folder: e.folder,
-      files: e.files,
+      // A scan that kept only a sample of its files goes as its folder, which stands for all of them.
+      files: e.fileCount > e.files.length ? [] : e.files,
       source: e.source,
       // An upgrade merged in earlier still empties the trash after the scan (the flag rides on the event).
       event: e.upgrade && !isUpgradeEvent(e.event) ? 'Upgrade' : e.event,

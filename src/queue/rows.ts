@@ -10,6 +10,7 @@ export function toItem(row: ScanRow, files: string[], attempt: number, fileCheck
     id: Number(row.id),
     folder: row.folder,
     files,
+    moreFiles: Number(row.files_more),
     source: row.source as Source,
     event: row.event,
     title: row.title,
@@ -25,8 +26,11 @@ export function toItem(row: ScanRow, files: string[], attempt: number, fileCheck
   };
 }
 
-/** A scan row as the dashboard and the JSON API show it. */
-export function toEntry(row: ScanRow, files: string[], deliveries: DeliveryRow[]): QueueEntry {
+/**
+ * A scan row as the dashboard and the JSON API show it: `files`, the first of its sample; `sampleSize`, how
+ * many the sample holds (with files_more, the count of every name its requests sent).
+ */
+export function toEntry(row: ScanRow, files: string[], sampleSize: number, deliveries: DeliveryRow[]): QueueEntry {
   return {
     id: Number(row.id),
     folder: row.folder,
@@ -45,6 +49,7 @@ export function toEntry(row: ScanRow, files: string[], deliveries: DeliveryRow[]
     dueAt: Number(row.due_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
     files,
+    fileCount: sampleSize + Number(row.files_more),
     deliveries,
   };
 }

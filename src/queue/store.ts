@@ -67,7 +67,15 @@ export class QueueStore implements QueueBackend {
       ),
       addFile: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) VALUES (?, ?)`),
       addFiles: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) SELECT ?, value FROM json_each(?)`),
-      moveFiles: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) SELECT ?, path FROM scan_files WHERE scan_id = ?`),
+      moveFiles: db.prepare(`INSERT OR IGNORE INTO scan_files (scan_id, path) SELECT @to, path FROM scan_files WHERE scan_id = @from ORDER BY path LIMIT @room`),
+      // Before moveFiles' source rows go: what did not fit (all past `room`), and what the absorbed scan had not kept.
+      carryMoreFiles: db.prepare(
+        `UPDATE scans SET files_more = files_more +
+           (SELECT f.files_more + max(0, (SELECT count(*) FROM scan_files WHERE scan_id = f.id) - @room) FROM scans f WHERE f.id = @from)
+         WHERE id = @to`,
+      ),
+      addMoreFiles: db.prepare(`UPDATE scans SET files_more = files_more + ? WHERE id = ?`),
+      sampleSize: db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM scan_files WHERE scan_id = ?`),
       addPart: db.prepare(
         `INSERT INTO scan_parts (scan_id, folder, priority, source, event, title, ids, update_type, upgrade, requests, first_at)
          VALUES (@scanId, @folder, @priority, @source, @event, @title, @ids, @updateType, @upgrade, @requests, @firstAt)
@@ -139,12 +147,16 @@ export class QueueStore implements QueueBackend {
       insert: (scan) => Number(stmt.insert.run(scan).lastInsertRowid),
       merge: (scan) => void stmt.merge.run(scan),
       // Thousands of files (a season pack) in one statement: SQLite walks the list, not thousands of calls.
-      addFiles: (id, files) => void (files.length === 1 ? stmt.addFile.run(id, files[0]) : stmt.addFiles.run(id, JSON.stringify(files))),
-      absorb: (to, from) => {
+      addFiles: (id, files) => (files.length === 1 ? stmt.addFile.run(id, files[0]) : stmt.addFiles.run(id, JSON.stringify(files))).changes,
+      addMoreFiles: (id, count) => void stmt.addMoreFiles.run(count, id),
+      sampleSize: (id) => stmt.sampleSize.get(id)!.n,
+      absorb: (to, from, room) => {
         stmt.moveParts.run(to, from);
-        stmt.moveFiles.run(to, from);
+        stmt.carryMoreFiles.run({ to, from, room });
+        const moved = stmt.moveFiles.run({ to, from, room }).changes;
         stmt.deleteFiles.run(from);
         stmt.deleteScan.run(from);
+        return moved;
       },
       addPart: (part) => void stmt.addPart.run(part),
     };
@@ -258,8 +270,10 @@ export class QueueStore implements QueueBackend {
   private requeueParts(scanId: number, now: number): string[] {
     const parts = this.stmt.partsOf.all(scanId);
     if (parts.length === 0) return [];
-    const removal = this.stmt.scan.get(scanId)?.removal === 1;
-    const files = this.stmt.files.all(scanId).map((f) => f.path);
+    const scan = this.stmt.scan.get(scanId);
+    const removal = scan?.removal === 1;
+    // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
+    const files = scan?.files_more ? [] : this.stmt.files.all(scanId).map((f) => f.path);
     const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal)), this.io);
     parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
     return parts.map((p) => p.folder);

@@ -1,3 +1,12 @@
+/**
+ * Files kept per scan (its sample). The targets use them to check, analyze or report single files; a scan
+ * with more (ScanItem.moreFiles) is treated as a folder where the whole list matters.
+ */
+export const MAX_FILES_PER_SCAN = 1000;
+
+/** Files each scan of a list shows (with its count); a scan read alone shows its whole sample. */
+export const LIST_FILES = 10;
+
 /** Row and result shapes shared by the queue store, its batched enqueue and its view (kept apart so none imports another). */
 
 export type EnqueueStatus = 'queued' | 'merged';
@@ -37,6 +46,8 @@ interface RequestColumns {
 export interface ScanRow extends RequestColumns {
   id: number;
   status: string;
+  /** File names its requests sent that the sample (scan_files) had no room for. */
+  files_more: number;
   last_at: number;
   due_at: number;
   finished_at: number | null;
@@ -79,12 +90,16 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   lastAt: number;
   dueAt: number;
   finishedAt: number | null;
+  /** The first files of the scan's sample (a list shows a few; one scan read alone, the whole sample). */
   files: string[];
+  /** Every file name the scan's requests sent: its sample and those that did not fit. */
+  fileCount: number;
   deliveries: DeliveryRow[];
 }
 
 export interface HistoryFilter {
   limit?: number;
+  offset?: number;
   status?: 'done' | 'failed';
   source?: string;
   text?: string;

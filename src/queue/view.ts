@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import { toEntry } from './rows.ts';
-import type { DeliveryRow, HistoryFilter, QueueEntry, ScanRow } from './types.ts';
+import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type HistoryFilter, type QueueEntry, type ScanRow } from './types.ts';
+
+export { LIST_FILES } from './types.ts';
 
 /**
  * The queue as people look at it: counts, one scan, the open scans and the history, for the dashboard, the
@@ -16,7 +18,8 @@ export class QueueView {
       open: db.prepare<[number, number], ScanRow>(
         `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT ? OFFSET ?`,
       ),
-      files: db.prepare<[number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path`),
+      files: db.prepare<[number, number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path LIMIT ?`),
+      sampleSize: db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM scan_files WHERE scan_id = ?`),
       deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
     };
   }
@@ -27,13 +30,15 @@ export class QueueView {
     return out;
   }
 
+  /** One scan, with its whole sample of files (at most MAX_FILES_PER_SCAN). */
   get(id: number): QueueEntry | undefined {
     const row = this.stmt.scan.get(id);
-    return row ? this.toEntry(row) : undefined;
+    return row ? this.toEntry(row, MAX_FILES_PER_SCAN) : undefined;
   }
 
+  /** A page of open scans, in the order they will go; each shows its first LIST_FILES files and its count. */
   listOpen(limit = 500, offset = 0): QueueEntry[] {
-    return this.stmt.open.all(limit, offset).map((r) => this.toEntry(r));
+    return this.stmt.open.all(limit, offset).map((r) => this.toEntry(r, LIST_FILES));
   }
 
   listHistory(filter: HistoryFilter = {}): QueueEntry[] {
@@ -51,17 +56,18 @@ export class QueueView {
       where.push(`instr(lower(folder), lower(?)) > 0`);
       params.push(filter.text);
     }
-    params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));
+    params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000), Math.max(0, filter.offset ?? 0));
     return this.db
-      .prepare<Array<string | number>, ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ?`)
+      .prepare<Array<string | number>, ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ? OFFSET ?`)
       .all(...params)
-      .map((r) => this.toEntry(r));
+      .map((r) => this.toEntry(r, LIST_FILES));
   }
 
-  private toEntry(row: ScanRow): QueueEntry {
+  private toEntry(row: ScanRow, files: number): QueueEntry {
     return toEntry(
       row,
-      this.stmt.files.all(row.id).map((f) => f.path),
+      this.stmt.files.all(row.id, files).map((f) => f.path),
+      this.stmt.sampleSize.get(row.id)!.n,
       this.stmt.deliveriesOf.all(row.id),
     );
   }

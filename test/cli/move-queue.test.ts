@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
+import { moveQueue } from '../../src/queue/move.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
@@ -60,6 +61,25 @@ test('move-queue takes the SQLite queue\'s open scans and page tokens into Postg
   const again = await runCli(['--config', config, '--queuefile', queuefile, 'move-queue', '--to', url]);
   assert.equal(again.code, 2);
   assert.match(again.stderr + again.stdout, /was moved into this queue on .*--force/);
+});
+
+test('a moved scan keeps every file of its sample (not just the few a list shows); one whose list was cut goes as its folder', async () => {
+  const sqlite = new QueueStore(join(tempDir(), 'queue.db'));
+  const names = (folder: string, n: number) => Array.from({ length: n }, (_, i) => `${folder}/e${String(i).padStart(4, '0')}.mkv`);
+  sqlite.enqueueMany([req('/data/TV/A/S1', { files: names('/data/TV/A/S1', 25) }), req('/data/TV/B/S1', { files: names('/data/TV/B/S1', 1500) })], { delayMs: 60_000, maxMs: 0 }, 1000);
+  const pg = await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'check' });
+  try {
+    const moved = await moveQueue(sqlite, pg, { file: 'queue.db', now: 2000 });
+    assert.deepEqual([moved.scans, moved.files], [2, 25]);
+    const open = await Promise.all((await pg.view.listOpen()).map((e) => pg.view.get(e.id)));
+    assert.deepEqual(open.map((e) => [e!.folder, e!.files.length, e!.fileCount]).sort(), [
+      ['/data/TV/A/S1', 25, 25],
+      ['/data/TV/B/S1', 0, 0],
+    ]);
+  } finally {
+    await pg.close();
+    sqlite.close();
+  }
 });
 
 test('move-queue without a URL, or with a database that cannot be reached, says so', async () => {

@@ -26,7 +26,7 @@ export interface TestApp {
  */
 export async function buildTestApp(
   config: Record<string, unknown> = {},
-  extra: { probe?: FolderProbe; drive?: AppDeps['drive']; log?: Logger } = {},
+  extra: { probe?: FolderProbe; drive?: AppDeps['drive']; log?: Logger; plugins?: AppDeps['plugins'] } = {},
 ): Promise<TestApp> {
   const dir = tempDir('scanrelay-app-');
   const parsed = configSchema.parse({ SERVER_PASS: SECRET, SERVER_SCAN_DELAY: 60, ...config }) as Config;

@@ -68,6 +68,7 @@ export function scanItem(partial: Partial<ScanItem> & Pick<ScanItem, 'folder'>):
   return {
     id: 1,
     files: [],
+    moreFiles: 0,
     source: 'Manual',
     event: 'Manual',
     title: null,

@@ -4,7 +4,7 @@ import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import type { QueueEntry } from '../../src/queue/types.ts';
+import { LIST_FILES, MAX_FILES_PER_SCAN, type QueueEntry } from '../../src/queue/types.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 
 // The queue's behaviour, run against both stores: SQLite (one relay's file) and PostgreSQL (shared by relays).
@@ -182,6 +182,69 @@ for (const [name, open] of STORES) {
       assert.ok(rootEntry.dueAt > 31_000, 'put off while imports below it are open');
       const [claimedRemoval] = (await s.claimDeliveries(10, 31_000, 'plex')).filter((c) => c.item.removal);
       assert.equal(claimedRemoval, undefined);
+    });
+
+    test('a scan keeps a bounded sample of its files and counts the rest, the same on both stores (issue 35, item 11)', async () => {
+      const s = await open();
+      const reference = new QueueStore(':memory:');
+      const names = (folder: string, from: number, n: number) => Array.from({ length: n }, (_, i) => `${folder}/e${String(from + i).padStart(5, '0')}.mkv`);
+      const both = async (batch: ReturnType<typeof req>[], now: number) => {
+        await s.enqueueMany(batch, timing, now);
+        reference.enqueueMany(batch, timing, now);
+      };
+      // Many big requests for one folder: the sample stops at MAX_FILES_PER_SCAN, the count goes on.
+      const season = '/d/TV/Big/S01';
+      for (let i = 0; i < 5; i++) await both([req(season, { files: names(season, i * 600, 600) })], 1000 + i);
+      // A file sent again while the sample has room is kept and counted once.
+      const movie = '/d/Movies/Heat';
+      await both([req(movie, { files: [`${movie}/Heat.mkv`] }), req(movie, { files: [`${movie}/Heat.mkv`, `${movie}/Heat.srt`] })], 1000);
+      // A new parent absorbs two pending seasons: its sample fills with their first files by path, the rest are counted.
+      await both([req('/d/TV/Show/S1', { files: names('/d/TV/Show/S1', 0, 800) }), req('/d/TV/Show/S2', { files: names('/d/TV/Show/S2', 0, 900) })], 1000);
+      await both([req('/d/TV/Show', { files: ['/d/TV/Show/poster.jpg'] })], 2000);
+
+      const seen = async (q: QueueBackend) => {
+        const out = [];
+        for (const e of await q.view.listOpen()) out.push({ folder: e.folder, listed: e.files.length, fileCount: e.fileCount, kept: (await q.view.get(e.id))!.files });
+        return out.sort((a, b) => a.folder.localeCompare(b.folder));
+      };
+      const mine = await seen(s);
+      assert.deepEqual(mine.map((e) => [e.folder, e.listed, e.fileCount, e.kept.length]), [
+        ['/d/Movies/Heat', 2, 2, 2],
+        ['/d/TV/Big/S01', LIST_FILES, 3000, MAX_FILES_PER_SCAN],
+        ['/d/TV/Show', LIST_FILES, 1701, MAX_FILES_PER_SCAN],
+      ]);
+      const show = mine.find((e) => e.folder === '/d/TV/Show')!.kept;
+      assert.ok(show.includes('/d/TV/Show/poster.jpg') && show.includes('/d/TV/Show/S2/e00198.mkv') && !show.includes('/d/TV/Show/S2/e00199.mkv'), 'its own file, then S1, then the first 199 of S2');
+      assert.deepEqual(mine, await seen(reference), 'the same samples and counts on both stores');
+
+      // What a target is handed: the sample, and how many names were left out of it.
+      const handed = async (q: QueueBackend) => {
+        await q.activateDue(['plex'], 100_000);
+        return (await q.claimDeliveries(10, 100_000, 'plex')).map((c) => [c.item.folder, c.item.files.length, c.item.moreFiles]).sort();
+      };
+      const items = await handed(s);
+      assert.deepEqual(items, [
+        ['/d/Movies/Heat', 2, 0],
+        ['/d/TV/Big/S01', MAX_FILES_PER_SCAN, 2000],
+        ['/d/TV/Show', MAX_FILES_PER_SCAN, 701],
+      ]);
+      assert.deepEqual(items, await handed(reference));
+      reference.close();
+    });
+
+    test('a failed scan whose file list was cut gives its parts back as folders, since its sample cannot say whose files are missing', async () => {
+      const s = await open();
+      const now = { delayMs: 0, maxMs: 0 };
+      const s1 = '/d/TV/Dark/S1';
+      await s.enqueueMany([req(s1, { files: Array.from({ length: 1200 }, (_, i) => `${s1}/e${String(i).padStart(4, '0')}.mkv`) }), req('/d/TV/Dark/S2', { files: ['/d/TV/Dark/S2/e1.mkv'] })], now, 1000);
+      await s.enqueueMany([req('/d/TV/Dark')], now, 1000);
+      await s.activateDue(['plex'], 1000);
+      const [c] = await s.claimDeliveries(1, 1000, 'plex');
+      assert.equal(c!.item.moreFiles, 201, "S1's 200 past its sample, and S2's file that no longer fit");
+      const r = await s.completeDelivery(c!.item.id, 'plex', { status: 'failed', error: 'no section' }, 2000);
+      assert.deepEqual(r.requeued, [s1, '/d/TV/Dark/S2']);
+      const queued = await s.view.listOpen();
+      assert.deepEqual(queued.map((e) => [e.folder, e.files, e.fileCount]), [[s1, [], 0], ['/d/TV/Dark/S2', [], 0]]);
     });
 
     test('both stores agree on a long mixed sequence of requests', async () => {

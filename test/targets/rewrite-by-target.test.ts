@@ -25,7 +25,7 @@ const log = pino({ level: 'silent' });
 let nextId = 1;
 const item = (folder: string, files: string[] = []): ScanItem => ({
   id: nextId++, folder, files, source: 'Manual', event: 'Manual', title: null, ids: {}, updateType: 'Modified',
-  priority: 0, requests: 1, upgrade: false, firstAt: Date.now(), attempt: 1, fileChecks: 0,
+  priority: 0, requests: 1, upgrade: false, firstAt: Date.now(), attempt: 1, fileChecks: 0, moreFiles: 0,
 });
 const SECTIONS = [
   { id: '1', title: 'Movies', type: 'movie' as const, locations: ['/data/Movies'] },

@@ -6,7 +6,7 @@ import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import type { Claimed, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
 import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
-import type { DeliveryRow, EnqueueResult, HistoryFilter, PartRow, QueueEntry, ScanRow, Timing } from '../types.ts';
+import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { QueueSession, WAKE_CHANNEL } from './session.ts';
 
@@ -151,7 +151,7 @@ export class PgQueueStore implements QueueBackend {
         ).rows[0]!.id;
         pending.set(id, {
           id, folder: s.folder, status: 'pending', priority: s.priority, source: s.source, event: s.event, title: s.title, ids: s.ids, update_type: s.updateType,
-          requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null, removal: s.removal, hold_until: s.holdUntil,
+          requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null, removal: s.removal, hold_until: s.holdUntil, files_more: 0,
         });
         return id;
       },
@@ -165,13 +165,26 @@ export class PgQueueStore implements QueueBackend {
         );
       },
       addFiles: async (id, files) =>
-        void (await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [id, files])),
-      absorb: async (to, from) => {
+        (await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [id, files])).rowCount ?? 0,
+      addMoreFiles: async (id, count) => void (await db.query(`UPDATE scans SET files_more = files_more + $2 WHERE id = $1`, [id, count])),
+      sampleSize: async (id) => (await db.query<{ n: number }>(`SELECT count(*) AS n FROM scan_files WHERE scan_id = $1`, [id])).rows[0]!.n,
+      absorb: async (to, from, room) => {
         pending.delete(from);
         await db.query(`UPDATE scan_parts SET scan_id = $1 WHERE scan_id = $2`, [to, from]);
-        await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, path FROM scan_files WHERE scan_id = $2 ON CONFLICT DO NOTHING`, [to, from]);
+        // Before the source rows go: what does not fit (all past `room`), and what the absorbed scan had not kept.
+        await db.query(
+          `UPDATE scans SET files_more = files_more +
+             (SELECT f.files_more + greatest(0, (SELECT count(*) FROM scan_files WHERE scan_id = f.id) - $3) FROM scans f WHERE f.id = $2)
+           WHERE id = $1`,
+          [to, from, room],
+        );
+        const moved = await db.query(
+          `INSERT INTO scan_files (scan_id, path) SELECT $1, path FROM scan_files WHERE scan_id = $2 ORDER BY path COLLATE "C" LIMIT $3 ON CONFLICT DO NOTHING`,
+          [to, from, room],
+        );
         await db.query(`DELETE FROM scan_files WHERE scan_id = $1`, [from]);
         await db.query(`DELETE FROM scans WHERE id = $1`, [from]);
+        return moved.rowCount ?? 0;
       },
       addPart: async (p) =>
         void (await db.query(
@@ -267,17 +280,24 @@ export class PgQueueStore implements QueueBackend {
     return claimed
       .sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.scan_id - b.scan_id)
       .filter((d) => scans.has(d.scan_id))
-      .map((d) => ({ item: toItem(scans.get(d.scan_id)!, files.get(d.scan_id) ?? [], d.attempts, d.file_checks), target: d.target }));
+      .map((d) => ({ item: toItem(scans.get(d.scan_id)!, files.get(d.scan_id)?.files ?? [], d.attempts, d.file_checks), target: d.target }));
   }
 
-  private async filesOf(ids: number[]): Promise<Map<number, string[]>> {
-    const out = new Map<number, string[]>();
+  /** The first `limit` files of each scan's sample (by path, as SQLite orders them), and how many its sample holds. */
+  private async filesOf(ids: number[], limit = MAX_FILES_PER_SCAN): Promise<Map<number, { files: string[]; size: number }>> {
+    const out = new Map<number, { files: string[]; size: number }>();
     if (!ids.length) return out;
-    const { rows } = await this.q<{ scan_id: number; path: string }>(`SELECT scan_id, path FROM scan_files WHERE scan_id = ANY($1::bigint[]) ORDER BY path COLLATE "C"`, [ids]);
+    const { rows } = await this.q<{ scan_id: number; path: string; size: number }>(
+      `SELECT scan_id, path, size FROM (
+         SELECT scan_id, path, row_number() OVER w AS n, count(*) OVER (PARTITION BY scan_id) AS size
+         FROM scan_files WHERE scan_id = ANY($1::bigint[]) WINDOW w AS (PARTITION BY scan_id ORDER BY path COLLATE "C")
+       ) f WHERE n <= $2 ORDER BY scan_id, path COLLATE "C"`,
+      [ids, limit],
+    );
     for (const r of rows) {
-      let list = out.get(r.scan_id);
-      if (!list) out.set(r.scan_id, (list = []));
-      list.push(r.path);
+      let sample = out.get(r.scan_id);
+      if (!sample) out.set(r.scan_id, (sample = { files: [], size: r.size }));
+      sample.files.push(r.path);
     }
     return out;
   }
@@ -321,8 +341,10 @@ export class PgQueueStore implements QueueBackend {
   private async requeueParts(db: Db, scanId: number, now: number): Promise<string[]> {
     const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
     if (parts.length === 0) return [];
-    const files = (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
-    const removal = (await db.query<{ removal: number }>(`SELECT removal FROM scans WHERE id = $1`, [scanId])).rows[0]?.removal === 1;
+    const scan = (await db.query<{ removal: number; files_more: number }>(`SELECT removal, files_more FROM scans WHERE id = $1`, [scanId])).rows[0];
+    const removal = scan?.removal === 1;
+    // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
+    const files = scan?.files_more ? [] : (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
     const requests = partRequests(parts, files, removal);
     const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), await this.io(db, requests));
     for (const [i, p] of parts.entries()) {
@@ -451,9 +473,10 @@ export class PgQueueStore implements QueueBackend {
     return out;
   }
 
-  private async entries(rows: ScanRow[]): Promise<QueueEntry[]> {
+  /** Scans as the dashboard shows them, each with the first `files` of its sample. */
+  private async entries(rows: ScanRow[], files: number): Promise<QueueEntry[]> {
     const ids = rows.map((r) => r.id);
-    const files = await this.filesOf(ids);
+    const samples = await this.filesOf(ids, files);
     const deliveries = new Map<number, DeliveryRow[]>();
     if (ids.length) {
       for (const d of (await this.q<DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ANY($1::bigint[]) ORDER BY target`, [ids])).rows) {
@@ -462,12 +485,12 @@ export class PgQueueStore implements QueueBackend {
         list.push(d);
       }
     }
-    return rows.map((r) => toEntry(r, files.get(r.id) ?? [], deliveries.get(r.id) ?? []));
+    return rows.map((r) => toEntry(r, samples.get(r.id)?.files ?? [], samples.get(r.id)?.size ?? 0, deliveries.get(r.id) ?? []));
   }
 
   private async get(id: number): Promise<QueueEntry | undefined> {
     const rows = (await this.q<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows;
-    return (await this.entries(rows))[0];
+    return (await this.entries(rows, MAX_FILES_PER_SCAN))[0];
   }
 
   private async listOpen(limit = 500, offset = 0): Promise<QueueEntry[]> {
@@ -475,7 +498,7 @@ export class PgQueueStore implements QueueBackend {
       `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT $1 OFFSET $2`,
       [limit, offset],
     );
-    return this.entries(rows);
+    return this.entries(rows, LIST_FILES);
   }
 
   private async listHistory(filter: HistoryFilter = {}): Promise<QueueEntry[]> {
@@ -485,8 +508,9 @@ export class PgQueueStore implements QueueBackend {
     if (filter.source) where.push(`source = $${params.push(filter.source)}`);
     if (filter.text) where.push(`strpos(lower(folder), lower($${params.push(filter.text)})) > 0`);
     const limit = `$${params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000))}`;
-    const { rows } = await this.q<ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ${limit}`, params);
-    return this.entries(rows);
+    const offset = `$${params.push(Math.max(0, filter.offset ?? 0))}`;
+    const { rows } = await this.q<ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, params);
+    return this.entries(rows, LIST_FILES);
   }
 
   async close(): Promise<void> {

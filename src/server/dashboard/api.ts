@@ -6,7 +6,7 @@ import { PathProblem } from '../../intake/resolve.ts';
 import type { PluginDeps } from '../deps.ts';
 import { submitIntent } from '../../intake/submit.ts';
 import { withReadiness } from '../readiness.ts';
-import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanView } from './data.ts';
+import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanView, withinBytes } from './data.ts';
 
 type SecretParams = { secret: string };
 type IdParams = SecretParams & { id: string };
@@ -14,6 +14,10 @@ type IdParams = SecretParams & { id: string };
 const idSchema = z.coerce.number().int().positive();
 const pageSchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(500),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+const filesPageSchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
 });
 const scanBodySchema = z.object({ path: z.string() });
@@ -45,15 +49,32 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
   app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => {
     const q = parseOr400(pageSchema, dropEmpty(req.query), reply, 'queue query');
     if (!q) return reply;
-    const items = (await deps.store.view.listOpen(q.limit, q.offset)).map(scanView);
-    return { count: await deps.store.countOpen(), offset: q.offset, limit: q.limit, items };
+    const count = await deps.store.countOpen();
+    const { items } = withinBytes((await deps.store.view.listOpen(q.limit, q.offset)).map(scanView));
+    const end = q.offset + items.length;
+    return { count, offset: q.offset, limit: q.limit, items, next: end < count ? end : null };
   });
 
   app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => {
     const q = parseOr400(historyQuerySchema, dropEmpty(req.query), reply, 'history query');
     if (!q) return reply;
-    const items = (await deps.store.view.listHistory(q)).map(scanView);
-    return { count: items.length, items };
+    const page = (await deps.store.view.listHistory(q)).map(scanView);
+    const { items, cut } = withinBytes(page);
+    const more = cut || page.length === q.limit;
+    return { count: items.length, offset: q.offset, items, next: more ? q.offset + items.length : null };
+  });
+
+  // One scan's files, a page at a time: the sample the queue kept (fileCount also counts those it did not).
+  app.get<{ Params: IdParams }>('/api/:secret/queue/:id/files', opts, async (req, reply) => {
+    const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
+    if (id === undefined) return reply;
+    const q = parseOr400(filesPageSchema, dropEmpty(req.query), reply, 'files query');
+    if (!q) return reply;
+    const entry = await deps.store.view.get(id);
+    if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
+    const { items: files } = withinBytes(entry.files.slice(q.offset, q.offset + q.limit));
+    const end = q.offset + files.length;
+    return { id, fileCount: entry.fileCount, kept: entry.files.length, offset: q.offset, limit: q.limit, files, next: end < entry.files.length ? end : null };
   });
 
   // The preview asks while the user types; keep it out of SERVER_RATE_LIMIT's bucket, it changes nothing.

@@ -19,7 +19,9 @@ export function scanView(e: QueueEntry) {
     source: e.source,
     event: e.event,
     title: e.title,
+    /** The first files (a list shows LIST_FILES; GET queue/{id}/files pages through the rest). */
     files: e.files,
+    fileCount: e.fileCount,
     requests: e.requests,
     /** What the scan stands for when the folder alone does not say it (a library root scan for removed items). */
     what: e.removal ? removalScanLabel(e.requests) : null,
@@ -45,8 +47,27 @@ export function scanView(e: QueueEntry) {
 }
 export type ScanView = ReturnType<typeof scanView>;
 
+/** The most a list answer of the JSON API holds, in bytes of JSON: a page stops early rather than grow past it. */
+export const PAGE_BYTES = 1024 * 1024;
+
+/**
+ * The items of a page that fit in `budget` bytes of JSON (at least one, so paging always moves on), and
+ * whether any were left out for it.
+ */
+export function withinBytes<T>(items: readonly T[], budget = PAGE_BYTES): { items: T[]; cut: boolean } {
+  let bytes = 0;
+  const out: T[] = [];
+  for (const item of items) {
+    bytes += JSON.stringify(item).length + 1;
+    if (out.length > 0 && bytes > budget) return { items: out, cut: true };
+    out.push(item);
+  }
+  return { items: out, cut: false };
+}
+
 export const historyQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
   status: z.enum(['done', 'failed']).optional(),
   source: sourceSchema.optional(),
   text: z.string().max(4096).optional(),

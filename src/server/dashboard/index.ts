@@ -11,6 +11,9 @@ const STYLE = readFileSync(new URL('./assets/dashboard.css', import.meta.url), '
 
 type SecretParams = { secret: string };
 
+/** Open scans the dashboard lists (the JSON API pages through all of them). */
+const DASHBOARD_ROWS = 200;
+
 /**
  * The dashboard at GET /<secret>: manual scan form (plain HTML form, works without JavaScript), mapping
  * preview, queue, history and status. Off (401, as plex_autoscan) when SERVER_ALLOW_MANUAL_SCAN is false.
@@ -28,15 +31,17 @@ export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): P
 
   const filterOf = (query: unknown): HistoryQuery => {
     const parsed = historyQuerySchema.safeParse(dropEmpty(query));
-    return parsed.success ? { ...parsed.data, limit: Math.min(parsed.data.limit, 200) } : { limit: 100 };
+    return parsed.success ? { ...parsed.data, limit: Math.min(parsed.data.limit, 200) } : { limit: 100, offset: 0 };
   };
   const parts = async (filter: HistoryQuery): Promise<PageParts> => {
     const now = Date.now();
-    const open = (await deps.store.view.listOpen()).map(scanView);
+    // The first DASHBOARD_ROWS open scans (the count says how many there are): the page stays small and
+    // quick to build whatever the backlog.
+    const open = (await deps.store.view.listOpen(DASHBOARD_ROWS)).map(scanView);
     return {
       status: renderStatus(await status(), now),
       queue: renderQueue(open, now),
-      queueCount: open.length,
+      queueCount: await deps.store.countOpen(),
       history: renderHistory((await deps.store.view.listHistory(filter)).map(scanView), now),
     };
   };

@@ -82,7 +82,7 @@ function activeState(v: ScanView): string {
 }
 
 function folderCell(v: ScanView): string {
-  const files = v.files.length ? `<div class="muted">${v.files.length} file${v.files.length === 1 ? '' : 's'}</div>` : '';
+  const files = v.fileCount ? `<div class="muted">${v.fileCount} file${v.fileCount === 1 ? '' : 's'}</div>` : '';
   const what = v.what ? `<div class="what">${esc(v.what)}</div>` : '';
   return `<code>${esc(v.folder)}</code>${what}${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
 }

@@ -25,7 +25,8 @@ export class MediaBrowserTarget implements Target {
 
   async deliver(queued: ScanItem): Promise<DeliveryResult> {
     const item = itemForTarget(queued, this.rewrite);
-    const paths = item.files.length ? item.files : [item.folder];
+    // Only part of a long file list was kept: the folder stands for all of them.
+    const paths = item.files.length && !item.moreFiles ? item.files : [item.folder];
     try {
       this.log.debug({ scan: item.id, request: this.client.describeUpdate(), paths, updateType: item.updateType }, `telling ${this.client.product} about changed paths`);
       await this.client.mediaUpdated(paths.map((path) => ({ path, updateType: item.updateType })));

@@ -243,7 +243,8 @@ export class PlexTarget implements Target {
 
   /** SERVER_SKIP_FILES_IN_PLEX (and always for drive changes, as plex_autoscan did): files Plex already has need no scan. */
   private alreadyInPlex(item: ScanItem, config: Config): DeliveryResult | undefined {
-    if (!(config.SERVER_SKIP_FILES_IN_PLEX || item.source === 'Drive') || item.files.length === 0 || item.updateType === 'Deleted' || !this.steps.db) return undefined;
+    // With files beyond the kept sample (moreFiles), Plex having the sample says nothing about the rest.
+    if (!(config.SERVER_SKIP_FILES_IN_PLEX || item.source === 'Drive') || item.files.length === 0 || item.moreFiles || item.updateType === 'Deleted' || !this.steps.db) return undefined;
     let found;
     try {
       found = filesInPlex(this.steps.db, item.files, config, this.steps.fileSize ?? statFileSize);

@@ -30,6 +30,14 @@ describe('Jellyfin and Emby targets', () => {
     assert.equal(server.calls.at(-1)!.embyToken, undefined);
   });
 
+  test('a scan whose file list was cut (files beyond the kept sample) is reported as its folder (issue 35, item 11)', async () => {
+    server.updates.length = 0;
+    const target = jellyfinTarget(server.url, 'key-1', silent);
+    const result = await target.deliver(scanItem({ folder: '/data/TV/Big/Season 01', files: ['/data/TV/Big/Season 01/e1.mkv'], moreFiles: 99_999, updateType: 'Created' }));
+    assert.deepEqual(result, { outcome: 'done', detail: '1 path(s) reported as Created' });
+    assert.deepEqual(server.updates.map((u) => u.path), ['/data/TV/Big/Season 01']);
+  });
+
   test('Jellyfin 10.x (legacy authorization on) takes the same header', async () => {
     const old = await new FakeMediaServer({ apiKey: 'key-10', legacyAuth: true }).start();
     try {

@@ -57,6 +57,14 @@ describe('SERVER_SKIP_FILES_IN_PLEX: files Plex already has', () => {
     assert.equal(scansOf('/data/Movies/Known (2000)'), before + 4);
   });
 
+  test('a scan whose file list was cut (files beyond the kept sample) is scanned even when Plex has every kept file (issue 35, item 11)', async () => {
+    const { config } = setup();
+    const before = scansOf('/data/Movies/Known (2000)');
+    const result = await makePlexTarget(plex, config).deliver(scanItem({ folder: '/data/Movies/Known (2000)', files: [FILE], moreFiles: 5 }));
+    assert.equal(result.outcome, 'done');
+    assert.equal(scansOf('/data/Movies/Known (2000)'), before + 1);
+  });
+
   test('drive changes are checked even with the key off (plex_autoscan always did); DISABLE_DISK_FILE_SIZE_CHECK skips the size test', async () => {
     const { config } = setup({ SERVER_SKIP_FILES_IN_PLEX: false }, 999);
     const drive = scanItem({ folder: '/data/Movies/Known (2000)', files: [FILE], source: 'Drive' });
