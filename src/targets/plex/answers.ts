@@ -17,6 +17,9 @@ export const sectionsAnswer = z.looseObject({
         key: id,
         title: z.string().optional().default(''),
         type: z.string().optional().default(''),
+        /** The metadata agent and its language (PLEX_FIX_MISMATCHED tells legacy agents from today's by it). */
+        agent: z.string().optional().default(''),
+        language: z.string().optional().default(''),
         Location: list(z.looseObject({ path: z.string() })),
         /** The section is being scanned: true/false in JSON (1/0 in XML). */
         refreshing: z.union([z.boolean(), z.number(), z.string()]).optional().transform((v) => v === true || v === 1 || v === '1'),
@@ -67,3 +70,22 @@ export type ItemsAnswer = z.infer<typeof itemsAnswer>;
 export function parseAnswer<S extends z.ZodType>(text: string, schema: S, what: string): z.infer<S> {
   return parseJsonAnswer(text, schema, `Plex ${what}`);
 }
+
+/** One item with its external ids (`GET /library/metadata/{key}?includeGuids=1`), for PLEX_FIX_MISMATCHED. */
+export const itemAnswer = z.looseObject({
+  MediaContainer: z.looseObject({
+    Metadata: list(z.looseObject({
+      ratingKey: id,
+      title: z.string().optional().default(''),
+      guid: z.string().optional().default(''),
+      Guid: list(z.looseObject({ id: z.string() })),
+    })),
+  }),
+});
+
+/** Plex's Fix Match candidates (`GET /library/metadata/{key}/matches`). */
+export const matchesAnswer = z.looseObject({
+  MediaContainer: z.looseObject({
+    SearchResult: list(z.looseObject({ guid: z.string(), name: z.string().optional().default(''), year: id.optional(), score: z.number().optional() })),
+  }),
+});

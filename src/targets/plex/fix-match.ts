@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
 import { longestPrefix, parentFolder } from '../../paths/mapping.ts';
 import type { PlexApi } from './api.ts';
 import { findLeavesByFile, type LeafItem } from './api-items.ts';
 import type { LookupRetry } from './analyze.ts';
+import { itemAnswer, matchesAnswer, sectionsAnswer } from './answers.ts';
 
 /*
  * PLEX_FIX_MISMATCHED over Plex's HTTP API (plex_autoscan: plex.py:212-221 and match_item_parent, plex.py:260-353,
@@ -107,36 +108,7 @@ export function isMerged(leafFiles: readonly string[], file: string): boolean {
   return leafFiles.some((f) => f && f !== file && !f.startsWith(`${folder}/`));
 }
 
-// The answers read here, through schemas (Plex adds fields freely).
-const id = z.union([z.string(), z.number()]).transform(String);
-const sectionsWithAgent = z.looseObject({
-  MediaContainer: z.looseObject({
-    Directory: z.array(z.looseObject({
-      key: id,
-      type: z.string().optional().default(''),
-      agent: z.string().optional().default(''),
-      language: z.string().optional().default(''),
-      Location: z.array(z.looseObject({ path: z.string() })).optional().default([]),
-    })).optional().default([]),
-  }),
-});
-const itemAnswer = z.looseObject({
-  MediaContainer: z.looseObject({
-    Metadata: z.array(z.looseObject({
-      ratingKey: id,
-      title: z.string().optional().default(''),
-      guid: z.string().optional().default(''),
-      Guid: z.array(z.looseObject({ id: z.string() })).optional().default([]),
-    })).optional().default([]),
-  }),
-});
-const matchesAnswer = z.looseObject({
-  MediaContainer: z.looseObject({
-    SearchResult: z.array(z.looseObject({ guid: z.string(), name: z.string().optional().default(''), year: id.optional(), score: z.number().optional() })).optional().default([]),
-  }),
-});
-
-type Section = z.infer<typeof sectionsWithAgent>['MediaContainer']['Directory'][number];
+type Section = z.infer<typeof sectionsAnswer>['MediaContainer']['Directory'][number];
 
 export interface FixMatchDeps {
   config: FixMatchConfig;
@@ -182,7 +154,7 @@ export async function fixMismatched(deps: FixMatchDeps, scan: ScannedFiles, sign
   if (Object.keys(wanted).length === 0) return '';
   const file = scan.files[0]!;
   try {
-    const sections = (await api.getJson('/library/sections', sectionsWithAgent, 'section list')).MediaContainer.Directory;
+    const sections = (await api.getJson('/library/sections', sectionsAnswer, 'section list')).MediaContainer.Directory;
     const section = longestPrefix(file, sections.flatMap((s) => s.Location.map((l) => ({ s, path: l.path }))), (p) => p.path)?.s;
     if (!section || (section.type !== 'movie' && section.type !== 'show')) return '';
     const legacy = section.agent.startsWith('com.plexapp.agents.');
