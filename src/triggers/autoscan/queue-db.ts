@@ -6,6 +6,7 @@ import type { ScanRequest } from '../../core/scan.ts';
 import { resolveEach } from '../../intake/resolve.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueStore } from '../../queue/store.ts';
+import { takeOverOnce, type QueueTakeover } from '../takeover.ts';
 
 /*
  * autoscan's pending scans: its database (default autoscan.db, env AUTOSCAN_DATABASE) holds the table
@@ -42,13 +43,8 @@ export function readAutoscanQueue(file: string): AutoscanScanRow[] {
   }
 }
 
-export interface AutoscanQueueImport {
-  file: string;
-  rows: number;
-  queued: number;
-  skipped: Array<{ path: string; reason: string }>;
-  already?: string;
-}
+/** What taking over autoscan.db did. */
+export type AutoscanQueueImport = QueueTakeover;
 
 /** Rows -> scan requests: each folder as it is, with autoscan's priority turned round (scanrelayPriority). */
 export function requestsFromAutoscanQueue(
@@ -73,14 +69,13 @@ export async function importAutoscanQueue(opts: {
   replace?: boolean;
 }): Promise<AutoscanQueueImport> {
   const rows = readAutoscanQueue(opts.file);
-  const before = opts.store.meta.get(AUTOSCAN_QUEUE_IMPORT_KEY);
-  if (before && !opts.replace) {
-    const prior = JSON.parse(before) as { file?: string; at?: string };
-    if (prior.file === opts.file) return { file: opts.file, rows: rows.length, queued: 0, skipped: [], already: prior.at ?? 'before' };
-  }
-  const { requests, skipped } = requestsFromAutoscanQueue(rows, opts.config, opts.priorityOf);
-  await opts.intake.enqueue(requests, { [AUTOSCAN_QUEUE_IMPORT_KEY]: JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: rows.length }) });
-  return { file: opts.file, rows: rows.length, queued: requests.length, skipped };
+  return takeOverOnce({
+    ...opts,
+    key: AUTOSCAN_QUEUE_IMPORT_KEY,
+    rows: rows.length,
+    meta: opts.store.meta,
+    toRequests: () => requestsFromAutoscanQueue(rows, opts.config, opts.priorityOf),
+  });
 }
 
 export function describeAutoscanQueueImport(r: AutoscanQueueImport): string {

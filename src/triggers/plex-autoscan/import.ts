@@ -3,20 +3,13 @@ import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
 import { readPlexAutoscanQueue, requestsFromQueue } from './queue-db.ts';
+import { takeOverOnce, type QueueTakeover } from '../takeover.ts';
 
 /** Queue meta key recording which plex_autoscan queue file was taken over, and when (JSON). */
 export const QUEUE_IMPORT_KEY = 'plex_autoscan.queue_import';
 
-export interface QueueImportResult {
-  file: string;
-  /** Rows found in plex_autoscan's queue. */
-  rows: number;
-  /** Scan requests queued from them. */
-  queued: number;
-  skipped: Array<{ path: string; reason: string }>;
-  /** Not imported because this file was imported before (without `replace`). */
-  already?: string;
-}
+/** What taking over plex_autoscan's queue did. */
+export type QueueImportResult = QueueTakeover;
 
 /**
  * Takes plex_autoscan's pending scans into scanrelay's queue, with the import marker in the same
@@ -25,14 +18,7 @@ export interface QueueImportResult {
 export async function importPlexAutoscanQueue(opts: { file: string; config: Config; store: QueueBackend; intake: QueueIntake; replace?: boolean }): Promise<QueueImportResult | undefined> {
   const rows = readPlexAutoscanQueue(opts.file);
   if (!rows) return undefined;
-  const before = await opts.store.meta.get(QUEUE_IMPORT_KEY);
-  if (before && !opts.replace) {
-    const prior = JSON.parse(before) as { file?: string; at?: string };
-    if (prior.file === opts.file) return { file: opts.file, rows: rows.length, queued: 0, skipped: [], already: prior.at ?? 'before' };
-  }
-  const { requests, skipped } = requestsFromQueue(rows, opts.config);
-  await opts.intake.enqueue(requests, { [QUEUE_IMPORT_KEY]: JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: rows.length }) });
-  return { file: opts.file, rows: rows.length, queued: requests.length, skipped };
+  return takeOverOnce({ ...opts, key: QUEUE_IMPORT_KEY, rows: rows.length, meta: opts.store.meta, toRequests: () => requestsFromQueue(rows, opts.config) });
 }
 
 export function describeQueueImport(r: QueueImportResult): string {
