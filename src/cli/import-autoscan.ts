@@ -44,18 +44,20 @@ export function registerImportAutoscan(program: Command): void {
     );
 }
 
+/** Into the queue the relay will use: the file, or the shared queue when SERVER_QUEUE_URL is in the environment. */
 async function takeOverQueue(file: string, settings: ReturnType<typeof settingsOf>, priorityOf: (p: number) => number, replace?: boolean): Promise<string> {
-  const [{ QueueStore }, { QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport }] = await Promise.all([
-    import('../queue/store.ts'),
+  const [{ QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport }, { openCommandQueue }] = await Promise.all([
     import('../queue/intake.ts'),
     import('../triggers/autoscan/queue-db.ts'),
+    import('./queue-open.ts'),
   ]);
   const { config } = loadConfigFile(settings.config);
-  const store = new QueueStore(settings.queuefile);
+  const store = await openCommandQueue(settings, config, 'import-autoscan');
   try {
     const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
-    return describeAutoscanQueueImport(await importAutoscanQueue({ file, config, store, intake, priorityOf, replace }));
+    const said = describeAutoscanQueueImport(await importAutoscanQueue({ file, config, intake, priorityOf, replace }));
+    return store.shared ? `${said} (into the shared queue ${store.location})` : said;
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -1,5 +1,4 @@
 import type { ScanRequest } from '../core/scan.ts';
-import type { QueueMetaStore } from '../queue/backend.ts';
 import type { QueueIntake } from '../queue/intake.ts';
 
 /** What taking over a peer's pending scans did. */
@@ -15,24 +14,32 @@ export interface QueueTakeover {
 }
 
 /**
- * Queues a peer's pending scans once: the marker under `key` (which file, when) is written in the same commit
- * as the scans, so a file already taken over is left alone unless `replace`. The peer's file is only read.
+ * Queues a peer's pending scans once: the marker under `key` (which file, when) is checked and written in the
+ * same transaction as the scans, under the lock every writer of the queue takes. So a file already taken over
+ * is left alone unless `replace`, also when several relays sharing one queue (SERVER_QUEUE_URL) take the same
+ * file over at once: one queues it, the others find its marker. The peer's file is only read.
  */
 export async function takeOverOnce(opts: {
   file: string;
   key: string;
   rows: number;
-  meta: QueueMetaStore;
   intake: QueueIntake;
   replace?: boolean;
   toRequests: () => { requests: ScanRequest[]; skipped: Array<{ path: string; reason: string }> };
 }): Promise<QueueTakeover> {
-  const before = await opts.meta.get(opts.key);
-  if (before && !opts.replace) {
-    const prior = JSON.parse(before) as { file?: string; at?: string };
-    if (prior.file === opts.file) return { file: opts.file, rows: opts.rows, queued: 0, skipped: [], already: prior.at ?? 'before' };
-  }
   const { requests, skipped } = opts.toRequests();
-  await opts.intake.enqueue(requests, { [opts.key]: JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: opts.rows }) });
+  const marker = JSON.stringify({ file: opts.file, at: new Date().toISOString(), rows: opts.rows });
+  const { prior, results } = await opts.intake.enqueueOnce(requests, { key: opts.key, value: marker, done: (value) => !opts.replace && takenFrom(value) === opts.file });
+  if (!results) return { file: opts.file, rows: opts.rows, queued: 0, skipped: [], already: (prior && (JSON.parse(prior) as { at?: string }).at) || 'before' };
   return { file: opts.file, rows: opts.rows, queued: requests.length, skipped };
+}
+
+/** The file a marker names (undefined for none, or one that cannot be read). */
+function takenFrom(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    return (JSON.parse(value) as { file?: string }).file;
+  } catch {
+    return undefined;
+  }
 }
