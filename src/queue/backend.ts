@@ -25,10 +25,10 @@ export interface QueueMetaStore {
  */
 export interface OnceMarker {
   key: string;
-  /** Written with the requests. */
-  value: string;
   /** Whether the key's current value says it was done before: then nothing is queued or written. */
   done(prior: string | undefined): boolean;
+  /** The value written with the requests, from the one before (a marker may keep a list). */
+  value(prior: string | undefined): string;
 }
 
 export interface OnceResult {

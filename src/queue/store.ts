@@ -188,7 +188,7 @@ export class QueueStore implements QueueBackend {
         const prior = this.meta.get(once.key);
         if (once.done(prior)) return { prior };
         const results = this.enqueueAll(requests, timing, now);
-        this.meta.set(once.key, once.value);
+        this.meta.set(once.key, once.value(prior));
         return { prior, results };
       })
       .immediate();

@@ -156,7 +156,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   });
   const settler = new BurstSettler(log).attach(app);
   // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.
-  await importQueueAtStart({ queuefile: opts.queuefile, config, store, intake, log });
+  await importQueueAtStart({ queuefile: opts.queuefile, config, intake, log });
   await listenOrExplain(app, config, async () => {
     await watcher?.close();
     await drive?.close();

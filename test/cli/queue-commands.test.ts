@@ -217,15 +217,46 @@ describe('the takeovers into a shared queue', () => {
     const relays = await Promise.all(['relay-a', 'relay-b'].map((relayId) => PgQueueStore.open({ url, relayId })));
     try {
       const said: string[] = [];
-      const log = { ...silentLogger(), info: (_: unknown, msg: string) => void said.push(msg) } as unknown as ReturnType<typeof silentLogger>;
-      // Both start together: each finds no marker at first, so only the enqueue's own check keeps it to one.
-      await Promise.all(relays.map((store) => importQueueAtStart({ queuefile: file, config, store, intake: new QueueIntake(store, () => ({ delayMs: 0, maxMs: 0 })), log })));
+      const log = { ...silentLogger(), info: (_: unknown, msg: string) => void said.push(msg), debug: (_: unknown, msg: string) => void said.push(msg) } as unknown as ReturnType<typeof silentLogger>;
+      // Both start together: each reads the file and finds no marker, so only the enqueue's own check keeps it to one.
+      await Promise.all(relays.map((store) => importQueueAtStart({ queuefile: file, config, intake: new QueueIntake(store, () => ({ delayMs: 0, maxMs: 0 })), log })));
       assert.equal(said.filter((m) => /took over plex_autoscan's queue .*3 queued/.test(m)).length, 1, said.join('\n'));
       assert.equal(said.filter((m) => /was already taken over/.test(m)).length, 1, said.join('\n'));
       assert.equal(await totalRequests(relays[0]!), 3, 'each of the 3 rows queued once');
-      assert.equal(JSON.parse((await relays[1]!.meta.get(QUEUE_IMPORT_KEY))!).file, file);
+      assert.deepEqual(JSON.parse((await relays[1]!.meta.get(QUEUE_IMPORT_KEY))!).map((t: { file: string; rows: number }) => [t.file, t.rows]), [[file, 4]]);
     } finally {
       await Promise.all(relays.map((r) => r.close()));
+    }
+  });
+
+  test("another machine's plex_autoscan queue.db at the same path is taken over too; the same rows again are not", async () => {
+    const url = await sharedUrl();
+    const config = configSchema.parse({ SERVER_PASS: 'test-secret' }) as Config;
+    const file = join(tempDir(), 'queue.db');
+    copyFileSync(join(PLEX_AUTOSCAN, 'queue.db'), file);
+    const store = await PgQueueStore.open({ url, relayId: 'relay-a' });
+    const said: string[] = [];
+    const log = { ...silentLogger(), info: (_: unknown, msg: string) => void said.push(msg), debug: () => {} } as unknown as ReturnType<typeof silentLogger>;
+    const start = () => importQueueAtStart({ queuefile: file, config, intake: new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 0 })), log });
+    try {
+      await start();
+      await start();
+      assert.equal(said.length, 1, `the same rows once, and silence at the next start: ${said.join('\n')}`);
+      // Relay B's machine: its own plex_autoscan left other rows in a queue.db at the same path.
+      const other = new Database(file);
+      other.prepare(`UPDATE queueitemmodel SET scan_path = '/data/TV/Other/Season 2' WHERE id = 1`).run();
+      other.close();
+      await start();
+      assert.match(said[1] ?? '', /took over plex_autoscan's queue .*3 queued/);
+      const folders = (await store.view.listOpen()).map((e) => e.folder);
+      assert.ok(folders.includes('/data/TV/Other/Season 2') && folders.includes('/data/TV/Show/Season 1'), folders.join(', '));
+      // A marker from before digests were kept (one object, no digest) still matches its file by path.
+      await store.meta.set(QUEUE_IMPORT_KEY, JSON.stringify({ file, at: '2026-11-01T00:00:00.000Z', rows: 4 }));
+      const before = await totalRequests(store);
+      await start();
+      assert.equal(await totalRequests(store), before);
+    } finally {
+      await store.close();
     }
   });
 

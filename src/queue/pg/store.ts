@@ -209,7 +209,7 @@ export class PgQueueStore implements QueueBackend {
     return this.tx(async (db) => {
       const prior = (await db.query<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [once.key])).rows[0]?.value ?? undefined;
       if (once.done(prior)) return { prior };
-      return { prior, results: await this.enqueueIn(db, requests, timing, now, { [once.key]: once.value }) };
+      return { prior, results: await this.enqueueIn(db, requests, timing, now, { [once.key]: once.value(prior) }) };
     }, true);
   }
 

@@ -70,7 +70,7 @@ export async function importAutoscanQueue(opts: {
   return takeOverOnce({
     ...opts,
     key: AUTOSCAN_QUEUE_IMPORT_KEY,
-    rows: rows.length,
+    rows,
     toRequests: () => requestsFromAutoscanQueue(rows, opts.config, opts.priorityOf),
   });
 }
