@@ -13,7 +13,7 @@ export function registerImportAutoscan(program: Command): void {
     .argument('[config.yml]', "autoscan's config file (default: env AUTOSCAN_CONFIG, as autoscan reads it)")
     .option('--database <autoscan.db>', "autoscan's database: its pending scans are queued here (default: env AUTOSCAN_DATABASE, as autoscan reads it)")
     .option('--force', 'overwrite an existing config file')
-    .option('--replace', 'queue the pending scans of a database taken over before again')
+    .option('--replace', 'queue pending scans taken over before again')
     .action(
       action(async (arg: string | undefined, opts: { database?: string; force?: boolean; replace?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);

@@ -19,7 +19,7 @@ export function registerImport(program: Command): void {
     .description("take over plex_autoscan's state: drive token, page tokens and cache (cache.db) and pending scans (queue.db)")
     .option('--from-cache <file>', "plex_autoscan's cache file (default: --cachefile)")
     .option('--from-queue <file>', "plex_autoscan's queue file (default: --queuefile)")
-    .option('--replace', "also take what scanrelay already has (token file, page tokens, a non-empty drive cache, a queue imported before)")
+    .option('--replace', "also take what scanrelay already has (token file, page tokens, a non-empty drive cache, queue rows taken over before)")
     .action(
       action(async (opts: { fromCache?: string; fromQueue?: string; replace?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);
