@@ -31,8 +31,13 @@ export function registerImportAutoscan(program: Command): void {
         if (configExists(settings.config) && !opts.force) {
           throw new UserError(`${settings.config} exists and was left as it is: pass --force to overwrite it, or --config <file> to write elsewhere`);
         }
+        // autoscan has no shared queue: the file this one replaces keeps the relay on its shared queue.
+        const kept = configExists(settings.config) ? keepSharedQueue(settings.config, config) : [];
         writeConfigFile(settings.config, config);
-        const lines = [`wrote ${settings.config} from ${file}`];
+        const lines = [`wrote ${settings.config} from ${file}${kept.length ? ` (kept ${kept.join(', ')} from the file it replaces)` : ''}`];
+        if (process.env.SERVER_QUEUE_URL && !kept.includes('SERVER_QUEUE_URL')) {
+          lines.push('SERVER_QUEUE_URL comes from the environment, not the written file: start the relay with the same environment');
+        }
         const database = opts.database ?? process.env.AUTOSCAN_DATABASE;
         if (database) lines.push(await takeOverQueue(resolve(database), settings, scanrelayPriority, opts.replace));
         else lines.push("autoscan's pending scans: not taken over (give autoscan.db with --database, or AUTOSCAN_DATABASE)");
@@ -42,6 +47,20 @@ export function registerImportAutoscan(program: Command): void {
         process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
+}
+
+/** The shared-queue keys (docs/postgres.md) of the config being replaced, copied into the new one; their names. */
+function keepSharedQueue(file: string, into: Record<string, unknown>): string[] {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return []; // a file that cannot be read is being replaced: nothing to keep
+  }
+  if (!raw || typeof raw !== 'object') return [];
+  const keys = ['SERVER_QUEUE_URL', 'SERVER_QUEUE_LEASE', 'SERVER_RELAY_ID'].filter((k) => raw[k] !== undefined && raw[k] !== '' && into[k] === undefined);
+  for (const k of keys) into[k] = raw[k];
+  return keys;
 }
 
 /** Into the queue the relay will use: the file, or the shared queue when SERVER_QUEUE_URL is in the environment. */

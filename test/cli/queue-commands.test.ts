@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
@@ -205,8 +205,25 @@ describe('the takeovers into a shared queue', () => {
     } finally {
       await pg.close();
     }
+    assert.match(out.stdout, /SERVER_QUEUE_URL comes from the environment, not the written file/);
     const again = await runCli(['--config', join(dir, 'config.json'), '--queuefile', join(dir, 'queue.db'), 'import-autoscan', AUTOSCAN_YML, '--database', db, '--force'], { env: { SERVER_QUEUE_URL: url } });
     assert.match(again.stdout, /were already taken over .*not queued again/);
+  });
+
+  test('import-autoscan --force over a config with SERVER_QUEUE_URL keeps the relay on its shared queue', async () => {
+    const url = await sharedUrl();
+    const dir = tempDir();
+    const config = writeConfig(dir, { SERVER_QUEUE_URL: url, SERVER_RELAY_ID: 'relay-a' });
+    const db = join(dir, 'autoscan.db');
+    autoscanDb(db, [['/mnt/unionfs/Media/Movies/Kept (2001)', 0, '2026-11-25 10:00:00+00:00']]);
+    const out = await runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), 'import-autoscan', AUTOSCAN_YML, '--database', db, '--force']);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /^wrote .*config\.json from .*config\.yml \(kept SERVER_QUEUE_URL, SERVER_RELAY_ID from the file it replaces\)\n/);
+    assert.match(out.stdout, /1 queued in autoscan's priority order \(into the shared queue/);
+    assert.ok(!out.stdout.includes(PASSWORD));
+    const written = JSON.parse(readFileSync(config, 'utf8'));
+    assert.deepEqual([written.SERVER_QUEUE_URL, written.SERVER_RELAY_ID], [url, 'relay-a']);
+    assert.equal(existsSync(join(dir, 'queue.db')), false);
   });
 
   test('two relays taking over the same plex_autoscan queue.db at once queue it once in all', async () => {
