@@ -5,11 +5,13 @@ import type { QueueEntry } from '../queue/types.ts';
 import { action, settingsOf } from './context.ts';
 import { openCommandQueue, queueConfigOf } from './queue-open.ts';
 
-/** One pending (or running) scan as the command shows it. */
+/** One scan as the command shows it: pending or running, or finished (--history). */
 export interface QueueLine {
   folder: string;
   status: string;
   due: string;
+  /** When it was done or failed (ISO); null while open. */
+  finished: string | null;
   attempts: number;
   lastError: string | null;
   /** Each target's delivery, once the scan is due; `relay` is the relay that claimed it last (a shared queue), else null. */
@@ -22,6 +24,7 @@ export function queueLine(entry: QueueEntry): QueueLine {
     folder: entry.folder,
     status: entry.status,
     due: new Date(dueTime(entry)).toISOString(),
+    finished: entry.finishedAt === null ? null : new Date(entry.finishedAt).toISOString(),
     attempts: entry.deliveries.reduce((n, d) => n + d.attempts, 0),
     lastError: failing.length ? failing.map((d) => `${d.target}: ${d.last_error}`).join('; ') : null,
     deliveries: entry.deliveries.map((d) => ({ target: d.target, status: d.status, attempts: d.attempts, relay: d.relay ?? null })),
@@ -51,17 +54,22 @@ function relayNote(line: QueueLine): string {
 }
 
 /** `where`: the queue file, or the shared queue's URL without its password. */
-export function formatQueue(where: string, counts: Record<string, number>, entries: QueueEntry[], now: number): string {
+export function formatQueue(where: string, counts: Record<string, number>, entries: QueueEntry[], now: number, history = false): string {
   const open = (counts.pending ?? 0) + (counts.active ?? 0);
   const out = [`${where}: ${counts.pending ?? 0} pending, ${counts.active ?? 0} in progress, ${counts.done ?? 0} done, ${counts.failed ?? 0} failed`];
   for (const e of entries) {
     const l = queueLine(e);
     // A scan stays "active" between its targets' tries; it is being sent only while a delivery is.
-    const when = e.deliveries.some((d) => d.status === 'sending') ? 'being sent now' : `due ${l.due} (${relative(dueTime(e), now)})`;
+    const when =
+      e.finishedAt !== null
+        ? `${e.status} ${l.finished} (${relative(e.finishedAt, now)})`
+        : e.deliveries.some((d) => d.status === 'sending')
+          ? 'being sent now'
+          : `due ${l.due} (${relative(dueTime(e), now)})`;
     const relays = relayNote(l);
     out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${relays ? `\n    ${relays}` : ''}`);
   }
-  if (open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);
+  if (!history && open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);
   return `${out.join('\n')}\n`;
 }
 
@@ -74,9 +82,10 @@ export function registerQueue(program: Command): void {
     .command('queue')
     .description('list the scans waiting in the queue (folder, due time, attempts, last error, and on a shared queue the relay) and the counts; needs no running relay')
     .option('--limit <n>', 'scans listed at most', '50')
+    .option('--history', 'list the latest finished scans (done or failed, newest first) instead, each with who delivered it on a shared queue')
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { limit: string; json?: boolean }, cmd: Command) => {
+      action(async (opts: { limit: string; json?: boolean; history?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 0) throw new UserError(`--limit: expected a whole number, got "${opts.limit}"`);
@@ -88,10 +97,11 @@ export function registerQueue(program: Command): void {
         const store = await openCommandQueue(settings, config, 'queue');
         try {
           const counts = await store.view.counts();
-          const entries = await store.view.listOpen(limit);
+          // History pages hold at most 1,000 (QueueReads.listHistory); --limit 0 lists none, as for the open scans.
+          const entries = opts.history ? (limit === 0 ? [] : await store.view.listHistory({ limit })) : await store.view.listOpen(limit);
           const queuefile = store.shared ? null : settings.queuefile;
           if (opts.json) process.stdout.write(`${JSON.stringify({ queue: store.location, queuefile, counts, scans: entries.map(queueLine) })}\n`);
-          else process.stdout.write(formatQueue(store.location, counts, entries, Date.now()));
+          else process.stdout.write(formatQueue(store.location, counts, entries, Date.now(), opts.history));
         } finally {
           await store.close();
         }

@@ -42,8 +42,12 @@ function writeConfig(dir: string, extra: Record<string, unknown> = {}): string {
 const req = (folder: string) => scanRequestSchema.parse({ folder, source: 'Sonarr' });
 const totalRequests = async (store: QueueBackend) => (await store.view.listOpen(1000)).reduce((n, e) => n + e.requests, 0);
 
-/** One scan waiting, one being sent to plex by `relay-a` (on SQLite nobody is named). */
+/** One scan delivered and one being sent to plex by `relay-a` (on SQLite nobody is named), one waiting. */
 async function seed(store: QueueBackend): Promise<void> {
+  await store.enqueueMany([req('/data/Movies/Done (2019)')], { delayMs: 0, maxMs: 0 }, Date.now() - 5000);
+  await store.activateDue(['plex']);
+  const [done] = await store.claimDeliveries(1, Date.now(), 'plex');
+  await store.completeDelivery(done!.item.id, 'plex', { status: 'done' });
   await store.enqueueMany([req('/data/TV/Later/Season 1')], { delayMs: 600_000, maxMs: 0 });
   await store.enqueueMany([req('/data/Movies/Now (2020)')], { delayMs: 0, maxMs: 0 }, Date.now() - 1000);
   await store.activateDue(['plex']);
@@ -66,7 +70,7 @@ describe('scanrelay queue', () => {
 
     const text = await runCli(pgArgs);
     assert.equal(text.code, 0, text.stderr);
-    assert.ok(text.stdout.startsWith(`${shown(url)}: 1 pending, 1 in progress, 0 done, 0 failed\n`), text.stdout);
+    assert.ok(text.stdout.startsWith(`${shown(url)}: 1 pending, 1 in progress, 1 done, 0 failed\n`), text.stdout);
     assert.match(text.stdout, /\n {2}\/data\/Movies\/Now \(2020\)\n {4}being sent now, 1 attempt\(s\)\n {4}plex being sent by relay relay-a\n/);
     assert.match(text.stdout, /\n {2}\/data\/TV\/Later\/Season 1\n {4}due \S+ \(in \d+ (s|min)\), 0 attempt\(s\)\n$/);
     assert.ok(!text.stdout.includes(PASSWORD) && !text.stderr.includes(PASSWORD));
@@ -76,6 +80,18 @@ describe('scanrelay queue', () => {
     assert.equal(file.code, 0, file.stderr);
     // The same lines, less the relay: one process owns a queue file.
     assert.equal(file.stdout.replace(/^\S+: /, '').replace(/due \S+/, 'due'), text.stdout.replace(/^\S+: /, '').replace('    plex being sent by relay relay-a\n', '').replace(/due \S+/, 'due'));
+
+    // Who delivered what: the history, newest first.
+    const history = await runCli([...pgArgs, '--history']);
+    assert.equal(history.code, 0, history.stderr);
+    assert.match(history.stdout, /^\S+: 1 pending, 1 in progress, 1 done, 0 failed\n {2}\/data\/Movies\/Done \(2019\)\n {4}done \S+ \(\d+ s ago\), 1 attempt\(s\)\n {4}plex delivered by relay relay-a\n$/);
+    const fileHistory = await runCli([...sqArgs, '--history']);
+    assert.equal(fileHistory.stdout.replace(/^\S+: /, '').replace(/done \S+ \(\d+ s ago\)/, 'done'), history.stdout.replace(/^\S+: /, '').replace('    plex delivered by relay relay-a\n', '').replace(/done \S+ \(\d+ s ago\)/, 'done'));
+    const [pgHistory, sqHistory] = await Promise.all([runCli([...pgArgs, '--history', '--json']), runCli([...sqArgs, '--history', '--json'])]).then((r) => r.map((x) => JSON.parse(x.stdout)));
+    assert.deepEqual(pgHistory.scans[0].deliveries, [{ target: 'plex', status: 'done', attempts: 1, relay: 'relay-a' }]);
+    assert.deepEqual(sqHistory.scans[0].deliveries, [{ target: 'plex', status: 'done', attempts: 1, relay: null }]);
+    assert.deepEqual(Object.keys(pgHistory.scans[0]), Object.keys(sqHistory.scans[0]));
+    assert.ok(Date.parse(pgHistory.scans[0].finished) > 0);
 
     const [pgJson, sqJson] = await Promise.all([runCli([...pgArgs, '--json']), runCli([...sqArgs, '--json'])]).then((r) => r.map((x) => JSON.parse(x.stdout)));
     assert.deepEqual(Object.keys(pgJson), Object.keys(sqJson));
