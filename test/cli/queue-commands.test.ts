@@ -12,6 +12,7 @@ import { QueueStore } from '../../src/queue/store.ts';
 import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/triggers/plex-autoscan/import.ts';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { ROOT, runCli, spawnRelay, tempDir, type RelayProcess } from '../helpers/relay.ts';
 
 // The commands a user runs against the queue, on the SQLite file and on a queue shared in PostgreSQL
@@ -152,18 +153,6 @@ describe('a shared queue that cannot be reached: one line naming the URL without
     assert.match(r.stderr, /SERVER_QUEUE_URL.*postgres:\/\//);
   });
 });
-
-/**
- * An autoscan.db as autoscan leaves it: the `scan` table of its processor/migrations/1_init.sql (folder,
- * priority, time), times as Go's SQLite driver writes them.
- */
-function autoscanDb(file: string, rows: Array<[string, number, string]>): void {
-  const db = new Database(file);
-  db.exec(`CREATE TABLE IF NOT EXISTS scan ("folder" TEXT NOT NULL, "priority" INTEGER NOT NULL, "time" DATETIME NOT NULL, PRIMARY KEY(folder))`);
-  const insert = db.prepare('INSERT INTO scan (folder, priority, time) VALUES (?, ?, ?)');
-  for (const r of rows) insert.run(...r);
-  db.close();
-}
 
 describe('the takeovers into a shared queue', () => {
   // plex_autoscan's queue.db: peewee's queueitemmodel (db.py:24-28), its rows restored at start (scan.py:91-105).
