@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -13,7 +14,7 @@ import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/triggers/plex-au
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 import { autoscanDb } from '../helpers/autoscan-db.ts';
-import { ROOT, runCli, spawnRelay, tempDir, type RelayProcess } from '../helpers/relay.ts';
+import { ROOT, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
 
 // The commands a user runs against the queue, on the SQLite file and on a queue shared in PostgreSQL
 // (SERVER_QUEUE_URL): the same answers, the same shapes, and a database that cannot be reached is one line.
@@ -144,6 +145,32 @@ describe('a shared queue that cannot be reached: one line naming the URL without
     const db = join(dir, 'autoscan.db');
     autoscanDb(db, [['/mnt/unionfs/Media/Movies/Heat (1995)', 0, '2026-11-25 10:00:00+00:00']]);
     expectOneLine(await runCli(['--config', join(dir, 'new.json'), 'import-autoscan', AUTOSCAN_YML, '--database', db], { env: { SERVER_QUEUE_URL: down() } }));
+  });
+
+  test('a database lost while the command reads it: one line naming the URL without its password, not a stack trace', async () => {
+    const url = await sharedUrl();
+    await (await PgQueueStore.open({ url, relayId: 'setup' })).close();
+    // Hold the scans table, so the command waits on it; then end its connection as a restarting server would.
+    const [holder, watcher] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    await Promise.all([holder.connect(), watcher.connect()]);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE scans IN ACCESS EXCLUSIVE MODE');
+      const dir = tempDir();
+      const run = runCli(['--config', writeConfig(dir, { SERVER_QUEUE_URL: url }), 'queue']);
+      await waitFor(
+        // From another connection: a transaction sees one snapshot of pg_stat_activity.
+        async () => (await watcher.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE '%:queue' AND wait_event_type = 'Lock'`)).rowCount,
+        20_000,
+        'the command waiting on the table',
+      );
+      const r = await run;
+      assert.equal(r.code, 2, r.stderr + r.stdout);
+      assert.match(r.stderr, /^scanrelay: the queue database postgres:\/\/scanrelay:\*\*\*@127\.0\.0\.1:\d+\/\w+ cannot be reached: terminating connection .*\n$/);
+      assert.ok(!r.stderr.includes(PASSWORD));
+    } finally {
+      await Promise.all([holder.end(), watcher.end()]);
+    }
   });
 
   test('a SERVER_QUEUE_URL that is not a postgres:// URL is named as the config mistake it is', async () => {
