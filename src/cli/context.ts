@@ -5,6 +5,7 @@ import { configExists, loadConfigFile, writeConfigFile, type LoadedConfig } from
 import { resolveSettings, type SettingName, type Settings } from '../config/settings.ts';
 import { explainPermission } from '../fs/permission.ts';
 import { createLogger, type Logger } from '../log.ts';
+import { QueueUnavailableError } from '../queue/backend.ts';
 
 /** Settings from the global options of the command being run (command line > env > default). */
 export function settingsOf(cmd: Command): Settings {
@@ -55,9 +56,10 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
       await fn(...args);
     } catch (caught) {
       const err = explainPermission(caught);
-      if (err instanceof UserError) {
+      // The shared queue's database went away while the command ran: its message names the URL without password.
+      if (err instanceof UserError || err instanceof QueueUnavailableError) {
         process.stderr.write(`scanrelay: ${err.message}\n`);
-        process.exit(err.exitCode);
+        process.exit(err instanceof UserError ? err.exitCode : 2);
       }
       throw err;
     }

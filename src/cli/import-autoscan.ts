@@ -13,7 +13,7 @@ export function registerImportAutoscan(program: Command): void {
     .argument('[config.yml]', "autoscan's config file (default: env AUTOSCAN_CONFIG, as autoscan reads it)")
     .option('--database <autoscan.db>', "autoscan's database: its pending scans are queued here (default: env AUTOSCAN_DATABASE, as autoscan reads it)")
     .option('--force', 'overwrite an existing config file')
-    .option('--replace', 'queue the pending scans of a database taken over before again')
+    .option('--replace', 'queue pending scans taken over before again')
     .action(
       action(async (arg: string | undefined, opts: { database?: string; force?: boolean; replace?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);
@@ -31,8 +31,13 @@ export function registerImportAutoscan(program: Command): void {
         if (configExists(settings.config) && !opts.force) {
           throw new UserError(`${settings.config} exists and was left as it is: pass --force to overwrite it, or --config <file> to write elsewhere`);
         }
+        // autoscan has no shared queue: the file this one replaces keeps the relay on its shared queue.
+        const kept = configExists(settings.config) ? keepSharedQueue(settings.config, config) : [];
         writeConfigFile(settings.config, config);
-        const lines = [`wrote ${settings.config} from ${file}`];
+        const lines = [`wrote ${settings.config} from ${file}${kept.length ? ` (kept ${kept.join(', ')} from the file it replaces)` : ''}`];
+        if (process.env.SERVER_QUEUE_URL && !kept.includes('SERVER_QUEUE_URL')) {
+          lines.push('SERVER_QUEUE_URL comes from the environment, not the written file: start the relay with the same environment');
+        }
         const database = opts.database ?? process.env.AUTOSCAN_DATABASE;
         if (database) lines.push(await takeOverQueue(resolve(database), settings, scanrelayPriority, opts.replace));
         else lines.push("autoscan's pending scans: not taken over (give autoscan.db with --database, or AUTOSCAN_DATABASE)");
@@ -44,18 +49,34 @@ export function registerImportAutoscan(program: Command): void {
     );
 }
 
+/** The shared-queue keys (docs/postgres.md) of the config being replaced, copied into the new one; their names. */
+function keepSharedQueue(file: string, into: Record<string, unknown>): string[] {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return []; // a file that cannot be read is being replaced: nothing to keep
+  }
+  if (!raw || typeof raw !== 'object') return [];
+  const keys = ['SERVER_QUEUE_URL', 'SERVER_QUEUE_LEASE', 'SERVER_RELAY_ID'].filter((k) => raw[k] !== undefined && raw[k] !== '' && into[k] === undefined);
+  for (const k of keys) into[k] = raw[k];
+  return keys;
+}
+
+/** Into the queue the relay will use: the file, or the shared queue when SERVER_QUEUE_URL is in the environment. */
 async function takeOverQueue(file: string, settings: ReturnType<typeof settingsOf>, priorityOf: (p: number) => number, replace?: boolean): Promise<string> {
-  const [{ QueueStore }, { QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport }] = await Promise.all([
-    import('../queue/store.ts'),
+  const [{ QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport }, { openCommandQueue }] = await Promise.all([
     import('../queue/intake.ts'),
     import('../triggers/autoscan/queue-db.ts'),
+    import('./queue-open.ts'),
   ]);
   const { config } = loadConfigFile(settings.config);
-  const store = new QueueStore(settings.queuefile);
+  const store = await openCommandQueue(settings, config, 'import-autoscan');
   try {
     const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
-    return describeAutoscanQueueImport(await importAutoscanQueue({ file, config, store, intake, priorityOf, replace }));
+    const said = describeAutoscanQueueImport(await importAutoscanQueue({ file, config, intake, priorityOf, replace }));
+    return store.shared ? `${said} (into the shared queue ${store.location})` : said;
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -10,6 +10,7 @@ import { QueueStore } from '../queue/store.ts';
 import { describeDriveImport, importDriveState } from '../triggers/drive/import.ts';
 import { describeQueueImport, importPlexAutoscanQueue } from '../triggers/plex-autoscan/import.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
+import { openCommandQueue } from './queue-open.ts';
 
 export function registerImport(program: Command): void {
   program
@@ -18,7 +19,7 @@ export function registerImport(program: Command): void {
     .description("take over plex_autoscan's state: drive token, page tokens and cache (cache.db) and pending scans (queue.db)")
     .option('--from-cache <file>', "plex_autoscan's cache file (default: --cachefile)")
     .option('--from-queue <file>', "plex_autoscan's queue file (default: --queuefile)")
-    .option('--replace', "also take what scanrelay already has (token file, page tokens, a non-empty drive cache, a queue imported before)")
+    .option('--replace', "also take what scanrelay already has (token file, page tokens, a non-empty drive cache, queue rows taken over before)")
     .action(
       action(async (opts: { fromCache?: string; fromQueue?: string; replace?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);
@@ -29,12 +30,13 @@ export function registerImport(program: Command): void {
         for (const [option, given, file] of [['--from-cache', opts.fromCache, cacheFrom], ['--from-queue', opts.fromQueue, queueFrom]] as const) {
           if (given !== undefined && !existsSync(file)) throw new UserError(`${option} ${file}: the file does not exist`);
         }
-        const store = new QueueStore(settings.queuefile);
+        // The queue the relay uses: the file, or the shared queue (SERVER_QUEUE_URL) every relay reads.
+        const store = await openCommandQueue(settings, config, 'import-plex-autoscan');
         const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
         const lines: string[] = [];
         try {
           const state = readPlexAutoscanCache(cacheFrom);
-          if (state) {
+          if (state && store instanceof QueueStore) {
             const cache = new DriveCache(settings.cachefile);
             try {
               const r = await importDriveState({ state, config, tokenfile: settings.tokenfile, cache, store, intake, replace: opts.replace });
@@ -42,14 +44,16 @@ export function registerImport(program: Command): void {
             } finally {
               cache.close();
             }
+          } else if (state) {
+            lines.push(`plex_autoscan's drive state in ${cacheFrom}: not taken over, because drive monitoring keeps its page tokens in the SQLite queue file and does not run with SERVER_QUEUE_URL yet`);
           }
-          const queue = await importPlexAutoscanQueue({ file: queueFrom, config, store, intake, replace: opts.replace });
-          if (queue) lines.push(describeQueueImport(queue));
+          const queue = await importPlexAutoscanQueue({ file: queueFrom, config, intake, replace: opts.replace });
+          if (queue) lines.push(`${describeQueueImport(queue)}${store.shared ? ` (into the shared queue ${store.location})` : ''}`);
           if (!state && !queue) {
             throw new UserError(`no plex_autoscan state found: ${cacheFrom} has no sqlitedict drive tables and ${queueFrom} has no queueitemmodel table (use --from-cache / --from-queue)`, 1);
           }
         } finally {
-          store.close();
+          await store.close();
         }
         process.stdout.write(`${lines.join('\n')}\n`);
       }),

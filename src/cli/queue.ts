@@ -1,17 +1,21 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UserError } from '../config/errors.ts';
-import { QueueStore } from '../queue/store.ts';
-import type { QueueEntry } from '../queue/store.ts';
+import type { QueueEntry } from '../queue/types.ts';
 import { action, settingsOf } from './context.ts';
+import { openCommandQueue, queueConfigOf } from './queue-open.ts';
 
-/** One pending (or running) scan as the command shows it. */
+/** One scan as the command shows it: pending or running, or finished (--history). */
 export interface QueueLine {
   folder: string;
   status: string;
   due: string;
+  /** When it was done or failed (ISO); null while open. */
+  finished: string | null;
   attempts: number;
   lastError: string | null;
+  /** Each target's delivery, once the scan is due; `relay` is the relay that claimed it last (a shared queue), else null. */
+  deliveries: Array<{ target: string; status: string; attempts: number; relay: string | null }>;
 }
 
 export function queueLine(entry: QueueEntry): QueueLine {
@@ -20,8 +24,10 @@ export function queueLine(entry: QueueEntry): QueueLine {
     folder: entry.folder,
     status: entry.status,
     due: new Date(dueTime(entry)).toISOString(),
+    finished: entry.finishedAt === null ? null : new Date(entry.finishedAt).toISOString(),
     attempts: entry.deliveries.reduce((n, d) => n + d.attempts, 0),
     lastError: failing.length ? failing.map((d) => `${d.target}: ${d.last_error}`).join('; ') : null,
+    deliveries: entry.deliveries.map((d) => ({ target: d.target, status: d.status, attempts: d.attempts, relay: d.relay ?? null })),
   };
 }
 
@@ -38,41 +44,66 @@ export function relative(dueAt: number, now: number): string {
   return s >= 0 ? `in ${size(s)}` : `${size(-s)} ago`;
 }
 
-export function formatQueue(file: string, counts: Record<string, number>, entries: QueueEntry[], now: number): string {
+/** Which relay sends, sent or last tried each target's delivery (a shared queue); empty when no relay is named. */
+function relayNote(line: QueueLine): string {
+  const said = { sending: 'being sent by', done: 'delivered by', failed: 'failed at', waiting: 'last tried by' } as Record<string, string>;
+  return line.deliveries
+    .filter((d) => d.relay)
+    .map((d) => `${d.target} ${said[d.status] ?? `${d.status} at`} relay ${d.relay}`)
+    .join(', ');
+}
+
+/** `where`: the queue file, or the shared queue's URL without its password. */
+export function formatQueue(where: string, counts: Record<string, number>, entries: QueueEntry[], now: number, history = false): string {
   const open = (counts.pending ?? 0) + (counts.active ?? 0);
-  const out = [`${file}: ${counts.pending ?? 0} pending, ${counts.active ?? 0} in progress, ${counts.done ?? 0} done, ${counts.failed ?? 0} failed`];
+  const out = [`${where}: ${counts.pending ?? 0} pending, ${counts.active ?? 0} in progress, ${counts.done ?? 0} done, ${counts.failed ?? 0} failed`];
   for (const e of entries) {
     const l = queueLine(e);
     // A scan stays "active" between its targets' tries; it is being sent only while a delivery is.
-    const when = e.deliveries.some((d) => d.status === 'sending') ? 'being sent now' : `due ${l.due} (${relative(dueTime(e), now)})`;
-    out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}`);
+    const when =
+      e.finishedAt !== null
+        ? `${e.status} ${l.finished} (${relative(e.finishedAt, now)})`
+        : e.deliveries.some((d) => d.status === 'sending')
+          ? 'being sent now'
+          : `due ${l.due} (${relative(dueTime(e), now)})`;
+    const relays = relayNote(l);
+    out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${relays ? `\n    ${relays}` : ''}`);
   }
-  if (open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);
+  if (!history && open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);
   return `${out.join('\n')}\n`;
 }
 
-/** `scanrelay queue`: what waits in the queue file, read directly (no running relay, URL or secret needed). */
+/**
+ * `scanrelay queue`: what waits in the queue, read directly (no running relay, URL or secret needed): the queue
+ * file, or with SERVER_QUEUE_URL (config or environment) the queue the relays share.
+ */
 export function registerQueue(program: Command): void {
   program
     .command('queue')
-    .description('list the scans waiting in the queue file (folder, due time, attempts, last error) and the counts; needs no running relay')
+    .description('list the scans waiting in the queue (folder, due time, attempts, last error, and on a shared queue the relay) and the counts; needs no running relay')
     .option('--limit <n>', 'scans listed at most', '50')
+    .option('--history', 'list the latest finished scans (done or failed, newest first) instead, each with who delivered it on a shared queue')
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { limit: string; json?: boolean }, cmd: Command) => {
-        const { queuefile } = settingsOf(cmd);
+      action(async (opts: { limit: string; json?: boolean; history?: boolean }, cmd: Command) => {
+        const settings = settingsOf(cmd);
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 0) throw new UserError(`--limit: expected a whole number, got "${opts.limit}"`);
+        const config = queueConfigOf(settings);
         // Opening a missing file would create an empty queue and report nothing wrong.
-        if (!existsSync(queuefile)) throw new UserError(`no queue file at ${queuefile}: the relay has not run with this config yet, or pass --queuefile / --config`);
-        const store = new QueueStore(queuefile);
+        if (!config.SERVER_QUEUE_URL && !existsSync(settings.queuefile)) {
+          throw new UserError(`no queue file at ${settings.queuefile}: the relay has not run with this config yet, or pass --queuefile / --config (or set SERVER_QUEUE_URL for a shared queue)`);
+        }
+        const store = await openCommandQueue(settings, config, 'queue');
         try {
-          const counts = store.view.counts();
-          const entries = store.view.listOpen(limit);
-          if (opts.json) process.stdout.write(`${JSON.stringify({ queuefile, counts, scans: entries.map(queueLine) })}\n`);
-          else process.stdout.write(formatQueue(queuefile, counts, entries, Date.now()));
+          const counts = await store.view.counts();
+          // History pages hold at most 1,000 (QueueReads.listHistory); --limit 0 lists none, as for the open scans.
+          const entries = opts.history ? (limit === 0 ? [] : await store.view.listHistory({ limit })) : await store.view.listOpen(limit);
+          const queuefile = store.shared ? null : settings.queuefile;
+          if (opts.json) process.stdout.write(`${JSON.stringify({ queue: store.location, queuefile, counts, scans: entries.map(queueLine) })}\n`);
+          else process.stdout.write(formatQueue(store.location, counts, entries, Date.now(), opts.history));
         } finally {
-          store.close();
+          await store.close();
         }
       }),
     );

@@ -19,6 +19,25 @@ export interface QueueMetaStore {
   set(key: string, value: string | null): Awaitable<void>;
 }
 
+/**
+ * A meta key that records that something was queued once (a peer's queue taken over). enqueueOnce reads it and
+ * queues under the same lock other writers of the queue wait for, so two relays doing the same at once queue it once.
+ */
+export interface OnceMarker {
+  key: string;
+  /** Whether the key's current value says it was done before: then nothing is queued or written. */
+  done(prior: string | undefined): boolean;
+  /** The value written with the requests, from the one before (a marker may keep a list). */
+  value(prior: string | undefined): string;
+}
+
+export interface OnceResult {
+  /** The key's value before (what `done` was asked about). */
+  prior: string | undefined;
+  /** Absent when it was done before. */
+  results?: EnqueueResult[];
+}
+
 export interface Claimed {
   item: ScanItem;
   target: string;
@@ -55,6 +74,8 @@ export interface QueueBackend {
   /** Where the queue is, for logs (a file, or a URL without its password). */
   readonly location: string;
   enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now?: number, meta?: Readonly<Record<string, string | null>>): Awaitable<EnqueueResult[]>;
+  /** enqueueMany, unless `once.done` says the marker's current value means it was done already (one transaction). */
+  enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): Awaitable<OnceResult>;
   activateDue(targets: readonly string[], now?: number, limit?: number): Awaitable<number>;
   claimDeliveries(limit: number, now?: number, target?: string): Awaitable<Claimed[]>;
   completeDelivery(

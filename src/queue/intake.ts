@@ -1,6 +1,6 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
-import type { QueueBackend } from './backend.ts';
+import type { OnceMarker, OnceResult, QueueBackend } from './backend.ts';
 import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
@@ -46,6 +46,27 @@ export class QueueIntake {
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /**
+   * Queues requests unless `once.done` says the marker's value means they were queued before; decided and
+   * committed in one transaction, so relays doing the same at once (on a shared queue) queue them once. A commit
+   * of its own, outside the group: it is rare (a takeover) and its answer depends on what the queue holds.
+   */
+  async enqueueOnce(requests: readonly ScanRequest[], once: OnceMarker): Promise<OnceResult> {
+    const normalized = requests.map((r) => scanRequestSchema.parse(r));
+    const deadline = Date.now() + this.busyRetryMs;
+    for (;;) {
+      try {
+        const out = await this.store.enqueueOnce(normalized, this.timing(), Date.now(), once);
+        if (out.results) this.onCommitted(out.results, normalized);
+        return out;
+      } catch (err) {
+        // Another process holds the queue file's lock: wait as a grouped commit does, until the deadline.
+        if (!isBusy(err) || Date.now() >= deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_EVERY_MS));
+      }
+    }
   }
 
   private flush(): void {

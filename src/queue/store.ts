@@ -8,7 +8,7 @@ import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
-import type { QueueBackend } from './backend.ts';
+import type { OnceMarker, OnceResult, QueueBackend } from './backend.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -178,6 +178,18 @@ export class QueueStore implements QueueBackend {
         const results = this.enqueueAll(requests, timing, now);
         for (const [key, value] of Object.entries(meta)) this.meta.set(key, value);
         return results;
+      })
+      .immediate();
+  }
+
+  enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): OnceResult {
+    return this.db
+      .transaction(() => {
+        const prior = this.meta.get(once.key);
+        if (once.done(prior)) return { prior };
+        const results = this.enqueueAll(requests, timing, now);
+        this.meta.set(once.key, once.value(prior));
+        return { prior, results };
       })
       .immediate();
   }

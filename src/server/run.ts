@@ -8,6 +8,7 @@ import { QueueIntake } from '../queue/intake.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import { QueueStore } from '../queue/store.ts';
 import type { QueueBackend } from '../queue/backend.ts';
+import { openQueue } from '../queue/open.ts';
 import { hostname } from 'node:os';
 import { buildTargets } from '../targets/index.ts';
 import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
@@ -79,7 +80,7 @@ export const DEFAULT_RECOGNIZERS: Recognizer[] = [recognizeManual, ...ARR_RECOGN
 /** Wires trigger -> queue -> target and starts listening. */
 export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const { config, log } = opts;
-  const store = await openQueue(config, opts.queuefile, log);
+  const store = await openRelayQueue(config, opts.queuefile, log);
   const trustNote = describeTrustProxy(config.SERVER_TRUST_PROXY);
   if (trustNote) log.info(trustNote);
   const targets = opts.targets ?? buildTargets(config, log);
@@ -155,7 +156,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   });
   const settler = new BurstSettler(log).attach(app);
   // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.
-  await importQueueAtStart({ queuefile: opts.queuefile, config, store, intake, log });
+  await importQueueAtStart({ queuefile: opts.queuefile, config, intake, log });
   await listenOrExplain(app, config, async () => {
     await watcher?.close();
     await drive?.close();
@@ -210,15 +211,10 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   };
 }
 
-/**
- * The queue: PostgreSQL when SERVER_QUEUE_URL is set (shared with the other relays that have it; loaded only
- * then), otherwise the SQLite file. An unreachable database is a one-line error naming the URL without its password.
- */
-async function openQueue(config: Config, queuefile: string, log: Logger): Promise<QueueBackend> {
-  if (!config.SERVER_QUEUE_URL) return new QueueStore(queuefile);
-  const { PgQueueStore } = await import('../queue/pg/store.ts');
+/** The queue (queue/open.ts), named in a shared queue by SERVER_RELAY_ID or <hostname>:<SERVER_PORT>. */
+function openRelayQueue(config: Config, queuefile: string, log: Logger): Promise<QueueBackend> {
   const relayId = config.SERVER_RELAY_ID || `${hostname()}:${config.SERVER_PORT || process.pid}`;
-  return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000, log: log.child({ component: 'queue' }) });
+  return openQueue(config, queuefile, { relayId, log: log.child({ component: 'queue' }) });
 }
 
 /** A busy port is a user's problem, told in one line (exit 2), not a stack trace. */

@@ -5,21 +5,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resolveSettings } from '../../src/config/settings.ts';
 import { QueueStore } from '../../src/queue/store.ts';
+import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { ROOT, runCli, tempDir } from '../helpers/relay.ts';
 
 const YML = join(ROOT, 'test', 'fixtures', 'autoscan', 'config.yml');
-
-/**
- * An autoscan.db as autoscan leaves it: the `scan` table of processor/migrations/1_init.sql, times as Go's
- * SQLite driver writes a time.Time (text, date and time first).
- */
-function autoscanDb(file: string, rows: Array<[string, number, string]>): void {
-  const db = new Database(file);
-  db.exec(`CREATE TABLE IF NOT EXISTS scan ("folder" TEXT NOT NULL, "priority" INTEGER NOT NULL, "time" DATETIME NOT NULL, PRIMARY KEY(folder))`);
-  const insert = db.prepare('INSERT INTO scan (folder, priority, time) VALUES (?, ?, ?)');
-  for (const r of rows) insert.run(...r);
-  db.close();
-}
 
 describe("import-autoscan takes over autoscan's pending scans (autoscan.db)", () => {
   test("AUTOSCAN_CONFIG and AUTOSCAN_DATABASE as autoscan reads them (cmd/autoscan/main.go:87-88); the rows are queued in autoscan's order and counted", async () => {

@@ -3,7 +3,7 @@ import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { ancestors } from '../../paths/mapping.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
-import type { Claimed, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
+import type { Claimed, OnceMarker, OnceResult, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
 import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
@@ -201,13 +201,24 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now(), meta: Readonly<Record<string, string | null>> = {}): Promise<EnqueueResult[]> {
+    return this.tx((db) => this.enqueueIn(db, requests, timing, now, meta), true);
+  }
+
+  /** The marker is read under the queue's advisory lock, which every relay's enqueue takes: the check cannot race. */
+  async enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): Promise<OnceResult> {
     return this.tx(async (db) => {
-      const results = await runAsync(new EnqueueBatch(timing, now).addAll(requests), await this.io(db, requests));
-      for (const [key, value] of Object.entries(meta)) await db.query(SET_META, [key, value]);
-      // Delivered at commit: the other relays look at the queue once this is visible to them.
-      if (results.length) await db.query(`SELECT pg_notify($1, 'queued')`, [WAKE_CHANNEL]);
-      return results;
+      const prior = (await db.query<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [once.key])).rows[0]?.value ?? undefined;
+      if (once.done(prior)) return { prior };
+      return { prior, results: await this.enqueueIn(db, requests, timing, now, { [once.key]: once.value(prior) }) };
     }, true);
+  }
+
+  private async enqueueIn(db: Db, requests: readonly NormalizedScanRequest[], timing: Timing, now: number, meta: Readonly<Record<string, string | null>>): Promise<EnqueueResult[]> {
+    const results = await runAsync(new EnqueueBatch(timing, now).addAll(requests), await this.io(db, requests));
+    for (const [key, value] of Object.entries(meta)) await db.query(SET_META, [key, value]);
+    // Delivered at commit: the other relays look at the queue once this is visible to them.
+    if (results.length) await db.query(`SELECT pg_notify($1, 'queued')`, [WAKE_CHANNEL]);
+    return results;
   }
 
   async activateDue(targets: readonly string[], now = Date.now(), limit = 1000): Promise<number> {

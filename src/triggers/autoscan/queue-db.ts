@@ -5,7 +5,6 @@ import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import { resolveEach } from '../../intake/resolve.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
-import type { QueueStore } from '../../queue/store.ts';
 import { takeOverOnce, type QueueTakeover } from '../takeover.ts';
 
 /*
@@ -63,7 +62,6 @@ export function requestsFromAutoscanQueue(
 export async function importAutoscanQueue(opts: {
   file: string;
   config: Config;
-  store: QueueStore;
   intake: QueueIntake;
   priorityOf: (autoscanPriority: number) => number;
   replace?: boolean;
@@ -72,8 +70,7 @@ export async function importAutoscanQueue(opts: {
   return takeOverOnce({
     ...opts,
     key: AUTOSCAN_QUEUE_IMPORT_KEY,
-    rows: rows.length,
-    meta: opts.store.meta,
+    rows,
     toRequests: () => requestsFromAutoscanQueue(rows, opts.config, opts.priorityOf),
   });
 }

@@ -1,0 +1,20 @@
+import type { Config } from '../config/schema.ts';
+import type { Logger } from '../log.ts';
+import type { QueueBackend } from './backend.ts';
+import { QueueStore } from './store.ts';
+
+/**
+ * The queue a config describes: PostgreSQL when SERVER_QUEUE_URL is set (shared with every relay that has the
+ * same URL; the driver is loaded only then), otherwise the SQLite file. The relay and every command that reads
+ * or writes the queue open it here, so they never disagree on where it is. An unreachable database is a
+ * one-line UserError naming the URL without its password (exit status 2).
+ */
+export async function openQueue(
+  config: Pick<Config, 'SERVER_QUEUE_URL' | 'SERVER_QUEUE_LEASE'>,
+  queuefile: string,
+  opts: { relayId: string; log?: Logger },
+): Promise<QueueBackend> {
+  if (!config.SERVER_QUEUE_URL) return new QueueStore(queuefile);
+  const { PgQueueStore } = await import('./pg/store.ts');
+  return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000, ...(opts.log ? { log: opts.log } : {}) });
+}
