@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config/schema.ts';
-import type { DriveCache } from './cache.ts';
+import type { DriveCacheStore } from './cache.ts';
 import { readPlexAutoscanCache, type PlexAutoscanState } from './plex-autoscan.ts';
 import { writeTokenFile } from '../../google/token-file.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
-import type { QueueStore } from '../../queue/store.ts';
+import type { QueueBackend } from '../../queue/backend.ts';
 import { tokenKey } from './poller.ts';
 
 /** Queue meta key recording that plex_autoscan's drive state was taken over (JSON: file and time). */
@@ -39,8 +39,8 @@ export async function importDriveState(opts: {
   state: PlexAutoscanState;
   config: Config;
   tokenfile: string;
-  cache: DriveCache;
-  store: QueueStore;
+  cache: DriveCacheStore;
+  store: Pick<QueueBackend, 'meta'>;
   intake: QueueIntake;
   replace?: boolean;
 }): Promise<DriveImportResult> {
@@ -58,23 +58,23 @@ export async function importDriveState(opts: {
 
   const items = state.drives.flatMap((d) => d.items);
   if (items.length) {
-    if (!replace && cache.count() > 0) result.skipped.push(`${items.length} cached item(s) (scanrelay's drive cache is not empty)`);
+    if (!replace && (await cache.count()) > 0) result.skipped.push(`${items.length} cached item(s) (scanrelay's drive cache is not empty)`);
     else {
-      cache.apply(items.map((item) => ({ op: 'put', item })));
+      await cache.apply(items.map((item) => ({ op: 'put', item })));
       result.items = items.length;
     }
   }
   // A shared drive's top folder is cached under the drive's id: its name is the drive's name.
   for (const d of state.drives) {
     const top = d.key !== 'root' ? d.items.find((i) => i.id === d.key) : undefined;
-    if (top && !cache.driveName(d.key)) cache.setDriveName(d.key, top.name);
+    if (top && !(await cache.driveName(d.key))) await cache.setDriveName(d.key, top.name);
   }
 
   const meta: Record<string, string | null> = {};
   for (const d of state.drives) {
     if (!d.pageToken) continue;
     const key = tokenKey(d);
-    if (!replace && store.meta.get(key)) result.skipped.push(`the page token of ${d.table} (scanrelay has its own)`);
+    if (!replace && (await store.meta.get(key))) result.skipped.push(`the page token of ${d.table} (scanrelay has its own)`);
     else result.pageTokens[d.key] = meta[key] = d.pageToken;
   }
   meta[DRIVE_IMPORT_KEY] = JSON.stringify({ file: state.file, at: new Date().toISOString() });
@@ -100,13 +100,13 @@ export async function importDriveStateAtFirstStart(opts: {
   config: Config;
   cachefile: string;
   tokenfile: string;
-  cache: DriveCache;
-  store: QueueStore;
+  cache: DriveCacheStore;
+  store: Pick<QueueBackend, 'meta'>;
   intake: QueueIntake;
   log: Logger;
 }): Promise<DriveImportResult | undefined> {
   const { store, log } = opts;
-  if (store.meta.get(DRIVE_IMPORT_KEY) || store.meta.get(tokenKey({ key: 'root' }))) return undefined;
+  if ((await store.meta.get(DRIVE_IMPORT_KEY)) || (await store.meta.get(tokenKey({ key: 'root' })))) return undefined;
   const state = readPlexAutoscanCache(opts.cachefile);
   if (!state) return undefined;
   const result = await importDriveState({ ...opts, state });

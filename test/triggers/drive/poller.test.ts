@@ -83,7 +83,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
     tokenfile,
     poller(opts = {}) {
       const opened = openDrive(config, { cachefile, tokenfile }, log, FAST);
-      const cache = opts.cache ?? opened.cache;
+      const cache = opts.cache ?? (opened.cache as DriveCache);
       if (opts.cache) opened.cache.close();
       const plexDb = new PlexDatabase(config.PLEX_DATABASE_PATH);
       const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log, cryptDecoderOf(config));
