@@ -85,7 +85,7 @@ export class DrivePoller implements DriveControl {
     const base = { lastPollAt: this.lastPollAt, nextPollAt: this.nextPollAt, ...(this.opts.lease && this.holding ? { polledBy: this.opts.lease.holder } : {}) };
     if (this.stopped) return { state: 'off', lastPollAt: this.lastPollAt };
     if (this.lastError) return { state: /scanrelay authorize/.test(this.lastError) ? 'needs-authorize' : 'error', error: this.lastError, ...base };
-    if (this.opts.lease && !this.holding && this.otherHolder) return { state: 'standby', polledBy: this.otherHolder, nextPollAt: this.nextPollAt };
+    if (this.opts.lease && !this.holding && this.otherHolder) return { state: 'standby', polledBy: this.otherHolder, lastPollAt: this.lastPollAt, nextPollAt: this.nextPollAt };
     return { state: 'polling', ...base };
   }
 
