@@ -32,6 +32,8 @@ export interface ItemStore {
   remove(id: string): Awaitable<boolean>;
   /** Ids of items that list `parentId` among their parents. */
   children(parentId: string): Awaitable<string[]>;
+  /** The cached items among `ids`, in one look-up (a store a round trip away offers it). */
+  getMany?(ids: readonly string[]): Awaitable<CachedItem[]>;
 }
 
 export type CacheOp = { op: 'put'; item: CachedItem } | { op: 'remove'; id: string };
@@ -177,6 +179,15 @@ export class StagedItems implements ItemStore {
 
   put(item: CachedItem): void {
     this.staged.set(item.id, item);
+  }
+
+  /** Reads the base's items among `ids` at once, where the base can (a page's changed files: one round trip, not 1,000). */
+  async prefetch(ids: readonly string[]): Promise<void> {
+    if (!this.base.getMany) return;
+    const wanted = [...new Set(ids)].filter((id) => !this.read.has(id));
+    if (!wanted.length) return;
+    for (const id of wanted) this.read.set(id, undefined);
+    for (const item of await this.base.getMany(wanted)) this.read.set(item.id, item);
   }
 
   async remove(id: string): Promise<boolean> {

@@ -81,8 +81,12 @@ export class PgDriveCache implements DriveCacheStore {
   }
 
   async get(id: string): Promise<CachedItem | undefined> {
-    const row = (await this.q<ItemRow>(`SELECT id, name, parents, md5, mime, paths FROM drive_items WHERE id = $1`, [id])).rows[0];
-    return row && { id: row.id, name: row.name, parents: row.parents, md5: row.md5, mimeType: row.mime, paths: row.paths };
+    return (await this.getMany([id]))[0];
+  }
+
+  async getMany(ids: readonly string[]): Promise<CachedItem[]> {
+    const { rows } = await this.q<ItemRow>(`SELECT id, name, parents, md5, mime, paths FROM drive_items WHERE id = ANY($1::text[])`, [ids]);
+    return rows.map((row) => ({ id: row.id, name: row.name, parents: row.parents, md5: row.md5, mimeType: row.mime, paths: row.paths }));
   }
 
   async put(item: CachedItem): Promise<void> {

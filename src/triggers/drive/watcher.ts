@@ -58,6 +58,8 @@ export class DriveWatcher {
   async page(drive: WatchedDrive, token: string, opts: { quiet?: boolean } = {}): Promise<PageOutcome> {
     const list = await this.client.changesPage(token, drive.driveId);
     const staged = new StagedItems(this.cache);
+    // Each changed item and its parents, read at once where the cache is a round trip away.
+    await staged.prefetch(list.changes.flatMap((c) => [c.fileId ?? c.file?.id, ...(c.file?.parents ?? [])].filter((id): id is string => !!id)));
     const result = await processChanges(list.changes, {
       items: staged,
       fetchItem: (id, driveId) => this.fetchItem(id, driveId ?? drive.driveId),
