@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../../db/sqlite.ts';
+import { openReadOnly } from '../../db/read-only.ts';
 import type { Awaitable, QueueMetaStore } from '../../queue/backend.ts';
 
 /**
@@ -158,6 +159,32 @@ export class DriveCache implements DriveCacheStore {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * The items and shared drive names of a scanrelay cache file, read-only and `size` items at a time (a cache
+ * can hold a whole drive). Undefined when the file has no scanrelay cache tables (or only plex_autoscan's).
+ */
+export function readCacheFile(file: string, size = 2000): { chunks: Iterable<CachedItem[]>; drives: Array<{ id: string; name: string }>; close(): void } | undefined {
+  const db = openReadOnly(file, 'the drive cache file');
+  const tables = db.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('items', 'drives')`).all().map((r) => r.name);
+  if (!tables.includes('items')) {
+    db.close();
+    return undefined;
+  }
+  const drives = tables.includes('drives') ? db.prepare<[], { id: string; name: string }>(`SELECT id, name FROM drives`).all() : [];
+  function* chunks(): Generator<CachedItem[]> {
+    let chunk: CachedItem[] = [];
+    for (const row of db.prepare<[], ItemRow>(`SELECT * FROM items ORDER BY id`).iterate()) {
+      chunk.push({ id: row.id, name: row.name, parents: JSON.parse(row.parents), md5: row.md5, mimeType: row.mime, paths: JSON.parse(row.paths) });
+      if (chunk.length >= size) {
+        yield chunk;
+        chunk = [];
+      }
+    }
+    if (chunk.length) yield chunk;
+  }
+  return { chunks: chunks(), drives, close: () => db.close() };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config/schema.ts';
-import type { DriveCacheStore } from './cache.ts';
+import { readCacheFile, type DriveCacheStore } from './cache.ts';
 import { readPlexAutoscanCache, type PlexAutoscanState } from './plex-autoscan.ts';
 import { writeTokenFile } from '../../google/token-file.ts';
 import type { Logger } from '../../log.ts';
@@ -112,4 +112,38 @@ export async function importDriveStateAtFirstStart(opts: {
   const result = await importDriveState({ ...opts, state });
   log.info({ ...result }, describeDriveImport(result, opts.tokenfile));
   return result;
+}
+
+/** Queue meta key recording that a cache file's items were copied into the shared database's cache (JSON). */
+export const CACHE_FILE_IMPORT_KEY = 'drive.cache_file_import';
+
+/**
+ * With a shared queue (the cache in PostgreSQL): on the first poll, when that cache is empty and was never
+ * filled from a file, copies the items of the relay's own `--cachefile` (a relay moved from SQLite with
+ * `move-queue` keeps what it cached, so a rename is still a rename). The file is only read.
+ */
+export async function copyCacheFileAtFirstStart(opts: {
+  cachefile: string;
+  cache: DriveCacheStore;
+  store: Pick<QueueBackend, 'meta'>;
+  intake: QueueIntake;
+  log: Logger;
+}): Promise<number | undefined> {
+  const { cachefile, cache, store, log } = opts;
+  if (!existsSync(cachefile) || (await store.meta.get(CACHE_FILE_IMPORT_KEY)) || (await cache.count()) > 0) return undefined;
+  const file = readCacheFile(cachefile);
+  if (!file) return undefined;
+  let items = 0;
+  try {
+    for (const chunk of file.chunks) {
+      await cache.apply(chunk.map((item) => ({ op: 'put', item })));
+      items += chunk.length;
+    }
+    for (const d of file.drives) await cache.setDriveName(d.id, d.name);
+  } finally {
+    file.close();
+  }
+  await opts.intake.enqueue([], { [CACHE_FILE_IMPORT_KEY]: JSON.stringify({ file: cachefile, at: new Date().toISOString(), items }) });
+  if (items) log.info({ file: cachefile, items, cache: cache.location }, `copied ${items} drive cache item(s) from ${cachefile} into the shared cache at ${cache.location}`);
+  return items;
 }

@@ -10,7 +10,7 @@ import { CryptDecoder } from '../../rclone/cryptdecode.ts';
 import type { Logger } from '../../log.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
-import { importDriveStateAtFirstStart } from './import.ts';
+import { copyCacheFileAtFirstStart, importDriveStateAtFirstStart } from './import.ts';
 import { DrivePoller, type PollLease } from './poller.ts';
 
 export interface DriveFiles {
@@ -109,7 +109,11 @@ export async function startDriveMonitor(opts: {
     log,
     lease,
     onPoll: opts.onPoll,
-    prepare: () => importDriveStateAtFirstStart({ config: opts.config, ...opts.files, cache, store: opts.store, intake: opts.intake, log }),
+    prepare: async () => {
+      // The relay's own cache file first (moved from SQLite), then plex_autoscan's, which fills only an empty cache.
+      if (!(cache instanceof DriveCache)) await copyCacheFileAtFirstStart({ cachefile: opts.files.cachefile, cache, store: opts.store, intake: opts.intake, log });
+      await importDriveStateAtFirstStart({ config: opts.config, ...opts.files, cache, store: opts.store, intake: opts.intake, log });
+    },
   });
   poller.start();
   return {

@@ -11,7 +11,8 @@ import { QueueIntake } from '../../../src/queue/intake.ts';
 import { PgLease } from '../../../src/queue/pg/lease.ts';
 import { PgQueueStore } from '../../../src/queue/pg/store.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
-import type { CacheOp, DriveCacheStore } from '../../../src/triggers/drive/cache.ts';
+import { DriveCache, type CacheOp, type DriveCacheStore } from '../../../src/triggers/drive/cache.ts';
+import { CACHE_FILE_IMPORT_KEY, copyCacheFileAtFirstStart } from '../../../src/triggers/drive/import.ts';
 import { openDrive, openDriveCache } from '../../../src/triggers/drive/index.ts';
 import { DrivePoller, pendingKey, tokenKey } from '../../../src/triggers/drive/poller.ts';
 import type { DriveWatcher } from '../../../src/triggers/drive/watcher.ts';
@@ -48,7 +49,10 @@ interface World {
   google: FakeGoogle;
   url: string;
   config: Config;
-  relay(id: string, opts?: { leaseMs?: number; cache?: (c: DriveCacheStore) => DriveCacheStore; watcher?: (w: DriveWatcher) => DriveWatcher }): Promise<Relay>;
+  relay(
+    id: string,
+    opts?: { leaseMs?: number; cache?: (c: DriveCacheStore) => DriveCacheStore; watcher?: (w: DriveWatcher) => DriveWatcher; dir?: string; copyCacheFile?: boolean },
+  ): Promise<Relay>;
   /** Drive changes-list calls made by one relay. */
   changeCalls(r: Relay): number;
   queued(): Promise<Array<{ folder: string; files: string[]; event: string; requests: number }>>;
@@ -81,7 +85,7 @@ async function world(): Promise<World> {
     url,
     config,
     async relay(id, opts = {}) {
-      const dir = tempDir('scanrelay-shared-drive-');
+      const dir = opts.dir ?? tempDir('scanrelay-shared-drive-');
       const token = google.issueToken();
       writeTokenFile(join(dir, 'token.json'), token);
       const store = await PgQueueStore.open({ url, relayId: id });
@@ -93,7 +97,9 @@ async function world(): Promise<World> {
       const cache = opts.cache ? opts.cache(opened.cache) : opened.cache;
       const drive = openDrive(config, { cachefile: join(dir, 'cache.db'), tokenfile: join(dir, 'token.json') }, log, FAST, undefined, cache);
       const watcher = opts.watcher ? opts.watcher(drive.watcher) : drive.watcher;
-      const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log, lease: opened.lease });
+      // As startDriveMonitor prepares the first poll on a shared queue (the import of plex_autoscan's state aside).
+      const prepare = opts.copyCacheFile ? () => copyCacheFileAtFirstStart({ cachefile: join(dir, 'cache.db'), cache, store, intake, log }) : undefined;
+      const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log, lease: opened.lease, prepare });
       closers.push(async () => {
         await poller.stop(100);
         await opened.cache.close();
@@ -272,6 +278,34 @@ describe('drive monitoring on a shared PostgreSQL queue', () => {
     assert.deepEqual((await b.cache.get('f'))?.paths, ['My Drive/Media/Movies/Film.mkv']);
     assert.equal(await b.store.meta.get(pendingKey({ key: 'root' })), undefined);
     assert.equal((await w.queued())[0]!.requests, 1, 'the unchanged file is recognised from the replayed cache writes');
+  });
+
+  it("a relay moved from SQLite (move-queue) keeps what it cached: its --cachefile's items fill the empty shared cache on its first poll, once", async () => {
+    const w = await world();
+    const dir = tempDir('scanrelay-moved-');
+    const file = new DriveCache(join(dir, 'cache.db'));
+    file.apply([
+      { op: 'put', item: { id: 'media', name: 'Media', parents: [w.google.rootId], md5: null, mimeType: 'application/vnd.google-apps.folder', paths: ['My Drive/Media'] } },
+      { op: 'put', item: { id: 'f', name: 'Film.mkv', parents: ['movies'], md5: 'm', mimeType: 'video/x-matroska', paths: ['My Drive/Media/Movies/Film.mkv'] } },
+    ]);
+    file.setDriveName('0A1', 'Team Media');
+    file.close();
+    const a = await w.relay('relay-a', { dir, copyCacheFile: true });
+    await a.poller.pollOnce();
+    assert.equal(await a.cache.count(), 2);
+    assert.equal(await a.cache.driveName('0A1'), 'Team Media');
+    assert.equal(JSON.parse((await a.store.meta.get(CACHE_FILE_IMPORT_KEY))!).items, 2);
+    assert.ok(a.lines.some((l) => /copied 2 drive cache item\(s\) from .*cache\.db into the shared cache at postgres:/.test(l.msg)));
+    w.google.put({ id: 'f', name: 'Film (2020).mkv', parents: ['movies'], md5Checksum: 'm' });
+    await a.poller.pollOnce();
+    assert.deepEqual((await w.queued()).map((q) => [q.files, q.event]), [[['/data/Movies/Film (2020).mkv'], 'renamed']]);
+    // Only once: a relay with another cache file finds the marker and copies nothing.
+    await w.sql(`DELETE FROM drive_items`);
+    const b = await w.relay('relay-b', { dir, copyCacheFile: true });
+    await a.poller.stop();
+    await b.poller.pollOnce();
+    assert.ok(b.lines.some((l) => /this relay \(relay-b\) polls the drive now/.test(l.msg)), 'relay-b polled, with the same cache file beside it');
+    assert.equal(await b.cache.count(), 0);
   });
 
   it('applyPending applies a page once: a second try with the same writes, or with writes another poller replaced, changes nothing', async () => {
