@@ -77,6 +77,9 @@ export class DrivePoller implements DriveControl {
   private heldSince: number | undefined;
   private otherHolder: string | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | undefined;
+  /** stop() was called: a renewal still under way must not take the lease again. */
+  private closed = false;
 
   constructor(private readonly opts: DrivePollerOptions) {}
 
@@ -105,8 +108,10 @@ export class DrivePoller implements DriveControl {
    */
   async stop(graceMs = 2000): Promise<void> {
     this.stopped = true;
+    this.closed = true;
     clearTimeout(this.timer);
-    clearInterval(this.renewTimer);
+    this.dropTimer();
+    await this.renewing;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.chain.catch(() => {}), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
@@ -196,8 +201,10 @@ export class DrivePoller implements DriveControl {
       if (!this.holding || state.since !== this.heldSince) {
         const from = this.otherHolder ? ` (taking over from relay ${this.otherHolder})` : '';
         log.info({ relay: lease.holder, from: this.otherHolder }, `drive monitoring: this relay (${lease.holder}) polls the drive now${from}`);
-        this.renewTimer ??= setInterval(() => void this.renew(), Math.max(100, Math.floor(lease.ms / 3)));
-        this.renewTimer.unref?.();
+        if (!this.closed && !this.renewTimer) {
+          this.renewTimer = setInterval(() => void (this.renewing ??= this.renew().finally(() => (this.renewing = undefined))), Math.max(100, Math.floor(lease.ms / 3)));
+          this.renewTimer.unref?.();
+        }
       }
       this.holding = true;
       this.heldSince = state.since;
@@ -213,7 +220,7 @@ export class DrivePoller implements DriveControl {
 
   /** Renews the lease between polls, so a poll interval longer than the lease does not hand it over. */
   private async renew(): Promise<void> {
-    if (this.stopped || !this.holding) return;
+    if (this.closed || !this.holding) return;
     try {
       await this.takeLease();
     } catch (err) {
@@ -225,6 +232,10 @@ export class DrivePoller implements DriveControl {
   private dropLease(): void {
     this.holding = false;
     this.heldUntil = 0;
+    this.dropTimer();
+  }
+
+  private dropTimer(): void {
     clearInterval(this.renewTimer);
     this.renewTimer = undefined;
   }
