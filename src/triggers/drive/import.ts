@@ -92,19 +92,20 @@ export function describeDriveImport(r: DriveImportResult, tokenfile: string): st
   return r.skipped.length ? `${head}; left alone: ${r.skipped.join(', ')}` : head;
 }
 
-/**
- * The first start with drive monitoring: when scanrelay has never polled (no page token for My
- * Drive) and has not imported before, and the cache file holds plex_autoscan's tables, take them over.
- */
-export async function importDriveStateAtFirstStart(opts: {
-  config: Config;
+/** What the first poll's take-overs read from and write to: the relay's cache file, the cache in use, the queue. */
+export interface FirstStart {
   cachefile: string;
-  tokenfile: string;
   cache: DriveCacheStore;
   store: Pick<QueueBackend, 'meta'>;
   intake: QueueIntake;
   log: Logger;
-}): Promise<DriveImportResult | undefined> {
+}
+
+/**
+ * The first start with drive monitoring: when scanrelay has never polled (no page token for My
+ * Drive) and has not imported before, and the cache file holds plex_autoscan's tables, take them over.
+ */
+export async function importDriveStateAtFirstStart(opts: FirstStart & { config: Config; tokenfile: string }): Promise<DriveImportResult | undefined> {
   const { store, log } = opts;
   if ((await store.meta.get(DRIVE_IMPORT_KEY)) || (await store.meta.get(tokenKey({ key: 'root' })))) return undefined;
   const state = readPlexAutoscanCache(opts.cachefile);
@@ -122,13 +123,7 @@ export const CACHE_FILE_IMPORT_KEY = 'drive.cache_file_import';
  * filled from a file, copies the items of the relay's own `--cachefile` (a relay moved from SQLite with
  * `move-queue` keeps what it cached, so a rename is still a rename). The file is only read.
  */
-export async function copyCacheFileAtFirstStart(opts: {
-  cachefile: string;
-  cache: DriveCacheStore;
-  store: Pick<QueueBackend, 'meta'>;
-  intake: QueueIntake;
-  log: Logger;
-}): Promise<number | undefined> {
+export async function copyCacheFileAtFirstStart(opts: FirstStart): Promise<number | undefined> {
   const { cachefile, cache, store, log } = opts;
   if (!existsSync(cachefile) || (await store.meta.get(CACHE_FILE_IMPORT_KEY)) || (await cache.count()) > 0) return undefined;
   const file = readCacheFile(cachefile);
