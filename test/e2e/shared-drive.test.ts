@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { writeTokenFile } from '../../src/google/token-file.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
-import { spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
 
 // Two relay processes with GOOGLE.ENABLED and one SERVER_QUEUE_URL (issue 34): one polls the drive, the other
 // stands by and takes over from the shared page token and cache when the first is killed with kill -9.
@@ -102,6 +104,32 @@ describe('drive monitoring with two relays on one PostgreSQL queue', () => {
     } finally {
       for (const r of relays) await r.kill();
       await plex.stop();
+      await google.stop();
+    }
+  });
+
+  test('build_caches with SERVER_QUEUE_URL fills the shared cache in PostgreSQL, not a cache file', async () => {
+    const google = await new FakeGoogle().start();
+    const url = await cluster.createDatabase();
+    const dir = tempDir('scanrelay-build-');
+    try {
+      writeTokenFile(join(dir, 'token.json'), google.issueToken());
+      google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
+      google.put({ id: 'old', name: 'Old.mkv', parents: ['media'], md5Checksum: 'o' });
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: url, GOOGLE: { ENABLED: true, ...google.configKeys() } }));
+      const res = await runCli(['--config', join(dir, 'config.json'), '--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db'), 'build_caches']);
+      assert.equal(res.code, 0, res.stderr + res.stdout);
+      assert.match(res.stdout, /Finished building all caches: 3 item\(s\) in postgres:\/\/scanrelay@127\.0\.0\.1/);
+      assert.equal(existsSync(join(dir, 'cache.db')), false, 'no cache file was made');
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ paths: string[] }>(`SELECT paths FROM drive_items WHERE id = 'old'`);
+        assert.deepEqual(rows, [{ paths: ['My Drive/Media/Old.mkv'] }]);
+      } finally {
+        await db.end();
+      }
+    } finally {
       await google.stop();
     }
   });
