@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -7,7 +7,7 @@ import { writeTokenFile } from '../../src/google/token-file.ts';
 import { FakeGoogle } from '../fakes/google.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
-import { runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { ROOT, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
 
 // Two relay processes with GOOGLE.ENABLED and one SERVER_QUEUE_URL (issue 34): one polls the drive, the other
 // stands by and takes over from the shared page token and cache when the first is killed with kill -9.
@@ -130,6 +130,56 @@ describe('drive monitoring with two relays on one PostgreSQL queue', () => {
         await db.end();
       }
     } finally {
+      await google.stop();
+    }
+  });
+
+  // The fixture is the cache.db plex_autoscan's sqlitedict wrote (google/cache.py:11-15, google/drive.py:104-105),
+  // as in plex-autoscan-import.test.ts; with a shared queue its items go into the shared cache.
+  test("the first start on a shared queue takes plex_autoscan's cache.db over into the shared cache", async () => {
+    const google = await new FakeGoogle().start();
+    const plex = await new FakePlex().start();
+    const url = await cluster.createDatabase();
+    const dir = tempDir('scanrelay-pa-shared-');
+    google.refreshTokens.set('1//plex-autoscan-refresh', google.client.id);
+    google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
+    google.seed({ id: 'movies', name: 'Movies', parents: ['media'] });
+    google.seed({ id: 'old-film', name: 'Old Film.mkv', parents: ['movies'], mimeType: 'video/x-matroska', md5Checksum: 'old-md5' });
+    copyFileSync(join(ROOT, 'test', 'fixtures', 'plex-autoscan', 'cache.db'), join(dir, 'cache.db'));
+    google.seed({ id: 'newfilm', name: 'New Film (2021)', parents: ['movies'] });
+    google.put({ id: 'new', name: 'New Film (2021).mkv', parents: ['newfilm'], md5Checksum: 'n' });
+    google.put({ id: 'old-film', name: 'Old Film.mkv', parents: ['movies'], md5Checksum: 'old-md5' });
+    const relay = await spawnRelay({
+      dir,
+      args: ['--cachefile', join(dir, 'cache.db'), '--tokenfile', join(dir, 'token.json')],
+      config: {
+        PLEX_LOCAL_URL: plex.url,
+        PLEX_TOKEN: plex.token,
+        PLEX_DATABASE_PATH: join(dir, 'no-plex.db'),
+        SERVER_SCAN_DELAY: 1,
+        SERVER_QUEUE_URL: url,
+        SERVER_RELAY_ID: 'relay-a',
+        SERVER_PATH_MAPPINGS: { '/data/': ['My Drive/Media/'] },
+        GOOGLE: { ENABLED: true, ...google.configKeys(), POLL_INTERVAL: 0.5, ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'] } },
+      },
+    });
+    try {
+      const took = await relay.waitForLog((e) => /took over plex_autoscan's drive state/.test(e.msg ?? ''), 20_000);
+      assert.match(took.msg, /page token of My Drive \(1\)/);
+      assert.match(took.msg, /\d+ cached drive item\(s\)/);
+      await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/New Film (2021)'), 20_000, 'the change made during the switch scanned');
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ paths: string[] }>(`SELECT paths FROM drive_items WHERE id = 'old-film'`);
+        assert.deepEqual(rows, [{ paths: ['My Drive/Media/Movies/Old Film.mkv'] }], "plex_autoscan's item is in the shared cache");
+      } finally {
+        await db.end();
+      }
+      assert.ok(!plex.refreshes().some((r) => r.path === '/data/Movies'), 'the unchanged cached file is recognised from the shared cache, not scanned');
+    } finally {
+      await relay.kill();
+      await plex.stop();
       await google.stop();
     }
   });
