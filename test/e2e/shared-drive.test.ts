@@ -18,6 +18,30 @@ before(async () => {
 });
 after(() => cluster?.destroy());
 
+/** A relay in `dir` on the shared queue `url`, watching My Drive/Media of the fake Drive every 0.5 s. */
+function sharedDriveRelay(google: FakeGoogle, plex: FakePlex, url: string, id: string, dir: string, extra: Record<string, unknown> = {}) {
+  return spawnRelay({
+    dir,
+    args: ['--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db')],
+    config: {
+      PLEX_LOCAL_URL: plex.url,
+      PLEX_TOKEN: plex.token,
+      PLEX_DATABASE_PATH: join(dir, 'no-plex.db'),
+      PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
+      SERVER_SCAN_DELAY: 1,
+      SERVER_QUEUE_URL: url,
+      SERVER_RELAY_ID: id,
+      GOOGLE: {
+        ENABLED: true,
+        ...google.configKeys(),
+        POLL_INTERVAL: 0.5,
+        ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
+      },
+      ...extra,
+    },
+  });
+}
+
 describe('drive monitoring with two relays on one PostgreSQL queue', () => {
   test('only the lease holder calls the changes API; after its kill -9 the other takes over, recognises a rename from the shared cache, and no change is lost or scanned twice', async () => {
     const google = await new FakeGoogle().start();
@@ -33,27 +57,10 @@ describe('drive monitoring with two relays on one PostgreSQL queue', () => {
       const dir = tempDir(`scanrelay-${id}-`);
       const token = google.issueToken();
       writeTokenFile(join(dir, 'token.json'), token);
-      const relay = await spawnRelay({
-        dir,
-        args: ['--tokenfile', join(dir, 'token.json'), '--cachefile', join(dir, 'cache.db')],
-        config: {
-          PLEX_LOCAL_URL: plex.url,
-          PLEX_TOKEN: plex.token,
-          PLEX_DATABASE_PATH: join(dir, 'no-plex.db'),
-          PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
-          SERVER_SCAN_DELAY: 1,
-          SERVER_ALLOW_MANUAL_SCAN: true,
-          SERVER_QUEUE_URL: url,
-          SERVER_RELAY_ID: id,
-          SERVER_QUEUE_LEASE: 2,
-          SERVER_PATH_MAPPINGS: { '/data/Movies/': ['My Drive/Media/Movies/'] },
-          GOOGLE: {
-            ENABLED: true,
-            ...google.configKeys(),
-            POLL_INTERVAL: 0.5,
-            ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
-          },
-        },
+      const relay = await sharedDriveRelay(google, plex, url, id, dir, {
+        SERVER_QUEUE_LEASE: 2,
+        SERVER_ALLOW_MANUAL_SCAN: true,
+        SERVER_PATH_MAPPINGS: { '/data/Movies/': ['My Drive/Media/Movies/'] },
       });
       relays.push(relay);
       return { relay, bearer: token.access_token };
@@ -149,20 +156,7 @@ describe('drive monitoring with two relays on one PostgreSQL queue', () => {
     google.seed({ id: 'newfilm', name: 'New Film (2021)', parents: ['movies'] });
     google.put({ id: 'new', name: 'New Film (2021).mkv', parents: ['newfilm'], md5Checksum: 'n' });
     google.put({ id: 'old-film', name: 'Old Film.mkv', parents: ['movies'], md5Checksum: 'old-md5' });
-    const relay = await spawnRelay({
-      dir,
-      args: ['--cachefile', join(dir, 'cache.db'), '--tokenfile', join(dir, 'token.json')],
-      config: {
-        PLEX_LOCAL_URL: plex.url,
-        PLEX_TOKEN: plex.token,
-        PLEX_DATABASE_PATH: join(dir, 'no-plex.db'),
-        SERVER_SCAN_DELAY: 1,
-        SERVER_QUEUE_URL: url,
-        SERVER_RELAY_ID: 'relay-a',
-        SERVER_PATH_MAPPINGS: { '/data/': ['My Drive/Media/'] },
-        GOOGLE: { ENABLED: true, ...google.configKeys(), POLL_INTERVAL: 0.5, ALLOWED: { FILE_PATHS: ['My Drive/Media/'], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'] } },
-      },
-    });
+    const relay = await sharedDriveRelay(google, plex, url, 'relay-a', dir, { SERVER_PATH_MAPPINGS: { '/data/': ['My Drive/Media/'] } });
     try {
       const took = await relay.waitForLog((e) => /took over plex_autoscan's drive state/.test(e.msg ?? ''), 20_000);
       assert.match(took.msg, /page token of My Drive \(1\)/);
