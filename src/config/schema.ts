@@ -232,7 +232,7 @@ export const configSchema = z.object({
     .string()
     .refine((v) => v === '' || /^postgres(ql)?:\/\/[^/]/.test(v), 'must be a postgres://user:password@host:port/database URL, or empty for the SQLite queue file')
     .default(''),
-  /** scanrelay: with SERVER_QUEUE_URL, seconds a relay's claim on a delivery holds before another relay may send it again. */
+  /** scanrelay: with SERVER_QUEUE_URL, seconds a relay's claim on a delivery (and the drive lease) holds before another relay may take it over. */
   SERVER_QUEUE_LEASE: z.number().min(1).default(30),
   /** scanrelay: this relay's name in a shared queue (dashboard, logs, /metrics); empty = <hostname>:<SERVER_PORT>. */
   SERVER_RELAY_ID: str(''),

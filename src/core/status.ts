@@ -3,7 +3,10 @@
  * provides it through `AppDeps.driveStatus`; without one the dashboard shows "off".
  */
 export interface DriveStatus {
-  state: 'off' | 'needs-authorize' | 'polling' | 'backoff' | 'error';
+  /** standby: relays share a queue and another one polls the drive (it holds the drive lease). */
+  state: 'off' | 'needs-authorize' | 'polling' | 'standby' | 'backoff' | 'error';
+  /** With a shared queue: the relay that polls the drive (this one while polling, the holder while on standby). */
+  polledBy?: string;
   /** Epoch ms of the last completed poll. */
   lastPollAt?: number;
   /** Epoch ms when the next poll (or the retry after a backoff) is due. */

@@ -17,6 +17,34 @@ export interface QueueMetaStore {
   get(key: string): Awaitable<string | undefined>;
   /** Sets a value; null clears it. */
   set(key: string, value: string | null): Awaitable<void>;
+  /** Every key starting with `prefix` that has a value, in key order. */
+  list(prefix: string): Awaitable<Array<[string, string]>>;
+}
+
+/** Meta values a commit expects to find (null: absent); any other value and nothing is committed. */
+export type MetaExpect = Readonly<Record<string, string | null>>;
+
+/**
+ * A commit's expected meta values were not there: another writer (another relay's drive poller, a
+ * reset_page_token) changed them first. Nothing of the commit was written.
+ */
+export class MetaConflictError extends Error {
+  constructor(
+    readonly key: string,
+    readonly expected: string | null,
+    readonly found: string | null,
+  ) {
+    super(`meta value ${key} is ${found === null ? 'unset' : JSON.stringify(found)}, not ${expected === null ? 'unset' : JSON.stringify(expected)} as this commit expected: nothing was written`);
+    this.name = 'MetaConflictError';
+  }
+}
+
+/** Throws MetaConflictError at the first expected value that differs from what `read` finds. */
+export function checkExpected(expect: MetaExpect, read: (key: string) => string | null): void {
+  for (const [key, expected] of Object.entries(expect)) {
+    const found = read(key);
+    if (found !== expected) throw new MetaConflictError(key, expected, found);
+  }
 }
 
 /**
@@ -73,7 +101,17 @@ export interface QueueBackend {
   readonly shared?: SharedQueue;
   /** Where the queue is, for logs (a file, or a URL without its password). */
   readonly location: string;
-  enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now?: number, meta?: Readonly<Record<string, string | null>>): Awaitable<EnqueueResult[]>;
+  /**
+   * Queues requests and writes `meta` in one commit. `expect`: meta values that must be there (compare and
+   * set, e.g. the page token a drive poll started from), else MetaConflictError and nothing is written.
+   */
+  enqueueMany(
+    requests: readonly NormalizedScanRequest[],
+    timing: Timing,
+    now?: number,
+    meta?: Readonly<Record<string, string | null>>,
+    expect?: MetaExpect,
+  ): Awaitable<EnqueueResult[]>;
   /** enqueueMany, unless `once.done` says the marker's current value means it was done already (one transaction). */
   enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): Awaitable<OnceResult>;
   activateDue(targets: readonly string[], now?: number, limit?: number): Awaitable<number>;

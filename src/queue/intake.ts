@@ -1,6 +1,6 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
-import type { OnceMarker, OnceResult, QueueBackend } from './backend.ts';
+import type { MetaExpect, OnceMarker, OnceResult, QueueBackend } from './backend.ts';
 import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
@@ -8,6 +8,7 @@ const BUSY_RETRY_EVERY_MS = 50;
 interface Waiting {
   requests: NormalizedScanRequest[];
   meta?: Readonly<Record<string, string | null>>;
+  expect?: MetaExpect;
   resolve: (r: EnqueueResult[]) => void;
   reject: (e: unknown) => void;
 }
@@ -35,12 +36,14 @@ export class QueueIntake {
    * Queues requests; resolves once they are committed. `meta` keys (null clears one) are written in the same
    * commit, also when there are no requests, so a trigger's saved position never runs ahead of, or behind,
    * the scans it produced. A request that does not match the schema rejects the promise (never a throw).
+   * `expect`: meta values that must be there for anything to be written (else MetaConflictError); such a
+   * commit goes on its own, so a conflict never fails the requests of others.
    */
-  async enqueue(requests: readonly ScanRequest[], meta?: Readonly<Record<string, string | null>>): Promise<EnqueueResult[]> {
+  async enqueue(requests: readonly ScanRequest[], meta?: Readonly<Record<string, string | null>>, expect?: MetaExpect): Promise<EnqueueResult[]> {
     const normalized = requests.map((r) => scanRequestSchema.parse(r));
     if (normalized.length === 0 && !meta) return [];
     return new Promise((resolve, reject) => {
-      this.batch.push({ requests: normalized, meta, resolve, reject });
+      this.batch.push({ requests: normalized, meta, expect, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -75,7 +78,12 @@ export class QueueIntake {
     const batch = this.batch;
     this.batch = [];
     this.committing = true;
-    void this.commit(batch, Date.now() + this.busyRetryMs).finally(() => {
+    // A compare-and-set commit goes alone: its conflict must not fail the others' requests.
+    const plain = batch.filter((w) => !w.expect);
+    const groups = [...(plain.length ? [plain] : []), ...batch.filter((w) => w.expect).map((w) => [w])];
+    void (async () => {
+      for (const group of groups) await this.commit(group, Date.now() + this.busyRetryMs);
+    })().finally(() => {
       this.committing = false;
       if (this.scheduled) this.flush();
     });
@@ -91,7 +99,7 @@ export class QueueIntake {
     let results: EnqueueResult[];
     try {
       const meta = Object.assign({}, ...batch.map((w) => w.meta ?? {})) as Record<string, string | null>;
-      results = await this.store.enqueueMany(all, this.timing(), Date.now(), meta);
+      results = await this.store.enqueueMany(all, this.timing(), Date.now(), meta, batch[0]?.expect);
     } catch (err) {
       if (isBusy(err) && Date.now() < deadline) {
         setTimeout(() => void this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);

@@ -9,16 +9,24 @@ export class QueueMeta {
   private readonly getStmt;
   private readonly setStmt;
   private readonly allStmt;
+  private readonly prefixStmt;
 
   constructor(db: Database.Database) {
     this.getStmt = db.prepare<[string], { value: string | null }>(`SELECT value FROM meta WHERE key = ?`);
     this.allStmt = db.prepare<[], { key: string; value: string }>(`SELECT key, value FROM meta WHERE value IS NOT NULL ORDER BY key`);
+    this.prefixStmt = db.prepare<[number, string], { key: string; value: string }>(
+      `SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? AND value IS NOT NULL ORDER BY key`,
+    );
     this.setStmt = db.prepare<[string, string | null]>(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
   }
 
   /** Every key with a value. */
   entries(): Array<[string, string]> {
     return this.allStmt.all().map((r) => [r.key, r.value]);
+  }
+
+  list(prefix: string): Array<[string, string]> {
+    return this.prefixStmt.all(prefix.length, prefix).map((r) => [r.key, r.value]);
   }
 
   get(key: string): string | undefined {

@@ -8,7 +8,7 @@ import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
-import type { OnceMarker, OnceResult, QueueBackend } from './backend.ts';
+import { checkExpected, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -170,11 +170,19 @@ export class QueueStore implements QueueBackend {
    * folder that is pending, or below a pending folder, merges into it; a new folder absorbs pending
    * folders below it. The check and the insert are in the same transaction, so a burst cannot race.
    * `meta` keys (null clears one) are written in the same transaction: a trigger that remembers its
-   * position (the drive page token) saves it together with the scans it produced.
+   * position (the drive page token) saves it together with the scans it produced; `expect` makes that a
+   * compare and set (MetaConflictError, nothing written).
    */
-  enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now(), meta: Readonly<Record<string, string | null>> = {}): EnqueueResult[] {
+  enqueueMany(
+    requests: readonly NormalizedScanRequest[],
+    timing: Timing,
+    now = Date.now(),
+    meta: Readonly<Record<string, string | null>> = {},
+    expect: MetaExpect = {},
+  ): EnqueueResult[] {
     return this.db
       .transaction(() => {
+        checkExpected(expect, (key) => this.meta.get(key) ?? null);
         const results = this.enqueueAll(requests, timing, now);
         for (const [key, value] of Object.entries(meta)) this.meta.set(key, value);
         return results;

@@ -113,12 +113,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))
     : undefined;
-  if (config.GOOGLE.ENABLED && !(store instanceof QueueStore)) {
-    await store.close();
-    throw new UserError('drive monitoring (GOOGLE.ENABLED) keeps its page token in the SQLite queue file; it does not work with SERVER_QUEUE_URL yet');
-  }
-  const drive = config.GOOGLE.ENABLED && store instanceof QueueStore
-    ? (await import('../triggers/drive/index.ts')).startDriveMonitor({
+  // With a shared queue the cache and the page token are in PostgreSQL, and a lease picks the one relay that polls.
+  const drive = config.GOOGLE.ENABLED
+    ? await (await import('../triggers/drive/index.ts')).startDriveMonitor({
         inPlex: inPlexCheck?.inPlex,
         config,
         files: { cachefile: opts.cachefile ?? 'cache.db', tokenfile: opts.tokenfile ?? 'token.json' },
@@ -128,6 +125,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         backoff: opts.driveBackoff,
         onPoll: (outcome) => metrics.drivePoll(outcome),
         onApiError: (kind) => metrics.driveApiError(kind),
+        leaseMs: config.SERVER_QUEUE_LEASE * 1000,
       })
     : undefined;
   // What the Plex scan method needs, checked once at start (logged and shown on the dashboard).

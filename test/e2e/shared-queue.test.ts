@@ -155,16 +155,6 @@ describe('two relays, one PostgreSQL queue', () => {
     }
   });
 
-  test('drive monitoring keeps its page token beside a SQLite queue: with SERVER_QUEUE_URL the relay says so and stops', async () => {
-    const dir = tempDir();
-    const { writeFileSync } = await import('node:fs');
-    const config = `${dir}/config.json`;
-    writeFileSync(config, JSON.stringify({ SERVER_PORT: 0, SERVER_IP: '127.0.0.1', SERVER_PASS: 'test-secret', PLEX_ENABLED: false, GOOGLE: { ENABLED: true } }));
-    const run = await runCli(['--config', config, '--queuefile', `${dir}/queue.db`, 'server'], { cwd: dir, env: { SERVER_QUEUE_URL: await cluster.createDatabase() } });
-    assert.equal(run.code, 2);
-    assert.match(run.stdout + run.stderr, /drive monitoring \(GOOGLE\.ENABLED\) keeps its page token in the SQLite queue file; it does not work with SERVER_QUEUE_URL yet/);
-  });
-
   test('PostgreSQL unreachable at start: one line naming the URL without its password, exit 2', async () => {
     const dir = tempDir();
     const { writeFileSync } = await import('node:fs');

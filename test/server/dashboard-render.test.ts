@@ -42,6 +42,16 @@ test('the status strip says what is reachable, the drive state and the queue dep
   assert.match(renderStatus({ targets: [], queue: { pending: 0, active: 0 }, drive: { state: 'off' } }), /drive<\/strong> off/);
 });
 
+test('with a shared queue the drive state names the relay that polls: this one, or another (standby)', () => {
+  const strip = (drive: Parameters<typeof renderStatus>[0]['drive']) => renderStatus({ targets: [], queue: { pending: 0, active: 0 }, drive }, 1_000_000);
+  const standby = strip({ state: 'standby', polledBy: 'media<box>:3468', lastPollAt: 999_000, nextPollAt: 1_030_000 });
+  assert.match(standby, /data-drive="standby"/);
+  assert.match(standby, /class="ok"[^>]*data-drive/);
+  assert.match(standby, /drive<\/strong> standby: polled by relay media&lt;box&gt;:3468</);
+  assert.match(strip({ state: 'polling', polledBy: 'feeder:3468', nextPollAt: 1_060_000 }), /drive<\/strong> polling \(this relay, feeder:3468\), next in 1 min</);
+  assert.match(strip({ state: 'polling', nextPollAt: 1_060_000 }), /drive<\/strong> polling, next in 1 min</);
+});
+
 test('durations read as people say them', () => {
   assert.equal(duration(4_400), '4 s');
   assert.equal(duration(250_000), '4 min 10 s');

@@ -3,7 +3,7 @@ import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { ancestors } from '../../paths/mapping.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
-import type { Claimed, OnceMarker, OnceResult, QueueBackend, QueueMetaStore, QueueReads, SharedQueue } from '../backend.ts';
+import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
@@ -75,6 +75,10 @@ export class PgQueueStore implements QueueBackend {
     this.meta = {
       get: async (key) => (await this.q<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [key])).rows[0]?.value ?? undefined,
       set: async (key, value) => void (await this.q(SET_META, [key, value])),
+      list: async (prefix) =>
+        (await this.q<{ key: string; value: string }>(`SELECT key, value FROM meta WHERE starts_with(key, $1) AND value IS NOT NULL ORDER BY key COLLATE "C"`, [prefix])).rows.map(
+          (r) => [r.key, r.value] as [string, string],
+        ),
     };
     // Claims of deliveries still running are renewed well before they run out.
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(200, Math.floor(this.leaseMs / 3)));
@@ -200,8 +204,21 @@ export class PgQueueStore implements QueueBackend {
     };
   }
 
-  async enqueueMany(requests: readonly NormalizedScanRequest[], timing: Timing, now = Date.now(), meta: Readonly<Record<string, string | null>> = {}): Promise<EnqueueResult[]> {
-    return this.tx((db) => this.enqueueIn(db, requests, timing, now, meta), true);
+  async enqueueMany(
+    requests: readonly NormalizedScanRequest[],
+    timing: Timing,
+    now = Date.now(),
+    meta: Readonly<Record<string, string | null>> = {},
+    expect: MetaExpect = {},
+  ): Promise<EnqueueResult[]> {
+    return this.tx(async (db) => {
+      // Under the queue's lock, which every meta write through enqueueMany takes: the compare and the set are one step.
+      if (Object.keys(expect).length) {
+        const { rows } = await db.query<{ key: string; value: string | null }>(`SELECT key, value FROM meta WHERE key = ANY($1::text[])`, [Object.keys(expect)]);
+        checkExpected(expect, (key) => rows.find((r) => r.key === key)?.value ?? null);
+      }
+      return this.enqueueIn(db, requests, timing, now, meta);
+    }, true);
   }
 
   /** The marker is read under the queue's advisory lock, which every relay's enqueue takes: the check cannot race. */

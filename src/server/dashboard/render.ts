@@ -32,8 +32,10 @@ function driveText(d: DriveStatus, now: number): string {
       return 'off';
     case 'needs-authorize':
       return 'needs authorize (run <code>scanrelay authorize</code>)';
+    case 'standby':
+      return `standby: polled by relay ${esc(d.polledBy ?? '?')}`;
     case 'polling':
-      return `polling${d.lastPollAt ? `, last poll ${time(d.lastPollAt)}` : ''}${d.nextPollAt ? `, next ${relative(d.nextPollAt, now)}` : ''}`;
+      return `polling${d.polledBy ? ` (this relay, ${esc(d.polledBy)})` : ''}${d.lastPollAt ? `, last poll ${time(d.lastPollAt)}` : ''}${d.nextPollAt ? `, next ${relative(d.nextPollAt, now)}` : ''}`;
     case 'backoff':
       return `backing off${d.nextPollAt ? `, next try ${relative(d.nextPollAt, now)}` : ''}${d.error ? `: ${esc(d.error)}` : ''}`;
     case 'error':
@@ -52,7 +54,7 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
         )
         .join('')
     : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
-  const driveClass = s.drive.state === 'polling' ? 'ok' : s.drive.state === 'off' ? 'off' : 'bad';
+  const driveClass = s.drive.state === 'polling' || s.drive.state === 'standby' ? 'ok' : s.drive.state === 'off' ? 'off' : 'bad';
   const held = s.held
     ? `<li class="bad" data-held="mount-guard"><span class="dot" aria-hidden="true"></span><strong>held: mount guard</strong> <span class="why">missing: ${s.held.missing.map(esc).join(', ')}</span></li>`
     : '';

@@ -54,11 +54,11 @@ export async function pathsOf(id: string, ctx: ChangeContext, driveId: string | 
   const hit = memo.get(id);
   if (hit) return hit;
   if (depth > MAX_DEPTH) return [];
-  let item = ctx.items.get(id);
+  let item = await ctx.items.get(id);
   if (!item) {
     item = await ctx.fetchItem(id, driveId);
     if (!item) return [];
-    ctx.items.put(item);
+    await ctx.items.put(item);
   }
   let paths: string[];
   if (!item.parents.length) paths = [item.name];
@@ -92,19 +92,19 @@ export async function processChanges(changes: readonly DriveChange[], ctx: Chang
     const file = change.file;
 
     if (change.removed || !file || file.trashed) {
-      const before = ctx.items.get(fileId);
-      if (ctx.items.remove(fileId) && ctx.showCacheLogs) ctx.log.info({ fileId, name: before?.name }, `removed '${fileId}' from the drive cache: ${before?.name}`);
+      const before = await ctx.items.get(fileId);
+      if ((await ctx.items.remove(fileId)) && ctx.showCacheLogs) ctx.log.info({ fileId, name: before?.name }, `removed '${fileId}' from the drive cache: ${before?.name}`);
       counts.removed++;
       if (ctx.scanRemoved && before && !isFolder(before.mimeType)) walked.push({ kind: 'removed', fileId, before });
       continue;
     }
 
-    const before = ctx.items.get(fileId);
+    const before = await ctx.items.get(fileId);
     if (!before && ctx.showCacheLogs) ctx.log.info({ fileId, name: file.name }, `added '${fileId}' to the drive cache: ${file.name}`);
     const base = { id: fileId, name: file.name, parents: file.parents ?? [], md5: file.md5Checksum ?? null, mimeType: file.mimeType ?? null };
-    ctx.items.put({ ...base, paths: before?.paths ?? [] });
+    await ctx.items.put({ ...base, paths: before?.paths ?? [] });
     const paths = await pathsOf(fileId, ctx, file.driveId);
-    if (paths.length) ctx.items.put({ ...base, paths });
+    if (paths.length) await ctx.items.put({ ...base, paths });
 
     if (isFolder(file.mimeType)) {
       counts.folders++;
@@ -161,17 +161,17 @@ export async function processChanges(changes: readonly DriveChange[], ctx: Chang
 
 async function refreshDescendants(folderId: string, ctx: ChangeContext, driveId: string | undefined): Promise<void> {
   const memo = new Map<string, string[]>();
-  const queue = [...ctx.items.children(folderId)];
+  const queue = [...(await ctx.items.children(folderId))];
   const seen = new Set<string>();
   // Bounded: each item is visited once.
   while (queue.length) {
     const id = queue.shift()!;
     if (seen.has(id)) continue;
     seen.add(id);
-    const item = ctx.items.get(id);
+    const item = await ctx.items.get(id);
     if (!item) continue;
-    ctx.items.put({ ...item, paths: await pathsOf(id, ctx, driveId, memo) });
-    queue.push(...ctx.items.children(id));
+    await ctx.items.put({ ...item, paths: await pathsOf(id, ctx, driveId, memo) });
+    queue.push(...(await ctx.items.children(id)));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { DriveConfig } from '../../config/schema.ts';
 import type { Logger } from '../../log.ts';
 import type { CryptDecoder } from '../../rclone/cryptdecode.ts';
-import { FOLDER_MIME, StagedItems, type CacheOp, type CachedItem, type DriveCache } from './cache.ts';
+import { FOLDER_MIME, StagedItems, type CacheOp, type CachedItem, type DriveCacheStore } from './cache.ts';
 import { processChanges, type ChangeResult } from './changes.ts';
 import { DriveApiError, type DriveClient } from '../../google/drive-client.ts';
 import { watchedSharedDrives } from './filters.ts';
@@ -27,7 +27,7 @@ export interface PageOutcome {
 export class DriveWatcher {
   constructor(
     private readonly client: DriveClient,
-    private readonly cache: DriveCache,
+    private readonly cache: DriveCacheStore,
     private readonly config: DriveConfig,
     private readonly log: Logger,
     /** RCLONE.CRYPT_MAPPINGS decoding, when mappings are set. */
@@ -41,7 +41,7 @@ export class DriveWatcher {
     const all = await this.client.listDrives();
     const watched = watchedSharedDrives(all, this.config);
     for (const d of watched) {
-      this.cache.setDriveName(d.id, d.name);
+      await this.cache.setDriveName(d.id, d.name);
       out.push({ key: d.id, driveId: d.id, name: d.name });
     }
     const missing = this.config.TEAMDRIVES.filter((n) => !watched.some((d) => d.name === n || d.id === n));
@@ -58,6 +58,8 @@ export class DriveWatcher {
   async page(drive: WatchedDrive, token: string, opts: { quiet?: boolean } = {}): Promise<PageOutcome> {
     const list = await this.client.changesPage(token, drive.driveId);
     const staged = new StagedItems(this.cache);
+    // Each changed item and its parents, read at once where the cache is a round trip away.
+    await staged.prefetch(list.changes.flatMap((c) => [c.fileId ?? c.file?.id, ...(c.file?.parents ?? [])].filter((id): id is string => !!id)));
     const result = await processChanges(list.changes, {
       items: staged,
       fetchItem: (id, driveId) => this.fetchItem(id, driveId ?? drive.driveId),
@@ -77,14 +79,14 @@ export class DriveWatcher {
    * `build_caches`: replays the drive's whole change history (page token 1, as plex_autoscan does)
    * into the cache, scanning nothing. The monitor's saved page token is left alone.
    */
-  async rebuild(drive: WatchedDrive, onPage?: (changes: number) => void): Promise<number> {
+  async rebuild(drive: WatchedDrive, onPage?: (changes: number) => Promise<void> | void): Promise<number> {
     let token = '1';
     let total = 0;
     for (let page = 0; page < 1_000_000; page++) {
       const outcome = await this.page(drive, token, { quiet: true });
-      this.cache.apply(outcome.ops);
+      await this.cache.apply(outcome.ops);
       total += outcome.changes;
-      onPage?.(total);
+      await onPage?.(total);
       if (outcome.done) break;
       token = outcome.nextToken;
     }
@@ -95,8 +97,8 @@ export class DriveWatcher {
   private async fetchItem(id: string, driveId: string | undefined): Promise<CachedItem | undefined> {
     try {
       if (driveId && id === driveId) {
-        const name = this.cache.driveName(id) ?? (await this.client.getDrive(id)).name;
-        this.cache.setDriveName(id, name);
+        const name = (await this.cache.driveName(id)) ?? (await this.client.getDrive(id)).name;
+        await this.cache.setDriveName(id, name);
         return { id, name, parents: [], md5: null, mimeType: FOLDER_MIME, paths: [name] };
       }
       const f = await this.client.getFile(id);

@@ -83,7 +83,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
     tokenfile,
     poller(opts = {}) {
       const opened = openDrive(config, { cachefile, tokenfile }, log, FAST);
-      const cache = opts.cache ?? opened.cache;
+      const cache = opts.cache ?? (opened.cache as DriveCache);
       if (opts.cache) opened.cache.close();
       const plexDb = new PlexDatabase(config.PLEX_DATABASE_PATH);
       const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log, cryptDecoderOf(config));
@@ -449,6 +449,41 @@ describe('drive poller', () => {
     await restarted.poller.pollOnce();
     assert.deepEqual(restarted.cache.get('f')?.paths, ['My Drive/Media/Movies/F.mkv']);
     assert.equal(s.store.view.listOpen()[0]!.requests, 1, 'the unchanged file is recognised from the repaired cache, not queued again');
+  });
+
+  it('with a lease: a holder that learns in the middle of a poll that another relay took its lease reads no further page; back as the holder, it goes on from the committed token', async () => {
+    const s = await setup();
+    await started(s);
+    for (let i = 0; i < 1005; i++) s.google.put({ id: `f${i}`, name: `F${i}.mkv`, parents: ['movies'], md5Checksum: `m${i}` });
+    const lines: Array<{ msg: string }> = [];
+    const log = pino({ level: 'info', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l)) }) as unknown as Logger;
+    // The lease as the database would answer: held by `owner` (renewed every third of 300 ms while this relay holds it).
+    let owner = 'relay-a';
+    const lease = { holder: 'relay-a', ms: 300, take: async () => ({ held: owner === 'relay-a', holder: owner, since: owner === 'relay-a' ? 1 : 2 }), release: async () => {} };
+    const { watcher, cache } = openDrive(s.config, { cachefile: s.cachefile, tokenfile: s.tokenfile }, log, FAST);
+    const page = watcher.page.bind(watcher);
+    let pages = 0;
+    watcher.page = async (...args) => {
+      const out = await page(...args);
+      if (++pages === 1) {
+        // relay-b takes the lease while this relay processes its first page; a renewal finds out.
+        owner = 'relay-b';
+        await waitFor(() => lines.some((l) => /lost the drive lease/.test(l.msg)), 10_000, 'the renewal to find the lease gone');
+      }
+      return out;
+    };
+    const poller = new DrivePoller({ config: s.config, watcher, cache, store: s.store, intake: s.intake, inPlex: () => false, log, lease });
+    await poller.pollOnce();
+    assert.deepEqual(s.google.driveCalls().filter((c) => c.path === '/drive/v3/changes').map((c) => c.query.pageToken), ['1']);
+    assert.equal(s.store.meta.get(tokenKey({ key: 'root' })), '1001', 'the page read under the lease is committed (its token had not moved)');
+    assert.ok(lines.some((l) => /relay relay-b polls the drive now; this relay lost the drive lease and stands by/.test(l.msg)));
+    assert.ok(lines.some((l) => /the drive lease ran out before the next page/.test(l.msg)));
+    owner = 'relay-a';
+    await poller.pollOnce();
+    assert.deepEqual(s.google.driveCalls().filter((c) => c.path === '/drive/v3/changes').map((c) => c.query.pageToken), ['1', '1001']);
+    assert.equal(s.store.view.listOpen()[0]!.fileCount, 1005, 'every change queued, none twice');
+    assert.ok(lines.some((l) => /this relay \(relay-a\) polls the drive now \(taking over from relay relay-b\)/.test(l.msg)));
+    await poller.stop();
   });
 
   it('a page token the API rejects (400) is replaced by a fresh start token', async () => {
