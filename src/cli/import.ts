@@ -3,13 +3,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { scanDelayMax } from '../config/schema.ts';
 import { UserError } from '../config/errors.ts';
-import { DriveCache } from '../triggers/drive/cache.ts';
+import { openDriveCache } from '../triggers/drive/index.ts';
 import { readPlexAutoscanCache } from '../triggers/drive/plex-autoscan.ts';
 import { QueueIntake } from '../queue/intake.ts';
-import { QueueStore } from '../queue/store.ts';
 import { describeDriveImport, importDriveState } from '../triggers/drive/import.ts';
 import { describeQueueImport, importPlexAutoscanQueue } from '../triggers/plex-autoscan/import.ts';
-import { action, loadExistingConfig, settingsOf } from './context.ts';
+import { action, loadExistingConfig, loggerFor, settingsOf } from './context.ts';
 import { openCommandQueue } from './queue-open.ts';
 
 export function registerImport(program: Command): void {
@@ -36,16 +35,15 @@ export function registerImport(program: Command): void {
         const lines: string[] = [];
         try {
           const state = readPlexAutoscanCache(cacheFrom);
-          if (state && store instanceof QueueStore) {
-            const cache = new DriveCache(settings.cachefile);
+          if (state) {
+            // Into the drive cache the relays use: the shared database with SERVER_QUEUE_URL, else the --cachefile.
+            const { cache } = await openDriveCache(config, settings.cachefile, await loggerFor(settings));
             try {
               const r = await importDriveState({ state, config, tokenfile: settings.tokenfile, cache, store, intake, replace: opts.replace });
               lines.push(describeDriveImport(r, settings.tokenfile));
             } finally {
-              cache.close();
+              await cache.close();
             }
-          } else if (state) {
-            lines.push(`plex_autoscan's drive state in ${cacheFrom}: not taken over, because drive monitoring keeps its page tokens in the SQLite queue file and does not run with SERVER_QUEUE_URL yet`);
           }
           const queue = await importPlexAutoscanQueue({ file: queueFrom, config, intake, replace: opts.replace });
           if (queue) lines.push(`${describeQueueImport(queue)}${store.shared ? ` (into the shared queue ${store.location})` : ''}`);

@@ -10,11 +10,15 @@ import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
+import { DriveCache } from '../../src/triggers/drive/cache.ts';
 import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/triggers/plex-autoscan/import.ts';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { ROOT, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+
+// The module's client, for a look at tables no store reads (some tests name their store `pg`).
+const PgClient = pg.Client;
 
 // The commands a user runs against the queue, on the SQLite file and on a queue shared in PostgreSQL
 // (SERVER_QUEUE_URL): the same answers, the same shapes, and a database that cannot be reached is one line.
@@ -191,8 +195,9 @@ describe('the takeovers into a shared queue', () => {
     const onPg = await runCli(args(pgDir, { SERVER_QUEUE_URL: url }));
     assert.equal(onPg.code, 0, onPg.stderr);
     assert.match(onPg.stdout, new RegExp(`took over plex_autoscan's queue .*queue\\.db: 4 pending scan\\(s\\), 3 queued; skipped: relative/not/a/path .*\\(into the shared queue ${shown(url).replace(/[*.]/g, '\\$&')}\\)`));
-    // The drive state stays where it is, said so: drive monitoring does not run on a shared queue (yet).
-    assert.match(onPg.stdout, /plex_autoscan's drive state in .*cache\.db: not taken over, because drive monitoring .* SERVER_QUEUE_URL/);
+    // The drive state goes into the shared database too (page tokens in meta, the cache in drive_items), not a file.
+    assert.doesNotMatch(onPg.stdout, /not taken over/);
+    assert.equal(existsSync(join(pgDir, 'cache.db')), false, 'no drive cache file beside a shared queue');
     assert.ok(!onPg.stdout.includes(PASSWORD));
     assert.equal(existsSync(join(pgDir, 'queue.db')), false);
 
@@ -203,6 +208,19 @@ describe('the takeovers into a shared queue', () => {
     const sqlite = new QueueStore(join(sqDir, 'queue.db'));
     try {
       assert.deepEqual(await folders(pg), await folders(sqlite));
+      // The same drive state as the file import took: its page tokens, and the cache's items in PostgreSQL.
+      assert.deepEqual(await pg.meta.list('drive.page_token.'), sqlite.meta.list('drive.page_token.'));
+      const cached = new DriveCache(join(sqDir, 'cache.db'));
+      const client = new PgClient({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM drive_items');
+        assert.ok(cached.count() > 0);
+        assert.equal(rows[0]!.n, cached.count());
+      } finally {
+        cached.close();
+        await client.end();
+      }
       const before = await totalRequests(pg);
       const again = await runCli(args(pgDir, { SERVER_QUEUE_URL: url }));
       assert.equal(again.code, 0, again.stderr);
