@@ -62,9 +62,10 @@ after(async () => {
 });
 
 async function startRelay(url: string, relayId: string, targets: Target[], opts: { held?: boolean; log?: ReturnType<typeof silentLogger> } = {}): Promise<InRelay> {
-  const store = await PgQueueStore.open({ url, relayId, leaseMs: 3000, pollMs: 200 });
+  const log = opts.log ?? silentLogger();
+  const store = await PgQueueStore.open({ url, relayId, leaseMs: 3000, pollMs: 200, log });
   const held = { on: opts.held ?? false };
-  const scheduler = new Scheduler(store, targets, opts.log ?? silentLogger(), { retryBaseMs: 50, retryMaxMs: 200, held: () => held.on, heldRecheckMs: 100 });
+  const scheduler = new Scheduler(store, targets, log, { retryBaseMs: 50, retryMaxMs: 200, held: () => held.on, heldRecheckMs: 100 });
   await scheduler.start();
   let stopped = false;
   const relay: InRelay = {
@@ -117,7 +118,7 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     await feeder.store.enqueueMany([req('/data/TV/Early One'), req('/data/TV/Early Two')], NOW);
     feeder.scheduler.poke();
     const waiting = await waitFor(() => lines.find((l) => /no relay with a target is running/.test(l.msg)), 10_000, 'the waiting line');
-    assert.equal(waiting.msg, 'no relay with a target is running; 2 scans wait');
+    assert.equal(waiting!.msg, 'no relay with a target is running; 2 scans wait');
     const open = await feeder.store.view.listOpen();
     assert.deepEqual(open.map((e) => [e.folder, e.status, e.waiting]).sort(), [
       ['/data/TV/Early One', 'pending', 'no relay with a target is running'],
@@ -216,7 +217,7 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     await media.store.enqueueMany([req('/data/TV/Before Plex')], NOW);
     media.scheduler.poke();
     const line = await waitFor(() => lines.find((l) => l.target === 'plex' && /server id/.test(l.msg)), 10_000, 'the line about the unknown server id');
-    assert.match(line.msg, /waiting for the server id/);
+    assert.match(line!.msg, /waiting for the server id/);
     assert.equal((await media.store.view.listOpen())[0]?.status, 'pending');
     plex.up = true;
     await waitFor(() => plex.scans.length === 1, 15_000, 'the scan once Plex is up');
