@@ -9,8 +9,8 @@ type Db = Pick<pg.ClientBase, 'query'>;
 /** The database's clock in ms: liveness is judged by one clock, whatever the relays' clocks say. */
 const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
-/** How long a server is given to say who it is. */
-const IDENTITY_TIMEOUT_MS = 3000;
+/** How long a relay's start waits for its servers to say who they are (they are asked on after that). */
+const START_WAIT_MS = 3000;
 
 /** A delivery's name on a shared queue: the kind and the server's own id (plex@<machineIdentifier>). */
 export function deliveryKey(kind: string, id: string): string {
@@ -30,6 +30,8 @@ interface LocalTarget {
   label?: string;
   /** The last reason its id is unknown, logged once per reason. */
   told?: string;
+  /** The question being asked now (one at a time; the server's own timeout ends it). */
+  asking?: Promise<void>;
 }
 
 /** How the view reads the registry: each server's name, and whether a running relay has it. */
@@ -54,6 +56,8 @@ export class RelayRegistry {
   private joinedAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  /** The targets last written, to announce a change. */
+  private written: string | undefined;
   /** Scans told to wait for a relay with a target (logged once until one is there). */
   private toldWaiting = false;
 
@@ -73,6 +77,11 @@ export class RelayRegistry {
   async join(targets: readonly Target[]): Promise<void> {
     this.joinedAt = Date.now();
     for (const target of targets) this.local.set(target.name, { target });
+    // A server slow to answer holds the start a little, never the renewals: those must stay within the lease.
+    const asked = Promise.all([...this.local.values()].map((t) => this.learn(t)));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([asked, new Promise((r) => (timer = setTimeout(r, START_WAIT_MS)))]);
+    clearTimeout(timer);
     await this.beat();
     this.timer = setInterval(() => void this.beat(), Math.max(200, Math.floor(this.leaseMs / 3)));
     this.timer.unref?.();
@@ -93,9 +102,9 @@ export class RelayRegistry {
     return this.beating;
   }
 
+  /** Writes this relay's record (and asks again the servers whose id is still unknown). */
   private async renew(): Promise<void> {
-    const before = this.keys().join('\n');
-    await Promise.all([...this.local.values()].filter((t) => !t.key).map((t) => this.learn(t)));
+    for (const t of this.local.values()) if (!t.key) void this.learn(t);
     const keys = this.keys();
     try {
       await this.pool.query(
@@ -112,28 +121,32 @@ export class RelayRegistry {
       await this.pool.query(`INSERT INTO relay_targets (relay, target) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [this.relayId, keys]);
       await this.pool.query(`DELETE FROM relay_targets WHERE relay = $1 AND target <> ALL($2::text[])`, [this.relayId, keys]);
       // A server just known: relays with scans waiting for it look now.
-      if (keys.join('\n') !== before) await this.pool.query(`SELECT pg_notify($1, 'relay')`, [WAKE_CHANNEL]);
+      if (keys.join('\n') !== this.written) await this.pool.query(`SELECT pg_notify($1, 'relay')`, [WAKE_CHANNEL]);
+      this.written = keys.join('\n');
     } catch (err) {
       // The database is down: the next beat writes it; past the lease the others see this relay as gone until then.
       this.log?.debug({ err: (err as Error).message }, 'could not renew this relay in the registry');
     }
   }
 
-  /** Asks a target's server who it is; a target that cannot say is known by its name alone. */
-  private async learn(t: LocalTarget): Promise<void> {
+  /** Asks a target's server who it is (once at a time); a target that cannot say is known by its name alone. */
+  private learn(t: LocalTarget): Promise<void> {
+    t.asking ??= this.ask(t).finally(() => (t.asking = undefined));
+    return t.asking;
+  }
+
+  private async ask(t: LocalTarget): Promise<void> {
     if (!t.target.identity) {
       t.key = t.target.name;
       return;
     }
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${IDENTITY_TIMEOUT_MS / 1000} s`)), IDENTITY_TIMEOUT_MS);
-      });
-      const who = await Promise.race([t.target.identity(), timeout]);
+      const who = await t.target.identity();
       t.key = deliveryKey(t.target.name, who.id);
       t.label = who.name || undefined;
       if (t.told) this.log?.info({ target: t.target.name, server: t.key }, 'server id known: this relay now takes its share of the deliveries');
+      // Known after the start: recorded now rather than at the next renewal.
+      if (this.timer) void this.beat();
     } catch (err) {
       const why = (err as Error).message;
       if (t.told !== why) {
@@ -143,8 +156,6 @@ export class RelayRegistry {
         );
       }
       t.told = why;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
