@@ -32,8 +32,15 @@ export function scanView(e: QueueEntry) {
     finishedAt: e.finishedAt,
     /** From the first request to the end of the last delivery. */
     tookMs: e.finishedAt === null ? null : Math.max(0, e.finishedAt - e.firstAt),
+    /** Why a scan that is due still waits (a shared queue with no relay that has a target), else null. */
+    waiting: e.waiting ?? null,
     deliveries: e.deliveries.map((d) => ({
+      /** The delivery's name in the queue: plex, jellyfin, emby; on a shared queue the server's, plex@<its id>. */
       target: d.target,
+      /** The server as people read it: plex, or on a shared queue "plex (Living Room)". */
+      name: d.label ?? d.target,
+      /** Waiting, and no running relay has this server: it goes once one is back (a shared queue). */
+      unserved: d.unserved ?? false,
       status: d.status,
       attempts: d.attempts,
       nextAt: d.status === 'waiting' ? d.next_at : null,

@@ -65,10 +65,14 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
 }
 
 function deliveries(v: ScanView, now: number): string {
-  if (!v.deliveries.length) return v.status === 'pending' ? '<span class="muted">waiting for the delay</span>' : '';
+  if (!v.deliveries.length) {
+    if (v.waiting) return `<span class="muted" data-waiting>waiting: ${esc(v.waiting)}</span>`;
+    return v.status === 'pending' ? '<span class="muted">waiting for the delay</span>' : '';
+  }
   return `<ul class="deliveries">${v.deliveries
     .map((d) => {
-      const bits = [`<strong>${esc(d.target)}</strong> ${esc(d.status)}`, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];
+      const bits = [`<strong title="${esc(d.target)}">${esc(d.name)}</strong> ${esc(d.status)}`, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];
+      if (d.unserved) bits.push('<span data-unserved>no running relay has this server: it goes when one is back</span>');
       if (d.relay) bits.push(`by relay ${esc(d.relay)}`);
       if (d.status === 'waiting' && d.nextAt !== null && d.attempts > 0) bits.push(`next ${relative(d.nextAt, now)}`);
       if (d.detail) bits.push(esc(d.detail));
