@@ -9,6 +9,7 @@ import { SwitchableServer, type ServerMode } from './switchable-server.ts';
  * `api_key` or `Authorization: MediaBrowser Token="…"`. On Jellyfin's paths only the `Authorization` header
  * counts, as in a default Jellyfin 12 (EnableLegacyAuthorization off: the legacy forms are ignored, so 401);
  * `legacyAuth: true` makes it a Jellyfin 10.x that takes them all. `POST /Library/Media/Updated` answers 204; an update without a path answers 400.
+ * `GET /System/Info/Public` answers without a key (the server's Id and name), as both servers do.
  */
 export interface RecordedUpdate {
   path: string;
