@@ -85,6 +85,8 @@ export interface SharedQueue {
    * a scan that becomes due goes to every server a live relay has, and each relay claims its servers' deliveries.
    */
   join(targets: readonly Target[]): Promise<void>;
+  /** The running relays and their servers as people read them ("plex (Living Room)"), for the dashboard. */
+  relays(): Promise<RunningRelay[]>;
   /**
    * Takes a serial target's one-at-a-time turn across relays (true) or finds another relay holding it
    * (false). Held until releaseTurn, or until this relay's connection dies.
@@ -93,6 +95,11 @@ export interface SharedQueue {
   releaseTurn(target: string): Promise<void>;
   /** Called when another relay queued, finished or released something. */
   onWake(listener: () => void): void;
+}
+
+export interface RunningRelay {
+  relay: string;
+  targets: string[];
 }
 
 /**

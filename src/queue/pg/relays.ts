@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
+import type { RunningRelay } from '../backend.ts';
 import type { QueueEntry } from '../types.ts';
 import { WAKE_CHANNEL } from './session.ts';
 
@@ -190,6 +191,22 @@ export class RelayRegistry {
       `SELECT DISTINCT rt.target FROM relay_targets rt JOIN relays r USING (relay) WHERE r.live_until > ${DB_NOW}`,
     );
     return [...new Set([...rows.map((r) => r.target), ...this.keys()])].sort();
+  }
+
+  /** The running relays, each with its servers by name. */
+  async running(db: Db): Promise<RunningRelay[]> {
+    const { rows } = await db.query<{ relay: string; target: string | null; kind: string | null; label: string | null }>(
+      `SELECT r.relay, rt.target, t.kind, t.label FROM relays r
+       LEFT JOIN relay_targets rt USING (relay) LEFT JOIN targets t ON t.target = rt.target
+       WHERE r.live_until > ${DB_NOW} ORDER BY r.relay, rt.target`,
+    );
+    const out = new Map<string, string[]>();
+    for (const r of rows) {
+      const list = out.get(r.relay) ?? [];
+      out.set(r.relay, list);
+      if (r.target) list.push(deliveryLabel(r.kind ?? r.target, r.label, r.target));
+    }
+    return [...out].map(([relay, targets]) => ({ relay, targets }));
   }
 
   /** Says once that `waiting` due scans wait for a relay with a target; again only after one was there. */

@@ -67,6 +67,7 @@ export class PgQueueStore implements QueueBackend {
       relayId: opts.relayId,
       pollMs: opts.pollMs ?? 5000,
       join: (targets) => relays.join(targets),
+      relays: () => relays.running(this.pool).catch((err: unknown) => Promise.reject(unavailable(err, opts.url))),
       takeTurn: (t) => session.takeTurn(relays.turnKey(t)),
       releaseTurn: (t) => session.releaseTurn(relays.turnKey(t)),
       onWake: (l) => session.onWake(l),

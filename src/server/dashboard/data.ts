@@ -6,6 +6,7 @@ import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
 import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
+import type { RunningRelay } from '../../queue/backend.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
@@ -180,6 +181,8 @@ export interface StatusView {
   drive: DriveStatus;
   /** Why every scan is held, when it is (the mount guard: SERVER_ANCHOR_FILES missing). */
   held?: { reason: 'mount guard'; missing: string[] } | null;
+  /** The relays sharing the queue (PostgreSQL) that run now, with their servers; absent with SQLite. */
+  relays?: RunningRelay[];
 }
 
 /** Target reachability is asked at most every `maxAgeMs`, so open dashboards do not hammer the media server. */
@@ -199,6 +202,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
   return async (): Promise<StatusView> => {
     if (!cached || Date.now() - cached.at > maxAgeMs) cached = { at: Date.now(), value: reachability(deps.targets ?? []) };
     const counts = await deps.store.view.counts();
+    const relays = await deps.store.shared?.relays();
     const hold = deps.holdStatus?.();
     return {
       targets: await cached.value,
@@ -206,6 +210,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
       queue: { pending: counts.pending ?? 0, active: counts.active ?? 0 },
       drive: deps.driveStatus?.() ?? { state: 'off' },
       held: hold?.held ? { reason: 'mount guard', missing: hold.missing } : null,
+      ...(relays ? { relays } : {}),
     };
   };
 }

@@ -53,7 +53,10 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
             }${t.note ? `<span class="why" data-note>; ${esc(t.note)}</span>` : ''}</li>`,
         )
         .join('')
-    : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
+    : s.relays
+      ? '<li class="off"><strong>targets</strong> none on this relay</li>'
+      : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
+  const relays = s.relays ? relaysText(s.relays) : '';
   const driveClass = s.drive.state === 'polling' || s.drive.state === 'standby' ? 'ok' : s.drive.state === 'off' ? 'off' : 'bad';
   const held = s.held
     ? `<li class="bad" data-held="mount-guard"><span class="dot" aria-hidden="true"></span><strong>held: mount guard</strong> <span class="why">missing: ${s.held.missing.map(esc).join(', ')}</span></li>`
@@ -61,7 +64,16 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
   const problems = (s.problems ?? [])
     .map((p) => `<li class="bad" data-setup-key="${esc(p.key)}"><span class="dot" aria-hidden="true"></span><strong>set-up</strong> ${esc(p.message)}</li>`)
     .join('');
-  return `<ul class="strip">${held}${targets}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  return `<ul class="strip">${held}${targets}${relays}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+}
+
+/** The relays sharing the queue and their servers: who delivers what. Bad when none has a server. */
+function relaysText(relays: NonNullable<StatusView['relays']>): string {
+  const served = relays.some((r) => r.targets.length);
+  const list = relays.map((r) => `${esc(r.relay)}: ${r.targets.length ? r.targets.map(esc).join(', ') : 'no target'}`).join('; ');
+  return `<li class="${served ? 'ok' : 'bad'}" data-relays="${relays.length}"><span class="dot" aria-hidden="true"></span><strong>relays</strong> ${
+    list || 'none running'
+  }${served ? '' : '<span class="why">: due scans wait for a relay with a target</span>'}</li>`;
 }
 
 function deliveries(v: ScanView, now: number): string {
