@@ -246,20 +246,16 @@ export class PgQueueStore implements QueueBackend {
 
   /** Due scans get a delivery for every server a live relay has (RelayRegistry), whichever relay finds them due. */
   async activateDue(names: readonly string[], now = Date.now(), limit = 1000): Promise<number> {
-    // Most looks find nothing due (nor an active scan left with no delivery): no lock for those.
-    const due = await this.q<{ n: number }>(
-      `SELECT count(*) AS n FROM scans s WHERE (status = 'pending' AND due_at <= $1)
-         OR (status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id))`,
-      [now],
-    );
-    if (!due.rows[0]?.n) return 0;
+    // Most looks find nothing due: no lock for those.
+    const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
+    const dueCount = due.rows[0]?.n ?? 0;
+    if (!dueCount) return 0;
     return this.tx(async (db) => {
       const targets = await this.relays.activationTargets(db, names);
       if (this.relays.joined) {
         // No relay with a target runs: due scans stay pending (nothing lost) until one does.
-        const waiting = targets.length ? 0 : (await db.query<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now])).rows[0]!.n;
-        this.relays.noTargets(waiting);
-        if (waiting) return 0;
+        this.relays.noTargets(targets.length ? 0 : dueCount);
+        if (!targets.length) return 0;
         await this.adopt(db, targets, now);
       }
       // Scans of new files first: a removal scan due in the same pass waits for them (as in the SQLite store).
