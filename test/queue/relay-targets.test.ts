@@ -86,6 +86,15 @@ async function startRelay(url: string, relayId: string, targets: Target[], opts:
 const req = (folder: string) => scanRequestSchema.parse({ folder, source: 'Manual' });
 const NOW = { delayMs: 0, maxMs: 0 };
 
+/** Requests due at once, taken by each relay in turn (as webhooks spread over relays). */
+async function sendAlternately(relays: InRelay[], folders: string[]): Promise<void> {
+  for (const [i, f] of folders.entries()) {
+    const via = relays[i % relays.length]!;
+    await via.store.enqueueMany([req(f)], NOW);
+    via.scheduler.poke();
+  }
+}
+
 async function statusOf(store: PgQueueStore, folder: string): Promise<string | undefined> {
   const open = await store.view.listOpen();
   if (open.some((e) => e.folder === folder)) return open.find((e) => e.folder === folder)!.status;
@@ -144,11 +153,7 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     const a = await startRelay(url, 'relay-north', [targetFor(north)]);
     const b = await startRelay(url, 'relay-south', [targetFor(south)]);
     const folders = Array.from({ length: 6 }, (_, i) => `/data/TV/Both ${i}`);
-    for (const [i, f] of folders.entries()) {
-      const via = i % 2 ? a : b;
-      await via.store.enqueueMany([req(f)], NOW);
-      via.scheduler.poke();
-    }
+    await sendAlternately([a, b], folders);
     await waitFor(() => north.scans.length >= 6 && south.scans.length >= 6, 15_000, 'both servers to get the 6');
     await waitFor(async () => (await a.store.countOpen()) === 0, 10_000, 'every scan to finish');
     assert.deepEqual([...north.scans].sort(), folders);
@@ -168,11 +173,7 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     const a = await startRelay(url, 'relay-a', [targetFor(plex)]);
     const b = await startRelay(url, 'relay-b', [targetFor(plex)]);
     const folders = Array.from({ length: 6 }, (_, i) => `/data/TV/Same ${i}`);
-    for (const [i, f] of folders.entries()) {
-      const via = i % 2 ? a : b;
-      await via.store.enqueueMany([req(f)], NOW);
-      via.scheduler.poke();
-    }
+    await sendAlternately([a, b], folders);
     await waitFor(async () => plex.scans.length >= 6 && (await a.store.countOpen()) === 0, 15_000, 'the 6 delivered');
     assert.deepEqual([...plex.scans].sort(), folders);
     const [item] = await a.store.view.listHistory({ text: '/data/TV/Same 0' });
