@@ -54,7 +54,7 @@ export interface TargetsSeen {
  */
 export class RelayRegistry {
   private readonly local = new Map<string, LocalTarget>();
-  private joinedAt: number | undefined;
+  private isJoined = false;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   /** The targets last written, to announce a change. */
@@ -71,12 +71,12 @@ export class RelayRegistry {
 
   /** Whether this relay recorded itself (a scheduler runs it); until then target names pass through. */
   get joined(): boolean {
-    return this.joinedAt !== undefined;
+    return this.isJoined;
   }
 
   /** Records this relay and its targets, then keeps the record fresh. */
   async join(targets: readonly Target[]): Promise<void> {
-    this.joinedAt = Date.now();
+    this.isJoined = true;
     for (const target of targets) this.local.set(target.name, { target });
     // A server slow to answer holds the start a little, never the renewals: those must stay within the lease.
     const asked = Promise.all([...this.local.values()].map((t) => this.learn(t)));
@@ -93,7 +93,7 @@ export class RelayRegistry {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (!this.joined) return;
-    this.joinedAt = undefined;
+    this.isJoined = false;
     await this.beating?.catch(() => undefined);
     await this.pool.query(`DELETE FROM relays WHERE relay = $1`, [this.relayId]).catch(() => undefined);
   }
