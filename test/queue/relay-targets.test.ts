@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { silentLogger } from '../../src/log.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
+import { RelayRegistry } from '../../src/queue/pg/relays.ts';
+import type { DeliveryRow, QueueEntry } from '../../src/queue/types.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 import { recordingLogger } from '../helpers/plex-target.ts';
@@ -241,3 +244,39 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     await media.stop();
   });
 });
+
+describe('how the queue view marks deliveries no running relay can send', () => {
+  test('waiting, or claimed by a relay whose lease ran out (it died), for a server no running relay has: unserved; otherwise not', async () => {
+    const url = await cluster.createDatabase();
+    // The queue's tables, then a registry of its own: a relay with no target that looks at the queue.
+    await (await PgQueueStore.open({ url, relayId: 'viewer' })).close();
+    const pool = new pg.Pool({ connectionString: url });
+    const registry = new RelayRegistry(pool, 'viewer', 3000);
+    await registry.join([]);
+    const now = 1_000_000;
+    const delivery = (target: string, status: DeliveryRow['status'], lease: number | null): DeliveryRow => ({
+      scan_id: 1, target, status, attempts: 1, next_at: 0, last_error: null, detail: null, finished_at: null, file_checks: 0, priority: 0, relay: 'relay-south', lease_until: lease,
+    });
+    const entry = (deliveries: DeliveryRow[], status = 'active') => ({ ...ENTRY, status, deliveries });
+    const seen = { label: (k: string) => (k === 'plex@south' ? 'plex (South)' : undefined), served: (k: string) => k === 'plex@north', any: true };
+    const [e] = registry.describe(
+      [entry([delivery('plex@south', 'waiting', null), delivery('plex@south', 'sending', now - 1), delivery('plex@south', 'sending', now + 5000), delivery('plex@north', 'waiting', null), delivery('plex@south', 'done', null)])],
+      seen,
+      now,
+    );
+    assert.deepEqual(e!.deliveries.map((d) => [d.status, d.unserved]), [['waiting', true], ['sending', true], ['sending', false], ['waiting', false], ['done', false]]);
+    assert.equal(e!.deliveries[0]!.label, 'plex (South)');
+    // A due scan waits for a relay with a target only while none runs.
+    const pending = { ...ENTRY, status: 'pending', dueAt: now - 1, deliveries: [] };
+    assert.equal(registry.describe([{ ...pending }], { ...seen, any: false }, now)[0]!.waiting, 'no relay with a target is running');
+    assert.equal(registry.describe([{ ...pending }], seen, now)[0]!.waiting, undefined);
+    assert.equal(registry.describe([{ ...pending, dueAt: now + 1 }], { ...seen, any: false }, now)[0]!.waiting, undefined, 'not due yet: the delay');
+    await registry.leave();
+    await pool.end();
+  });
+});
+
+const ENTRY: QueueEntry = {
+  id: 1, folder: '/data/TV/X', status: 'active', priority: 0, source: 'Manual', event: 'Manual', title: null, requests: 1, ids: {}, updateType: 'Modified',
+  upgrade: false, removal: false, firstAt: 0, lastAt: 0, dueAt: 0, finishedAt: null, files: [], fileCount: 0, deliveries: [],
+};

@@ -248,7 +248,9 @@ export class RelayRegistry {
       for (const d of e.deliveries) {
         const label = seen.label(d.target);
         if (label) d.label = label;
-        if (this.joined) d.unserved = d.status === 'waiting' && !seen.served(d.target);
+        // A claim whose relay died (its lease ran out) waits like any other delivery.
+        const waits = d.status === 'waiting' || (d.status === 'sending' && (d.lease_until ?? Infinity) < now);
+        if (this.joined) d.unserved = waits && !seen.served(d.target);
       }
       if (this.joined && e.status === 'pending' && e.dueAt <= now && !seen.any) e.waiting = NO_TARGET;
     }
