@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakePlex } from '../fakes/plex.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
-import { postForm, postJson, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { postForm, postJson, runCli, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
 
 // Relay processes with one SERVER_QUEUE_URL and different targets, against a real PostgreSQL and fake Plex
 // servers that say who they are as Plex does (GET /identity: machineIdentifier; GET /: friendlyName).
@@ -67,6 +67,10 @@ describe('relays with different targets, one PostgreSQL queue', () => {
       assert.match(early, /<strong>relays<\/strong> feeder: no target<span class="why">: due scans wait for a relay with a target<\/span>/);
       assert.match(early, /waiting: no relay with a target is running/);
       assert.match(early, /<strong>targets<\/strong> none on this relay/);
+      // scanrelay queue, from any machine that reaches the database, says it too.
+      const cli = await runCli(['--config', feeder.configPath, '--queuefile', feeder.queuefile, 'queue']);
+      assert.equal(cli.code, 0, cli.stderr);
+      assert.match(cli.stdout, /\/data\/TV\/Early 0\n {4}due \S+ \([^)]*\), waiting: no relay with a target is running, 0 attempt\(s\)\n/);
 
       media = await spawnRelay({ config: relayConfig(url, 'media', plex) });
       for (let i = 0; i < 5; i++) assert.equal((await send(feeder, `Fed ${i}`)).status, 200);
@@ -76,6 +80,8 @@ describe('relays with different targets, one PostgreSQL queue', () => {
       assert.equal(feeder.events().filter((e) => /no relay with a target is running/.test(e.msg)).length, 1);
       assert.match(await page(), /<strong>relays<\/strong> feeder: no target; media: plex \(Media Box\)<\/li>/);
       assert.match(await page(), /<strong title="plex@[0-9a-f]{40}">plex \(Media Box\)<\/strong> done, 1 attempt, by relay media/);
+      const cliHistory = await runCli(['--config', feeder.configPath, '--queuefile', feeder.queuefile, 'queue', '--history']);
+      assert.match(cliHistory.stdout, /\/data\/TV\/Fed 0\n {4}done \S+ \([^)]*\), 1 attempt\(s\)\n {4}plex \(Media Box\) delivered by relay media\n/);
       for (const item of await history(feeder)) {
         assert.deepEqual(
           item.deliveries.map((d) => [d.target, d.name, d.status, d.relay]),

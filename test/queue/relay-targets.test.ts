@@ -258,7 +258,7 @@ describe('how the queue view marks deliveries no running relay can send', () => 
       scan_id: 1, target, status, attempts: 1, next_at: 0, last_error: null, detail: null, finished_at: null, file_checks: 0, priority: 0, relay: 'relay-south', lease_until: lease,
     });
     const entry = (deliveries: DeliveryRow[], status = 'active') => ({ ...ENTRY, status, deliveries });
-    const seen = { label: (k: string) => (k === 'plex@south' ? 'plex (South)' : undefined), served: (k: string) => k === 'plex@north', any: true };
+    const seen = { label: (k: string) => (k === 'plex@south' ? 'plex (South)' : undefined), served: (k: string) => k === 'plex@north', any: true, used: true };
     const [e] = registry.describe(
       [entry([delivery('plex@south', 'waiting', null), delivery('plex@south', 'sending', now - 1), delivery('plex@south', 'sending', now + 5000), delivery('plex@north', 'waiting', null), delivery('plex@south', 'done', null)])],
       seen,

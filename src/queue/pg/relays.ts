@@ -42,6 +42,8 @@ export interface TargetsSeen {
   served(key: string): boolean;
   /** Some running relay has some target. */
   any: boolean;
+  /** Relays of this queue record themselves (a scheduler runs here, or some relay ever recorded its servers). */
+  used: boolean;
 }
 
 /**
@@ -227,6 +229,7 @@ export class RelayRegistry {
          SELECT 1 FROM relay_targets rt JOIN relays r USING (relay) WHERE rt.target = t.target AND r.live_until > ${DB_NOW}) AS live
        FROM targets t`,
     );
+    const relays = (await db.query<{ n: boolean }>(`SELECT EXISTS (SELECT 1 FROM relays) AS n`)).rows[0]?.n === true;
     const byKey = new Map(rows.map((r) => [r.target, r]));
     const liveKinds = new Set(rows.filter((r) => r.live).map((r) => r.kind));
     return {
@@ -236,6 +239,7 @@ export class RelayRegistry {
       },
       served: (key) => byKey.get(key)?.live === true || liveKinds.has(key),
       any: liveKinds.size > 0,
+      used: this.joined || relays || rows.length > 0,
     };
   }
 
@@ -250,9 +254,9 @@ export class RelayRegistry {
         if (label) d.label = label;
         // A claim whose relay died (its lease ran out) waits like any other delivery.
         const waits = d.status === 'waiting' || (d.status === 'sending' && (d.lease_until ?? Infinity) < now);
-        if (this.joined) d.unserved = waits && !seen.served(d.target);
+        if (seen.used) d.unserved = waits && !seen.served(d.target);
       }
-      if (this.joined && e.status === 'pending' && e.dueAt <= now && !seen.any) e.waiting = NO_TARGET;
+      if (seen.used && e.status === 'pending' && e.dueAt <= now && !seen.any) e.waiting = NO_TARGET;
     }
     return entries;
   }
