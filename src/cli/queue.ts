@@ -14,8 +14,14 @@ export interface QueueLine {
   finished: string | null;
   attempts: number;
   lastError: string | null;
-  /** Each target's delivery, once the scan is due; `relay` is the relay that claimed it last (a shared queue), else null. */
-  deliveries: Array<{ target: string; status: string; attempts: number; relay: string | null }>;
+  /**
+   * Each target's delivery, once the scan is due; `relay` is the relay that claimed it last (a shared queue), else
+   * null; `name`, the server as people read it (`plex (Living Room)` on a shared queue); `unserved`, it waits and no
+   * running relay has its server.
+   */
+  deliveries: Array<{ target: string; name: string; status: string; attempts: number; relay: string | null; unserved: boolean }>;
+  /** Why a due scan still waits (a shared queue with no relay that has a target), else null. */
+  waiting: string | null;
 }
 
 export function queueLine(entry: QueueEntry): QueueLine {
@@ -26,8 +32,16 @@ export function queueLine(entry: QueueEntry): QueueLine {
     due: new Date(dueTime(entry)).toISOString(),
     finished: entry.finishedAt === null ? null : new Date(entry.finishedAt).toISOString(),
     attempts: entry.deliveries.reduce((n, d) => n + d.attempts, 0),
-    lastError: failing.length ? failing.map((d) => `${d.target}: ${d.last_error}`).join('; ') : null,
-    deliveries: entry.deliveries.map((d) => ({ target: d.target, status: d.status, attempts: d.attempts, relay: d.relay ?? null })),
+    lastError: failing.length ? failing.map((d) => `${d.label ?? d.target}: ${d.last_error}`).join('; ') : null,
+    deliveries: entry.deliveries.map((d) => ({
+      target: d.target,
+      name: d.label ?? d.target,
+      status: d.status,
+      attempts: d.attempts,
+      relay: d.relay ?? null,
+      unserved: d.unserved ?? false,
+    })),
+    waiting: entry.waiting ?? null,
   };
 }
 
@@ -49,8 +63,14 @@ function relayNote(line: QueueLine): string {
   const said = { sending: 'being sent by', done: 'delivered by', failed: 'failed at', waiting: 'last tried by' } as Record<string, string>;
   return line.deliveries
     .filter((d) => d.relay)
-    .map((d) => `${d.target} ${said[d.status] ?? `${d.status} at`} relay ${d.relay}`)
+    .map((d) => `${d.name} ${said[d.status] ?? `${d.status} at`} relay ${d.relay}`)
     .join(', ');
+}
+
+/** Deliveries that wait with no running relay beside their server (a shared queue). */
+function unservedNote(line: QueueLine): string {
+  const names = line.deliveries.filter((d) => d.unserved).map((d) => d.name);
+  return names.length ? `${names.join(', ')}: no running relay has this server; it goes when one is back` : '';
 }
 
 /** `where`: the queue file, or the shared queue's URL without its password. */
@@ -65,9 +85,9 @@ export function formatQueue(where: string, counts: Record<string, number>, entri
         ? `${e.status} ${l.finished} (${relative(e.finishedAt, now)})`
         : e.deliveries.some((d) => d.status === 'sending')
           ? 'being sent now'
-          : `due ${l.due} (${relative(dueTime(e), now)})`;
-    const relays = relayNote(l);
-    out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${relays ? `\n    ${relays}` : ''}`);
+          : `due ${l.due} (${relative(dueTime(e), now)})${l.waiting ? `, waiting: ${l.waiting}` : ''}`;
+    const notes = [relayNote(l), unservedNote(l)].filter(Boolean).map((n) => `\n    ${n}`).join('');
+    out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${notes}`);
   }
   if (!history && open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);
   return `${out.join('\n')}\n`;

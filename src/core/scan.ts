@@ -95,6 +95,12 @@ export interface Target {
   /** Lets go of long-lived connections (scanrelay stopping). */
   close?(): void;
   /**
+   * Who the server is: its own id (Plex's machineIdentifier, Jellyfin's and Emby's server Id), the same whichever
+   * relay or URL asks, and its name when it tells one. Relays sharing a queue tell "the same server" from
+   * "another server" by it. Throws while the server cannot be asked. Absent: the target's name stands for it.
+   */
+  identity?(): Promise<{ id: string; name?: string }>;
+  /**
    * The folders this server's libraries live in (Plex section locations, Jellyfin/Emby virtual folders),
    * as the server names them. `fresh` asks the server again instead of a cached list. Throws when the
    * server cannot be asked. Absent: the target does not know its libraries.

@@ -1,4 +1,4 @@
-import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
+import type { NormalizedScanRequest, ScanItem, Target } from '../core/scan.ts';
 import type { DeliveryRow, EnqueueResult, HistoryFilter, QueueEntry, Timing } from './types.ts';
 
 /** A value now (SQLite) or later (PostgreSQL): callers await either. */
@@ -81,6 +81,13 @@ export interface SharedQueue {
   /** How often the scheduler looks anyway, in case a wake-up was missed. */
   readonly pollMs: number;
   /**
+   * Records this relay and its targets among the live relays (renewed while it runs, removed by close()):
+   * a scan that becomes due goes to every server a live relay has, and each relay claims its servers' deliveries.
+   */
+  join(targets: readonly Target[]): Promise<void>;
+  /** The running relays and their servers as people read them ("plex (Living Room)"), for the dashboard. */
+  relays(): Promise<RunningRelay[]>;
+  /**
    * Takes a serial target's one-at-a-time turn across relays (true) or finds another relay holding it
    * (false). Held until releaseTurn, or until this relay's connection dies.
    */
@@ -88,6 +95,11 @@ export interface SharedQueue {
   releaseTurn(target: string): Promise<void>;
   /** Called when another relay queued, finished or released something. */
   onWake(listener: () => void): void;
+}
+
+export interface RunningRelay {
+  relay: string;
+  targets: string[];
 }
 
 /**

@@ -90,6 +90,8 @@ export class Scheduler {
 
   async start(): Promise<void> {
     this.running = true;
+    // A shared queue learns which servers this relay reaches before it hands out or claims anything.
+    await this.store.shared?.join([...this.targets.values()]);
     const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
     const failed = await this.store.failUnknownTargets(this.targetNames);
@@ -171,7 +173,8 @@ export class Scheduler {
         } finally {
           if (turn && claimed.length === 0) await shared.releaseTurn(target.name);
         }
-        for (const { item } of claimed) void this.deliver(item, target.name, turn);
+        // `delivery`: the name the queue gave this delivery (on a shared queue, the server's: plex@<id>).
+        for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
@@ -198,8 +201,11 @@ export class Scheduler {
     return Math.max(0, this.opts.concurrency - this.poolInFlight);
   }
 
-  /** `sharedTurn`: the serial target's turn across relays is held for this delivery (released with it). */
-  private async deliver(item: ScanItem, targetName: string, sharedTurn = false): Promise<void> {
+  /**
+   * `sharedTurn`: the serial target's turn across relays is held for this delivery (released with it).
+   * `delivery`: the delivery's name in the queue, where its outcome is recorded (the target's name on SQLite).
+   */
+  private async deliver(item: ScanItem, targetName: string, sharedTurn = false, delivery = targetName): Promise<void> {
     this.inFlight++;
     const started = Date.now();
     const target = this.targets.get(targetName);
@@ -229,7 +235,7 @@ export class Scheduler {
     }
     const ms = Date.now() - started;
     try {
-      releaseLater = await this.record(item, targetName, result, serial, sharedTurn);
+      releaseLater = await this.record(item, targetName, result, serial, sharedTurn, delivery);
       this.opts.onDelivery?.({ target: targetName, item, result, ms });
     } catch (err) {
       if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
@@ -250,26 +256,26 @@ export class Scheduler {
   }
 
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
-  private async record(item: ScanItem, target: string, result: DeliveryResult, serial = false, sharedTurn = false): Promise<boolean> {
+  private async record(item: ScanItem, target: string, result: DeliveryResult, serial = false, sharedTurn = false, delivery = target): Promise<boolean> {
     const what = item.removal ? removalScanLabel(item.requests) : undefined;
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     if (result.outcome === 'done') {
-      const { scanFinished } = await this.store.completeDelivery(item.id, target, { status: 'done', detail: result.detail });
+      const { scanFinished } = await this.store.completeDelivery(item.id, delivery, { status: 'done', detail: result.detail });
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: Date.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
-        this.runAfter(item, target, result.after, result.detail, serial, sharedTurn);
+        this.runAfter(item, target, result.after, result.detail, serial, sharedTurn, delivery);
         return serial;
       }
     } else if (result.outcome === 'failed') {
-      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, target, { status: 'failed', error: result.error });
+      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, delivery, { status: 'failed', error: result.error });
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
       if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
       if (scanFinished) await this.afterFinish();
     } else {
       const wait = this.retryWait(item, result);
-      await this.store.retryDelivery(item.id, target, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
+      await this.store.retryDelivery(item.id, delivery, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
@@ -290,6 +296,7 @@ export class Scheduler {
     detail: string | undefined,
     holdsTurn = false,
     sharedTurn = false,
+    delivery = target,
   ): void {
     const step = (async () => {
       let full: string;
@@ -301,7 +308,7 @@ export class Scheduler {
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
       try {
-        await this.store.setDeliveryDetail(item.id, target, full);
+        await this.store.setDeliveryDetail(item.id, delivery, full);
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }

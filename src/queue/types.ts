@@ -77,6 +77,10 @@ export interface DeliveryRow {
   relay?: string | null;
   /** Until when that claim holds (PostgreSQL). */
   lease_until?: number | null;
+  /** The server as people read it, "plex (Living Room)" (a queue shared in PostgreSQL). */
+  label?: string;
+  /** Waiting, and no running relay has this server: it goes once a relay beside it runs again (PostgreSQL). */
+  unserved?: boolean;
 }
 
 /** A scan as the dashboard and the JSON API show it: the row's own columns, the rest in camelCase and decoded. */
@@ -95,6 +99,8 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   /** Every file name the scan's requests sent: its sample and those that did not fit. */
   fileCount: number;
   deliveries: DeliveryRow[];
+  /** Why a scan that is due still waits (a shared queue with no relay that has a target). */
+  waiting?: string;
 }
 
 export interface HistoryFilter {

@@ -94,8 +94,8 @@ describe('scanrelay queue', () => {
     const fileHistory = await runCli([...sqArgs, '--history']);
     assert.equal(fileHistory.stdout.replace(/^\S+: /, '').replace(/done \S+ \(\d+ s ago\)/, 'done'), history.stdout.replace(/^\S+: /, '').replace('    plex delivered by relay relay-a\n', '').replace(/done \S+ \(\d+ s ago\)/, 'done'));
     const [pgHistory, sqHistory] = await Promise.all([runCli([...pgArgs, '--history', '--json']), runCli([...sqArgs, '--history', '--json'])]).then((r) => r.map((x) => JSON.parse(x.stdout)));
-    assert.deepEqual(pgHistory.scans[0].deliveries, [{ target: 'plex', status: 'done', attempts: 1, relay: 'relay-a' }]);
-    assert.deepEqual(sqHistory.scans[0].deliveries, [{ target: 'plex', status: 'done', attempts: 1, relay: null }]);
+    assert.deepEqual(pgHistory.scans[0].deliveries, [{ target: 'plex', name: 'plex', status: 'done', attempts: 1, relay: 'relay-a', unserved: false }]);
+    assert.deepEqual(sqHistory.scans[0].deliveries, [{ target: 'plex', name: 'plex', status: 'done', attempts: 1, relay: null, unserved: false }]);
     assert.deepEqual(Object.keys(pgHistory.scans[0]), Object.keys(sqHistory.scans[0]));
     assert.ok(Date.parse(pgHistory.scans[0].finished) > 0);
 
@@ -105,8 +105,8 @@ describe('scanrelay queue', () => {
     assert.deepEqual([sqJson.queue, sqJson.queuefile], [join(sqDir, 'queue.db'), join(sqDir, 'queue.db')]);
     assert.deepEqual(pgJson.counts, sqJson.counts);
     const shape = (j: { scans: Array<Record<string, unknown>> }): Array<Record<string, unknown>> => j.scans.map((s) => ({ ...s, due: typeof s.due }));
-    assert.deepEqual(shape(pgJson)[0]!.deliveries, [{ target: 'plex', status: 'sending', attempts: 1, relay: 'relay-a' }]);
-    assert.deepEqual(shape(sqJson)[0]!.deliveries, [{ target: 'plex', status: 'sending', attempts: 1, relay: null }]);
+    assert.deepEqual(shape(pgJson)[0]!.deliveries, [{ target: 'plex', name: 'plex', status: 'sending', attempts: 1, relay: 'relay-a', unserved: false }]);
+    assert.deepEqual(shape(sqJson)[0]!.deliveries, [{ target: 'plex', name: 'plex', status: 'sending', attempts: 1, relay: null, unserved: false }]);
     assert.deepEqual(
       shape(pgJson).map((s) => ({ ...s, deliveries: undefined })),
       shape(sqJson).map((s) => ({ ...s, deliveries: undefined })),

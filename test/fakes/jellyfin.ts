@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 
@@ -8,6 +9,7 @@ import { SwitchableServer, type ServerMode } from './switchable-server.ts';
  * `api_key` or `Authorization: MediaBrowser Token="…"`. On Jellyfin's paths only the `Authorization` header
  * counts, as in a default Jellyfin 12 (EnableLegacyAuthorization off: the legacy forms are ignored, so 401);
  * `legacyAuth: true` makes it a Jellyfin 10.x that takes them all. `POST /Library/Media/Updated` answers 204; an update without a path answers 400.
+ * `GET /System/Info/Public` answers without a key (the server's Id and name), as both servers do.
  */
 export interface RecordedUpdate {
   path: string;
@@ -35,16 +37,19 @@ export class FakeMediaServer extends SwitchableServer {
   readonly apiKey: string;
   /** Jellyfin 10.x (true) or a default Jellyfin 12 (false): whether the legacy auth forms count on Jellyfin's paths. */
   readonly legacyAuth: boolean;
-  /** ServerName in /System/Info. */
+  /** ServerName in /System/Info and /System/Info/Public. */
   readonly name: string;
+  /** The server's own Id (32 hex digits, made once per install): each fake is another server unless told otherwise. */
+  readonly id: string;
   /** What `GET /Library/VirtualFolders` lists (the server's libraries and their folders). */
   virtualFolders: Array<{ Name: string; Locations: string[]; CollectionType?: string }> = [];
 
-  constructor(opts: { apiKey?: string; name?: string; legacyAuth?: boolean } = {}) {
+  constructor(opts: { apiKey?: string; name?: string; legacyAuth?: boolean; id?: string } = {}) {
     super();
     this.apiKey = opts.apiKey ?? 'media-api-key';
     this.legacyAuth = opts.legacyAuth ?? false;
     this.name = opts.name ?? 'fake';
+    this.id = opts.id ?? randomBytes(16).toString('hex');
   }
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -71,9 +76,13 @@ export class FakeMediaServer extends SwitchableServer {
       else res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
     };
     if (this.mode === 'error503') return send(503);
+    // The public part needs no key: what a client reads before signing in.
+    if (route === '/system/info/public' && req.method === 'GET') {
+      return send(200, { LocalAddress: this.url, ServerName: this.name, Version: '10.9.11', ProductName: 'Jellyfin Server', OperatingSystem: '', Id: this.id, StartupWizardCompleted: true });
+    }
     if (token !== this.apiKey) return send(401);
     if (route === '/system/info' && req.method === 'GET') {
-      return send(200, { ServerName: this.name, Version: '10.9.11', Id: 'fake-server-id', OperatingSystem: 'Linux' });
+      return send(200, { ServerName: this.name, Version: '10.9.11', Id: this.id, OperatingSystem: 'Linux' });
     }
     if (route === '/library/virtualfolders' && req.method === 'GET') {
       return send(200, this.virtualFolders.map((f) => ({ ItemId: f.Name, LibraryOptions: {}, RefreshStatus: 'Idle', ...f })));

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -117,11 +118,17 @@ export class FakePlex extends SwitchableServer {
   /** false: /activities answers 404, as on a Plex too old to have it. */
   activitiesAvailable = true;
   readonly token: string;
+  /** Plex's own id, made once per install (40 hex digits): each fake is another server unless told otherwise. */
+  readonly machineIdentifier: string;
+  /** The server's name as its owner set it (`friendlyName` of `GET /`). */
+  readonly friendlyName: string;
 
-  constructor(opts: { token?: string; sections?: FakeSection[] } = {}) {
+  constructor(opts: { token?: string; sections?: FakeSection[]; machineIdentifier?: string; friendlyName?: string } = {}) {
     super();
     this.token = opts.token ?? 'plex-token-123';
     this.sections = opts.sections ?? DEFAULT_SECTIONS;
+    this.machineIdentifier = opts.machineIdentifier ?? randomBytes(20).toString('hex');
+    this.friendlyName = opts.friendlyName ?? 'fake-plex';
   }
 
   /** The partial scans Plex received: section id and decoded folder, in order. */
@@ -163,13 +170,16 @@ export class FakePlex extends SwitchableServer {
     // /identity needs no token (plex-api-spec: security: - {}).
     if (path === '/identity' && req.method === 'GET') {
       return send(200, json
-        ? JSON.stringify({ MediaContainer: { size: 0, claimed: true, machineIdentifier: 'fake-machine-id', version: '1.40.1.8227-c0dd5a73e' } })
-        : '<?xml version="1.0" encoding="UTF-8"?>\n<MediaContainer size="0" claimed="1" machineIdentifier="fake-machine-id" version="1.40.1.8227-c0dd5a73e"/>');
+        ? JSON.stringify({ MediaContainer: { size: 0, claimed: true, machineIdentifier: this.machineIdentifier, version: '1.40.1.8227-c0dd5a73e' } })
+        : `<?xml version="1.0" encoding="UTF-8"?>\n<MediaContainer size="0" claimed="1" machineIdentifier="${this.machineIdentifier}" version="1.40.1.8227-c0dd5a73e"/>`);
     }
     if (token !== this.token) return send(401, '<html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1></body></html>', 'text/html');
 
     if (path === '/' && req.method === 'GET') {
-      return send(200, JSON.stringify({ MediaContainer: { size: 0, version: '1.40.1.8227-c0dd5a73e', machineIdentifier: 'fake-machine-id' } }));
+      const root = { size: 0, friendlyName: this.friendlyName, machineIdentifier: this.machineIdentifier, version: '1.40.1.8227-c0dd5a73e', platform: 'Linux' };
+      return send(200, json
+        ? JSON.stringify({ MediaContainer: root })
+        : `<?xml version="1.0" encoding="UTF-8"?>\n<MediaContainer ${Object.entries(root).map(([k, v]) => `${k}="${v}"`).join(' ')}/>`);
     }
     if ((path === '/library/sections' || path === '/library/sections/all') && req.method === 'GET') {
       return send(200, json ? this.sectionsJson() : this.sectionsXml());

@@ -8,6 +8,7 @@ import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL } from './session.ts';
 
 export interface PgQueueOptions {
@@ -40,6 +41,8 @@ export class PgQueueStore implements QueueBackend {
   readonly shared: SharedQueue;
   private readonly pool: pg.Pool;
   private readonly session: QueueSession;
+  /** The live relays and their targets: whom a due scan goes to, and which deliveries this relay claims. */
+  private readonly relays: RelayRegistry;
   private readonly leaseMs: number;
   private readonly renewTimer: NodeJS.Timeout;
 
@@ -59,11 +62,14 @@ export class PgQueueStore implements QueueBackend {
     this.pool.on('error', (err) => opts.log?.debug({ err: err.message }, 'an idle queue database connection closed'));
     this.session = new QueueSession(opts.url, `scanrelay ${opts.relayId} (session)`, opts.log);
     const session = this.session;
+    const relays = (this.relays = new RelayRegistry(this.pool, opts.relayId, this.leaseMs, opts.log));
     this.shared = {
       relayId: opts.relayId,
       pollMs: opts.pollMs ?? 5000,
-      takeTurn: (t) => session.takeTurn(t),
-      releaseTurn: (t) => session.releaseTurn(t),
+      join: (targets) => relays.join(targets),
+      relays: () => relays.running(this.pool).catch((err: unknown) => Promise.reject(unavailable(err, opts.url))),
+      takeTurn: (t) => session.takeTurn(relays.turnKey(t)),
+      releaseTurn: (t) => session.releaseTurn(relays.turnKey(t)),
       onWake: (l) => session.onWake(l),
     };
     this.view = {
@@ -238,11 +244,20 @@ export class PgQueueStore implements QueueBackend {
     return results;
   }
 
-  async activateDue(targets: readonly string[], now = Date.now(), limit = 1000): Promise<number> {
+  /** Due scans get a delivery for every server a live relay has (RelayRegistry), whichever relay finds them due. */
+  async activateDue(names: readonly string[], now = Date.now(), limit = 1000): Promise<number> {
     // Most looks find nothing due: no lock for those.
     const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
-    if (!due.rows[0]?.n) return 0;
+    const dueCount = due.rows[0]?.n ?? 0;
+    if (!dueCount) return 0;
     return this.tx(async (db) => {
+      const targets = await this.relays.activationTargets(db, names);
+      if (this.relays.joined) {
+        // No relay with a target runs: due scans stay pending (nothing lost) until one does.
+        this.relays.noTargets(targets.length ? 0 : dueCount);
+        if (!targets.length) return 0;
+        await this.adopt(db, targets, now);
+      }
       // Scans of new files first: a removal scan due in the same pass waits for them (as in the SQLite store).
       const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until'>>(
         `SELECT id, folder, removal, hold_until FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
@@ -282,6 +297,9 @@ export class PgQueueStore implements QueueBackend {
 
   async claimDeliveries(limit: number, now = Date.now(), target?: string): Promise<Claimed[]> {
     if (limit <= 0) return [];
+    // This relay's target as the queue names it (its server's, and the name from before relays had ids).
+    const keys = target === undefined ? [] : this.relays.claimKeys(target);
+    if (target !== undefined && !keys.length) return [];
     if (target === undefined) {
       const out: Claimed[] = [];
       const targets = (await this.q<{ target: string }>(`SELECT DISTINCT target FROM deliveries WHERE status IN ('waiting', 'sending')`)).rows;
@@ -293,11 +311,11 @@ export class PgQueueStore implements QueueBackend {
       const { rows } = await db.query<DeliveryRow>(
         `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, relay = $3, lease_until = $4
          FROM (SELECT scan_id, target FROM deliveries
-               WHERE target = $1 AND ((status = 'waiting' AND next_at <= $2) OR (status = 'sending' AND lease_until < $2))
+               WHERE target = ANY($1::text[]) AND ((status = 'waiting' AND next_at <= $2) OR (status = 'sending' AND lease_until < $2))
                ORDER BY priority, next_at, scan_id LIMIT $5 FOR UPDATE SKIP LOCKED) c
          WHERE d.scan_id = c.scan_id AND d.target = c.target
          RETURNING d.*`,
-        [target, now, this.opts.relayId, now + this.leaseMs, limit],
+        [keys, now, this.opts.relayId, now + this.leaseMs, limit],
       );
       return rows;
     });
@@ -406,23 +424,26 @@ export class PgQueueStore implements QueueBackend {
 
   /**
    * Several relays may list different targets, so a target this relay lacks is not "no longer configured":
-   * its deliveries are left to the relays that have it. Active scans with no delivery at all get this relay's.
+   * its deliveries wait for a relay that has it. Active scans with no delivery at all (left so by a relay
+   * without targets before relays had a registry) get the live relays' targets.
    */
-  async failUnknownTargets(targets: readonly string[], now = Date.now()): Promise<number> {
-    if (!targets.length) return 0;
-    await this.tx(async (db) => {
-      await db.query(
-        `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
-         SELECT s.id, t, 'waiting', 0, $1, s.priority FROM scans s CROSS JOIN unnest($2::text[]) AS t
-         WHERE s.status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ON CONFLICT DO NOTHING`,
-        [now, targets],
-      );
-    }, true);
+  async failUnknownTargets(names: readonly string[], now = Date.now()): Promise<number> {
+    await this.tx(async (db) => this.adopt(db, await this.relays.activationTargets(db, names), now), true);
     return 0;
   }
 
+  private async adopt(db: Db, targets: readonly string[], now: number): Promise<void> {
+    if (!targets.length) return;
+    await db.query(
+      `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
+       SELECT s.id, t, 'waiting', 0, $1, s.priority FROM scans s CROSS JOIN unnest($2::text[]) AS t
+       WHERE s.status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ON CONFLICT DO NOTHING`,
+      [now, targets],
+    );
+  }
+
   async nextWakeAt(targets?: readonly string[]): Promise<number | undefined> {
-    const list = targets ? [...targets] : null;
+    const list = targets ? targets.flatMap((t) => this.relays.claimKeys(t)) : null;
     const { rows } = await this.q<{ due: number | null; next: number | null; lease: number | null }>(
       `SELECT (SELECT min(due_at) FROM scans WHERE status = 'pending') AS due,
               (SELECT min(next_at) FROM deliveries WHERE status = 'waiting' AND ($1::text[] IS NULL OR target = ANY($1::text[]))) AS next,
@@ -513,7 +534,12 @@ export class PgQueueStore implements QueueBackend {
         list.push(d);
       }
     }
-    return rows.map((r) => toEntry(r, samples.get(r.id)?.files ?? [], samples.get(r.id)?.size ?? 0, deliveries.get(r.id) ?? []));
+    const out = rows.map((r) => toEntry(r, samples.get(r.id)?.files ?? [], samples.get(r.id)?.size ?? 0, deliveries.get(r.id) ?? []));
+    if (!rows.length) return out;
+    const seen = await this.relays.seen(this.pool).catch((err: unknown) => {
+      throw unavailable(err, this.opts.url);
+    });
+    return this.relays.describe(out, seen);
   }
 
   private async get(id: number): Promise<QueueEntry | undefined> {
@@ -543,6 +569,7 @@ export class PgQueueStore implements QueueBackend {
 
   async close(): Promise<void> {
     clearInterval(this.renewTimer);
+    await this.relays.leave();
     await this.session.close();
     await this.pool.end().catch(() => undefined);
   }

@@ -6,6 +6,7 @@ import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
 import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
+import type { RunningRelay } from '../../queue/backend.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
@@ -32,8 +33,15 @@ export function scanView(e: QueueEntry) {
     finishedAt: e.finishedAt,
     /** From the first request to the end of the last delivery. */
     tookMs: e.finishedAt === null ? null : Math.max(0, e.finishedAt - e.firstAt),
+    /** Why a scan that is due still waits (a shared queue with no relay that has a target), else null. */
+    waiting: e.waiting ?? null,
     deliveries: e.deliveries.map((d) => ({
+      /** The delivery's name in the queue: plex, jellyfin, emby; on a shared queue the server's, plex@<its id>. */
       target: d.target,
+      /** The server as people read it: plex, or on a shared queue "plex (Living Room)". */
+      name: d.label ?? d.target,
+      /** Waiting, and no running relay has this server: it goes once one is back (a shared queue). */
+      unserved: d.unserved ?? false,
       status: d.status,
       attempts: d.attempts,
       nextAt: d.status === 'waiting' ? d.next_at : null,
@@ -173,6 +181,8 @@ export interface StatusView {
   drive: DriveStatus;
   /** Why every scan is held, when it is (the mount guard: SERVER_ANCHOR_FILES missing). */
   held?: { reason: 'mount guard'; missing: string[] } | null;
+  /** The relays sharing the queue (PostgreSQL) that run now, with their servers; absent with SQLite. */
+  relays?: RunningRelay[];
 }
 
 /** Target reachability is asked at most every `maxAgeMs`, so open dashboards do not hammer the media server. */
@@ -192,6 +202,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
   return async (): Promise<StatusView> => {
     if (!cached || Date.now() - cached.at > maxAgeMs) cached = { at: Date.now(), value: reachability(deps.targets ?? []) };
     const counts = await deps.store.view.counts();
+    const relays = await deps.store.shared?.relays();
     const hold = deps.holdStatus?.();
     return {
       targets: await cached.value,
@@ -199,6 +210,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
       queue: { pending: counts.pending ?? 0, active: counts.active ?? 0 },
       drive: deps.driveStatus?.() ?? { state: 'off' },
       held: hold?.held ? { reason: 'mount guard', missing: hold.missing } : null,
+      ...(relays ? { relays } : {}),
     };
   };
 }

@@ -53,7 +53,10 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
             }${t.note ? `<span class="why" data-note>; ${esc(t.note)}</span>` : ''}</li>`,
         )
         .join('')
-    : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
+    : s.relays
+      ? '<li class="off"><strong>targets</strong> none on this relay</li>'
+      : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
+  const relays = s.relays ? relaysText(s.relays) : '';
   const driveClass = s.drive.state === 'polling' || s.drive.state === 'standby' ? 'ok' : s.drive.state === 'off' ? 'off' : 'bad';
   const held = s.held
     ? `<li class="bad" data-held="mount-guard"><span class="dot" aria-hidden="true"></span><strong>held: mount guard</strong> <span class="why">missing: ${s.held.missing.map(esc).join(', ')}</span></li>`
@@ -61,14 +64,27 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
   const problems = (s.problems ?? [])
     .map((p) => `<li class="bad" data-setup-key="${esc(p.key)}"><span class="dot" aria-hidden="true"></span><strong>set-up</strong> ${esc(p.message)}</li>`)
     .join('');
-  return `<ul class="strip">${held}${targets}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  return `<ul class="strip">${held}${targets}${relays}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+}
+
+/** The relays sharing the queue and their servers: who delivers what. Bad when none has a server. */
+function relaysText(relays: NonNullable<StatusView['relays']>): string {
+  const served = relays.some((r) => r.targets.length);
+  const list = relays.map((r) => `${esc(r.relay)}: ${r.targets.length ? r.targets.map(esc).join(', ') : 'no target'}`).join('; ');
+  return `<li class="${served ? 'ok' : 'bad'}" data-relays="${relays.length}"><span class="dot" aria-hidden="true"></span><strong>relays</strong> ${
+    list || 'none running'
+  }${served ? '' : '<span class="why">: due scans wait for a relay with a target</span>'}</li>`;
 }
 
 function deliveries(v: ScanView, now: number): string {
-  if (!v.deliveries.length) return v.status === 'pending' ? '<span class="muted">waiting for the delay</span>' : '';
+  if (!v.deliveries.length) {
+    if (v.waiting) return `<span class="muted" data-waiting>waiting: ${esc(v.waiting)}</span>`;
+    return v.status === 'pending' ? '<span class="muted">waiting for the delay</span>' : '';
+  }
   return `<ul class="deliveries">${v.deliveries
     .map((d) => {
-      const bits = [`<strong>${esc(d.target)}</strong> ${esc(d.status)}`, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];
+      const bits = [`<strong title="${esc(d.target)}">${esc(d.name)}</strong> ${esc(d.status)}`, `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`];
+      if (d.unserved) bits.push('<span data-unserved>no running relay has this server: it goes when one is back</span>');
       if (d.relay) bits.push(`by relay ${esc(d.relay)}`);
       if (d.status === 'waiting' && d.nextAt !== null && d.attempts > 0) bits.push(`next ${relative(d.nextAt, now)}`);
       if (d.detail) bits.push(esc(d.detail));

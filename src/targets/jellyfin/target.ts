@@ -36,6 +36,12 @@ export class MediaBrowserTarget implements Target {
     }
   }
 
+  /** The server's Id and name from `GET /System/Info/Public` (docs/protocols.md section 4). */
+  async identity(): Promise<{ id: string; name?: string }> {
+    const info = await this.client.publicInfo();
+    return info.serverName ? { id: info.id, name: info.serverName } : { id: info.id };
+  }
+
   libraryRoots(): Promise<string[]> {
     return this.client.libraryLocations();
   }

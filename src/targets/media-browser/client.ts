@@ -5,6 +5,8 @@ import { classifyStatus, httpRequest, parseJsonAnswer } from '../http.ts';
 /** The answers read (docs/protocols.md section 4); the servers add fields freely. */
 const virtualFoldersAnswer = z.array(z.looseObject({ Name: z.string().optional(), Locations: z.array(z.string()).optional().default([]) }));
 const systemInfoAnswer = z.looseObject({ ServerName: z.string().optional(), Version: z.string().optional() });
+/** `GET /System/Info/Public` (no key needed): the server's own Id and name. */
+const publicInfoAnswer = z.looseObject({ Id: z.string().min(1), ServerName: z.string().optional() });
 
 export interface MediaUpdate {
   path: string;
@@ -64,6 +66,12 @@ export class MediaBrowserClient {
   async libraryLocations(): Promise<string[]> {
     const folders = parseJsonAnswer(await this.call('GET', '/Library/VirtualFolders', 'library list'), virtualFoldersAnswer, `${this.product} library list`);
     return folders.flatMap((f) => f.Locations.filter((l) => l !== ''));
+  }
+
+  /** The server's own Id and name: the same whichever URL or key asks. */
+  async publicInfo(): Promise<{ id: string; serverName?: string }> {
+    const info = parseJsonAnswer(await this.call('GET', '/System/Info/Public', 'public system info'), publicInfoAnswer, `${this.product} public system info`);
+    return { id: info.Id, serverName: info.ServerName };
   }
 
   async systemInfo(): Promise<{ serverName?: string; version?: string }> {

@@ -32,6 +32,11 @@ export const identityAnswer = z.looseObject({
   MediaContainer: z.looseObject({ machineIdentifier: z.string().optional(), version: z.string().optional() }),
 });
 
+/** `GET /` (with the token): the server's name as its owner set it in Plex's settings. */
+export const serverAnswer = z.looseObject({
+  MediaContainer: z.looseObject({ friendlyName: z.string().optional() }),
+});
+
 /** plex_autoscan's "ready" test: the account answer holds a MyPlex object once Plex can scan. */
 export const accountAnswer = z.looseObject({
   MyPlex: z.looseObject({ username: z.string().optional() }),

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { classifyStatus, httpRequest, TargetError, TlsError } from '../http.ts';
-import { accountAnswer, activitiesAnswer, identityAnswer, parseAnswer, sectionsAnswer } from './answers.ts';
+import { accountAnswer, activitiesAnswer, identityAnswer, parseAnswer, sectionsAnswer, serverAnswer } from './answers.ts';
 
 export interface PlexSection {
   id: string;
@@ -77,6 +77,11 @@ export class PlexApi {
     const text = await this.call('GET', '/identity', 'identity');
     const mc = parseAnswer(text, identityAnswer, 'identity').MediaContainer;
     return { machineIdentifier: mc.machineIdentifier, version: mc.version };
+  }
+
+  /** The server's name (`friendlyName` of `GET /`, which needs the token). */
+  async friendlyName(): Promise<string | undefined> {
+    return parseAnswer(await this.call('GET', '/', 'server info'), serverAnswer, 'server info').MediaContainer.friendlyName;
   }
 
   /**

@@ -23,6 +23,7 @@ import { ScannerFailed } from './backends/scanner/backend.ts';
 import { WaitTracker } from './wait.ts';
 import type { PathRewriter } from '../../paths/rewrite.ts';
 import { itemForTarget } from '../rewrite.ts';
+import { plexApiFor } from './tls-policy.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
 export interface PlexTimings extends ScanWatchTimings {
@@ -229,6 +230,17 @@ export class PlexTarget implements Target {
     if (api) this.scanWatch(api).start();
     const r = await this.backend.available();
     return this.backend.method === 'api' && api ? { ...r, note: this.scanWatch(api).describe() } : r;
+  }
+
+  /**
+   * Plex's machineIdentifier (`GET /identity` needs no token, so the scanner method can ask it too) and, with a
+   * token, its friendlyName. The same Plex answers the same id whichever URL a relay uses.
+   */
+  async identity(): Promise<{ id: string; name?: string }> {
+    const { machineIdentifier } = await (this.steps.api ?? plexApiFor(this.steps.config)).identity();
+    if (!machineIdentifier) throw new Error('Plex (GET /identity) answered without a machineIdentifier');
+    const name = await this.steps.api?.friendlyName().catch(() => undefined);
+    return name ? { id: machineIdentifier, name } : { id: machineIdentifier };
   }
 
   /** Closes the notification stream (scanrelay stopping). */
