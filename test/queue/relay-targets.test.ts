@@ -185,7 +185,7 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     await b.stop();
   });
 
-  test('a relay that goes away with a target only it had: its deliveries wait (shown so, not failed) and go out when it is back', async () => {
+  test('a relay that goes away with a target only it had: its deliveries, and those of scans due meanwhile, wait (shown so, not failed) and go out when it is back', async () => {
     const url = await cluster.createDatabase();
     const north = new Server('plex-north', 'North');
     const south = new Server('plex-south', 'South');
@@ -203,11 +203,42 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     assert.equal(southDelivery?.unserved, true, 'shown as waiting for a relay with that server');
     assert.equal(entry!.deliveries.find((d) => d.label === 'plex (North)')?.unserved, false);
     assert.deepEqual(south.scans, []);
+    // A scan that becomes due while South's relay is away (a restart, an update) is South's too: it waits for it.
+    await a.store.enqueueMany([req('/data/TV/Due While Away')], NOW);
+    a.scheduler.poke();
+    await waitFor(() => north.scans.length === 2, 10_000, 'North to get the second');
+    const [later] = (await a.store.view.listOpen()).filter((e) => e.folder === '/data/TV/Due While Away');
+    assert.equal(later!.deliveries.find((d) => d.label === 'plex (South)')?.unserved, true, 'a delivery for South, waiting');
 
     b = await startRelay(url, 'relay-south', [targetFor(south)]);
-    await waitFor(async () => south.scans.length === 1 && (await statusOf(a.store, '/data/TV/While Away')) === 'done', 10_000, 'South to get it once back');
-    assert.deepEqual(north.scans, ['/data/TV/While Away']);
-    assert.deepEqual(south.scans, ['/data/TV/While Away']);
+    const both = ['/data/TV/Due While Away', '/data/TV/While Away'];
+    await waitFor(
+      async () => south.scans.length === 2 && (await statusOf(a.store, both[0]!)) === 'done' && (await statusOf(a.store, both[1]!)) === 'done',
+      10_000,
+      'South to get both once back',
+    );
+    assert.deepEqual([...north.scans].sort(), both);
+    assert.deepEqual([...south.scans].sort(), both);
+    await a.stop();
+    await b.stop();
+  });
+
+  test('a relay that restarts while its Plex is down: scans due meanwhile still reach that Plex once it answers', async () => {
+    const url = await cluster.createDatabase();
+    const north = new Server('plex-north', 'North');
+    const south = new Server('plex-south', 'South');
+    const a = await startRelay(url, 'relay-north', [targetFor(north)]);
+    let b = await startRelay(url, 'relay-south', [targetFor(south)]);
+    await b.stop();
+    south.up = false;
+    b = await startRelay(url, 'relay-south', [targetFor(south)]);
+    await a.store.enqueueMany([req('/data/TV/South Down')], NOW);
+    a.scheduler.poke();
+    await waitFor(() => north.scans.length === 1, 10_000, 'North to get it');
+    assert.deepEqual(south.scans, []);
+    south.up = true;
+    await waitFor(async () => south.scans.length === 1 && (await statusOf(a.store, '/data/TV/South Down')) === 'done', 15_000, 'South to get it once up');
+    assert.deepEqual(south.scans, ['/data/TV/South Down']);
     await a.stop();
     await b.stop();
   });

@@ -13,6 +13,13 @@ const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /** How long a relay's start waits for its servers to say who they are (they are asked on after that). */
 const START_WAIT_MS = 3000;
 
+/**
+ * How long a server keeps getting deliveries after its last relay stopped. A relay restarting (an update, a
+ * reboot) must not make its server miss the scans that became due meanwhile: they wait for it. A relay that
+ * stays away longer is taken as gone for good, and new scans stop going to its servers.
+ */
+export const SERVER_KEPT_MS = 24 * 60 * 60 * 1000;
+
 /** A delivery's name on a shared queue: the kind and the server's own id (plex@<machineIdentifier>). */
 export function deliveryKey(kind: string, id: string): string {
   return `${kind}@${id}`;
@@ -90,14 +97,17 @@ export class RelayRegistry {
     this.timer.unref?.();
   }
 
-  /** A clean stop: this relay's record goes at once (its deliveries wait for another relay with the same server). */
+  /**
+   * A clean stop: this relay stops counting as running at once (its deliveries wait for another relay with the
+   * same server). Its record stays, so its servers keep getting the scans that become due while it is away.
+   */
   async leave(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (!this.joined) return;
     this.isJoined = false;
     await this.beating?.catch(() => undefined);
-    await this.pool.query(`DELETE FROM relays WHERE relay = $1`, [this.relayId]).catch(() => undefined);
+    await this.pool.query(`UPDATE relays SET live_until = ${DB_NOW} WHERE relay = $1`, [this.relayId]).catch(() => undefined);
   }
 
   private beat(): Promise<void> {
@@ -122,7 +132,13 @@ export class RelayRegistry {
         [known.map((t) => t.key), known.map((t) => t.target.name), known.map((t) => t.label ?? null)],
       );
       await this.pool.query(`INSERT INTO relay_targets (relay, target) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [this.relayId, keys]);
-      await this.pool.query(`DELETE FROM relay_targets WHERE relay = $1 AND target <> ALL($2::text[])`, [this.relayId, keys]);
+      // A target dropped from the config goes; one whose server has not said who it is yet keeps what it had
+      // (a Plex down at start must not miss the scans that become due meanwhile).
+      const unknownKinds = [...this.local.values()].filter((t) => !t.key).map((t) => t.target.name);
+      await this.pool.query(
+        `DELETE FROM relay_targets WHERE relay = $1 AND target <> ALL($2::text[]) AND split_part(target, '@', 1) <> ALL($3::text[])`,
+        [this.relayId, keys, unknownKinds],
+      );
       // A server just known: relays with scans waiting for it look now.
       if (keys.join('\n') !== this.written) await this.pool.query(`SELECT pg_notify($1, 'relay')`, [WAKE_CHANNEL]);
       this.written = keys.join('\n');
@@ -184,13 +200,15 @@ export class RelayRegistry {
   }
 
   /**
-   * Whom a scan that becomes due is delivered to: every server a live relay has (this one's included), or the
-   * given names before join(). Empty: no relay with a target runs, and due scans wait for one.
+   * Whom a scan that becomes due is delivered to: every server a relay has that runs or stopped less than
+   * SERVER_KEPT_MS ago (this one's included), or the given names before join(). Empty: no relay with a target
+   * ran lately, and due scans wait for one.
    */
   async activationTargets(db: Db, names: readonly string[]): Promise<string[]> {
     if (!this.joined) return [...names];
     const { rows } = await db.query<{ target: string }>(
-      `SELECT DISTINCT rt.target FROM relay_targets rt JOIN relays r USING (relay) WHERE r.live_until > ${DB_NOW}`,
+      `SELECT DISTINCT rt.target FROM relay_targets rt JOIN relays r USING (relay) WHERE r.live_until > ${DB_NOW} - $1::bigint`,
+      [SERVER_KEPT_MS],
     );
     return [...new Set([...rows.map((r) => r.target), ...this.keys()])].sort();
   }
