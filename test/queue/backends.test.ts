@@ -232,6 +232,30 @@ for (const [name, open] of STORES) {
       reference.close();
     });
 
+    test('a file named twice in one commit takes one place in a nearly full sample', async () => {
+      const s = await open();
+      const reference = new QueueStore(':memory:');
+      const folder = '/d/TV/Full/S01';
+      const names = Array.from({ length: MAX_FILES_PER_SCAN - 3 }, (_, i) => `${folder}/e${String(i).padStart(4, '0')}.mkv`);
+      const batches = [
+        [req(folder, { files: names })],
+        // Three places left: a, then a again with b (a is known: b fits), then d and z (d takes the last place, since a
+        // took one place only; z is counted).
+        [req(folder, { files: [`${folder}/a.mkv`] }), req(folder, { files: [`${folder}/a.mkv`, `${folder}/b.mkv`] }), req(folder, { files: [`${folder}/d.mkv`, `${folder}/z.mkv`] })],
+      ];
+      for (const b of batches) {
+        await s.enqueueMany(b, timing, 1000);
+        reference.enqueueMany(b, timing, 1000);
+      }
+      const seen = async (q: QueueBackend) => {
+        const [e] = await q.view.listOpen();
+        return { fileCount: e!.fileCount, kept: (await q.view.get(e!.id))!.files.filter((f) => !names.includes(f)) };
+      };
+      assert.deepEqual(await seen(s), { fileCount: MAX_FILES_PER_SCAN + 1, kept: [`${folder}/a.mkv`, `${folder}/b.mkv`, `${folder}/d.mkv`] });
+      assert.deepEqual(await seen(s), await seen(reference));
+      reference.close();
+    });
+
     test('a failed scan whose file list was cut gives its parts back as folders, since its sample cannot say whose files are missing', async () => {
       const s = await open();
       const now = { delayMs: 0, maxMs: 0 };
@@ -270,6 +294,44 @@ for (const [name, open] of STORES) {
         }
       }
       assert.deepEqual(await openQueue(s), await openQueue(reference));
+      reference.close();
+    });
+
+    test('both stores agree on big batches: merges, parents taking in children and repeated parts within one commit', async () => {
+      // Batches of up to 30 requests (what 50 connections at once commit together), with files that repeat, so one
+      // commit inserts, merges, absorbs and records the same part more than once. Then every scan fails, and the
+      // parts each had recorded come back: they must be the same on both stores too.
+      const s = await open();
+      const reference = new QueueStore(':memory:');
+      let seed = 11;
+      const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const folders = ['/d/TV/A', '/d/TV/A/S1', '/d/TV/A/S2', '/d/TV/A/S2/x', '/d/TV/B', '/d/TV/B/S1', '/d/TV/C', '/d/Movies/M1', '/d/Movies/M2', '/d/Movies', '/d/TV'];
+      const t = { delayMs: 1000, maxMs: 5000, roots: ['/d/TV', '/d/Movies'] };
+      for (let step = 0; step < 25; step++) {
+        const batch = Array.from({ length: 1 + rand(30) }, () => {
+          const folder = folders[rand(folders.length)]!;
+          const files = Array.from({ length: rand(3) }, () => `${folder}/f${rand(4)}.mkv`);
+          return req(folder, { priority: rand(3), files, event: rand(4) ? 'Download' : 'Upgrade', title: rand(2) ? `t${rand(5)}` : undefined });
+        });
+        const now = 1000 + step * 300;
+        const [mine, theirs] = [await s.enqueueMany(batch, t, now), reference.enqueueMany(batch, t, now)];
+        assert.deepEqual(mine.map((r) => [r.status, r.folder, r.dueAt]), theirs.map((r) => [r.status, r.folder, r.dueAt]), `step ${step}`);
+      }
+      const counted = async (q: QueueBackend) => (await q.view.listOpen()).map((e) => [e.folder, e.fileCount, e.title]);
+      assert.deepEqual(await openQueue(s), await openQueue(reference));
+      assert.deepEqual(await counted(s), await counted(reference));
+      const failAll = async (q: QueueBackend) => {
+        await q.activateDue(['plex'], 100_000);
+        const back: Array<[string, string[] | undefined]> = [];
+        for (const c of await q.claimDeliveries(100, 100_000, 'plex')) {
+          back.push([c.item.folder, (await q.completeDelivery(c.item.id, 'plex', { status: 'failed', error: 'no section' }, 100_000)).requeued]);
+        }
+        return back.sort((a, b) => a[0].localeCompare(b[0]));
+      };
+      const requeued = await failAll(s);
+      assert.ok(requeued.some(([, parts]) => parts?.length), 'some scans had taken in other folders');
+      assert.deepEqual(requeued, await failAll(reference));
+      assert.deepEqual(await openQueue(s), await openQueue(reference), 'the parts came back with the same requests, priority, times and files');
       reference.close();
     });
   });
@@ -330,9 +392,9 @@ describe('PostgreSQL: one queue for several relays', () => {
 
   test('a relay is woken by another relay\'s request (LISTEN/NOTIFY)', async () => {
     const { a, b } = await two();
-    const woken = new Promise<void>((resolve) => b.shared.onWake(resolve));
-    await a.enqueueMany([req('/m/x')], timing);
-    await woken;
+    const woken = new Promise<number | undefined>((resolve) => b.shared.onWake(resolve));
+    const [queued] = await a.enqueueMany([req('/m/x')], timing);
+    assert.equal(await woken, queued!.dueAt, 'the wake-up says when the scan is due, so relay-b sets its timer instead of looking now');
   });
 
   test('an unreachable database: a clear start error naming the URL without its password', async () => {
