@@ -379,6 +379,34 @@ describe('PostgreSQL: one queue for several relays', () => {
     assert.equal(await back.recoverInFlight(), 1);
   });
 
+  test('two relays finishing the two targets of one scan at the same moment finish the scan once', async () => {
+    // Each relay finishes its delivery without the queue's lock (only the scan's row is locked), so that relays
+    // drain side by side: the scan must still end, exactly once, and as failed when one of the two failed.
+    const { a, b } = await two();
+    const folders = Array.from({ length: 12 }, (_, i) => `/m/Film ${i}`);
+    await a.enqueueMany(folders.map((f) => req(f)), { delayMs: 0, maxMs: 0 }, 1000);
+    await a.activateDue(['jellyfin', 'emby'], 1000);
+    const [toJellyfin, toEmby] = await Promise.all([a.claimDeliveries(20, 1000, 'jellyfin'), b.claimDeliveries(20, 1000, 'emby')]);
+    assert.equal(toJellyfin.length + toEmby.length, 24);
+    const outcomes = await Promise.all(
+      toJellyfin.flatMap((j) => {
+        const e = toEmby.find((x) => x.item.id === j.item.id)!;
+        const embyFails = j.item.folder.endsWith('3') || j.item.folder.endsWith('7');
+        return [
+          a.completeDelivery(j.item.id, 'jellyfin', { status: 'done' }, 2000).then((r) => [j.item.folder, r.scanFinished] as const),
+          b.completeDelivery(e.item.id, 'emby', embyFails ? { status: 'failed', error: 'gone' } : { status: 'done' }, 2000).then((r) => [e.item.folder, r.scanFinished] as const),
+        ];
+      }),
+    );
+    const finished = outcomes.filter(([, f]) => f !== undefined).map(([folder, f]) => [folder, f]).sort();
+    assert.deepEqual(finished, folders.map((f) => [f, f.endsWith('3') || f.endsWith('7') ? 'failed' : 'done']).sort(), 'each scan finished once, by whichever relay finished last');
+    assert.equal(await a.countOpen(), 0);
+    assert.deepEqual(await a.view.counts(), { pending: 0, active: 0, done: 10, failed: 2 });
+    // Their pooled connections go now: the throwaway cluster takes a bounded number of clients.
+    await a.close();
+    await b.close();
+  });
+
   test('a serial target has one turn across relays, and a dead relay\'s turn is released with its connection', async () => {
     const { a, b } = await two();
     assert.equal(await a.shared.takeTurn('plex'), true);

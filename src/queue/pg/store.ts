@@ -89,8 +89,11 @@ export class PgQueueStore implements QueueBackend {
     }
   }
 
-  /** A transaction on one connection. `locked`: under the queue's advisory lock (enqueue and activation). */
-  private async tx<T>(body: (db: Db) => Promise<T>, locked = false): Promise<T> {
+  /**
+   * A transaction on one connection. `locked`: under the queue's advisory lock (enqueue and activation).
+   * `scanRow`: with that scan's row locked first (FOR UPDATE), after the advisory lock when both are asked.
+   */
+  private async tx<T>(body: (db: Db) => Promise<T>, locked = false, scanRow?: number): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -103,8 +106,9 @@ export class PgQueueStore implements QueueBackend {
     const onError = () => (broken = true);
     client.on('error', onError);
     try {
-      // One round trip: a query without parameters may hold two statements.
-      await client.query(locked ? `BEGIN; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : 'BEGIN');
+      // One round trip: a query without parameters may hold several statements (the id is a checked integer).
+      const row = scanRow !== undefined && Number.isSafeInteger(scanRow) ? `; SELECT 1 FROM scans WHERE id = ${scanRow} FOR UPDATE` : '';
+      await client.query(`BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`);
       const out = await body(client);
       await client.query('COMMIT');
       return out;
@@ -242,10 +246,14 @@ export class PgQueueStore implements QueueBackend {
     result: { status: 'done' | 'failed'; error?: string; detail?: string },
     now = Date.now(),
   ): Promise<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }> {
-    return this.tx(async (db) => {
-      // One statement: this delivery's outcome, and the scan's once none of its deliveries is open (the other
-      // deliveries are read as they were; this one counts with its new status). A scan done drops its parts.
-      const { rows } = await db.query<{ finished: 'done' | 'failed' | null }>({
+    // A delivery done locks only its scan's row (two targets of one scan finish one after the other), not the
+    // queue: relays finish deliveries side by side, and beside the intake's commits. A failed one, or a scan that
+    // ends failed, takes the queue's lock as well, since its parts are queued again.
+    const failed = result.status === 'failed';
+    const counts = await this.tx(async (db) => {
+      // One statement: this delivery's outcome, and the scan's when it is done: none of its deliveries is open
+      // and none failed (the other deliveries are read as they were; this one counts with its new status).
+      const { rows } = await db.query<{ open: number; failed: number }>({
         name: 'scanrelay.complete',
         text: `WITH d AS (
            UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2 RETURNING status
@@ -254,21 +262,40 @@ export class PgQueueStore implements QueueBackend {
                   count(*) FILTER (WHERE status = 'failed') + (SELECT count(*) FROM d WHERE status = 'failed') AS failed
            FROM deliveries WHERE scan_id = $1 AND target <> $2
          ), s AS (
-           UPDATE scans SET status = CASE WHEN o.failed > 0 THEN 'failed' ELSE 'done' END, finished_at = $6 FROM o WHERE id = $1 AND o.open = 0 RETURNING scans.status
+           UPDATE scans SET status = 'done', finished_at = $6 FROM o WHERE id = $1 AND o.open = 0 AND o.failed = 0 RETURNING scans.id
          ), p AS (
-           DELETE FROM scan_parts WHERE scan_id = $1 AND EXISTS (SELECT 1 FROM s WHERE status = 'done')
+           DELETE FROM scan_parts WHERE scan_id = $1 AND EXISTS (SELECT 1 FROM s)
          )
-         SELECT (SELECT status FROM s) AS finished`,
+         SELECT open, failed FROM o`,
         values: [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
       });
-      const status = rows[0]?.finished ?? undefined;
-      if (status !== 'failed') return { scanFinished: status };
-      const requeued = await this.requeueParts(db, scanId, now);
-      await db.query(`DELETE FROM scan_parts WHERE scan_id = $1`, [scanId]);
-      // Only what was queued again is news for the other relays: a finished delivery leaves them nothing to do.
-      if (requeued.length) await db.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, wakePayload(now)]);
-      return requeued.length ? { scanFinished: status, requeued } : { scanFinished: status };
-    }, true);
+      const o = rows[0]!;
+      if (o.open || !o.failed) return o;
+      return failed ? { ...o, finished: await this.finishFailed(db, scanId, now) } : o;
+    }, failed, scanId);
+    if (counts.open) return { scanFinished: undefined };
+    if (!counts.failed) return { scanFinished: 'done' };
+    const out = 'finished' in counts ? counts.finished : await this.tx((db) => this.finishFailed(db, scanId, now), true, scanId);
+    return out ?? { scanFinished: undefined };
+  }
+
+  /**
+   * A scan whose deliveries all ended, one of them failed: it goes to history as failed, and the requests for other
+   * folders it had taken in are queued again on their own. Under the queue's lock.
+   */
+  private async finishFailed(db: Db, scanId: number, now: number): Promise<{ scanFinished: 'failed'; requeued?: string[] } | undefined> {
+    const { rows } = await db.query<{ open: number; status: string }>(
+      `SELECT (SELECT count(*) FROM deliveries WHERE scan_id = $1 AND status IN ('waiting', 'sending')) AS open, (SELECT status FROM scans WHERE id = $1) AS status`,
+      [scanId],
+    );
+    // Retried from the dashboard meanwhile, or finished by another relay.
+    if (rows[0]!.open || rows[0]!.status !== 'active') return undefined;
+    await db.query(`UPDATE scans SET status = 'failed', finished_at = $1 WHERE id = $2`, [now, scanId]);
+    const requeued = await this.requeueParts(db, scanId, now);
+    await db.query(`DELETE FROM scan_parts WHERE scan_id = $1`, [scanId]);
+    // Only what was queued again is news for the other relays: a finished delivery leaves them nothing to do.
+    if (requeued.length) await db.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, wakePayload(now)]);
+    return requeued.length ? { scanFinished: 'failed', requeued } : { scanFinished: 'failed' };
   }
 
   /** Queues the parts of a failed scan again, due now, with the files of theirs it held (as the SQLite store). */
