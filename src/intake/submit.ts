@@ -17,8 +17,6 @@ export interface IntakeDeps {
   /** Library roots of the enabled targets: a folder in none of them is refused (built where the targets are). */
   libraries?: Pick<LibraryRoots, 'check'>;
   metrics?: Pick<Metrics, 'request'>;
-  /** Called after a commit (wakes the scheduler). */
-  onQueued?: () => void;
 }
 
 /** The request's logger (fastify's per-request logger or the relay's). */
@@ -60,8 +58,8 @@ export async function submitIntent(
   const outcomes = deps.libraries ? await checkLibraries(resolved, intent.source, deps.libraries, log, client) : resolved;
   const { requests, indexOf } = requestsPerFolder(outcomes);
   if (intent.paths.length > 100) await yieldToLoop();
+  // The intake's commit sets the scheduler's timer for the scans' due time (server/run.ts).
   const results = await deps.intake.enqueue(requests);
-  deps.onQueued?.();
   // The commit ran in a turn of its own; the answer for every path gets another.
   if (intent.paths.length > 100) await yieldToLoop();
 

@@ -93,8 +93,11 @@ export interface SharedQueue {
    */
   takeTurn(target: string): Promise<boolean>;
   releaseTurn(target: string): Promise<void>;
-  /** Called when another relay queued, finished or released something. */
-  onWake(listener: () => void): void;
+  /**
+   * Called when a relay queued, finished or released something; `at`: the wake-up only says something is due
+   * then (a queued scan), so a timer for that time will do.
+   */
+  onWake(listener: (at?: number) => void): void;
 }
 
 export interface RunningRelay {

@@ -71,7 +71,7 @@ export class Scheduler {
     opts: SchedulerOptions = {},
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
-    store.shared?.onWake(() => this.poke());
+    store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     this.opts = {
       concurrency: opts.concurrency ?? 8,
       retryBaseMs: opts.retryBaseMs ?? 1000,
@@ -121,6 +121,14 @@ export class Scheduler {
   poke(): void {
     if (!this.running) return;
     this.schedule(Date.now());
+  }
+
+  /**
+   * Something becomes due at `at` (a committed request): the timer moves earlier if it must, and the queue is
+   * not looked at before then (a look costs statements on PostgreSQL; a request is rarely due at once).
+   */
+  wakeBy(at: number): void {
+    this.schedule(at);
   }
 
   private schedule(at: number): void {

@@ -23,7 +23,7 @@ export interface AppDeps {
   recognizers: Recognizer[];
   drive?: DriveControl;
   probe?: FolderProbe;
-  /** Called after a scan request was committed or made due again (wakes the scheduler). */
+  /** Called after a scan was made due again from the dashboard or the API (wakes the scheduler). */
   onQueued?: () => void;
   /** Whether folders lie in a library of an enabled target (built with the targets); absent: not checked. */
   libraries?: Pick<LibraryRoots, 'check'>;

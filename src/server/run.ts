@@ -108,7 +108,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   const intake = new QueueIntake(store, () => ({ ...timing, roots: libraries.known() }), (results, requests) => {
     metrics.committed(requests, results);
-    scheduler.poke();
+    if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
   });
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED

@@ -48,7 +48,7 @@ let dbCounter = 0;
  * same folder, trust authentication for the user `scanrelay`. PostgreSQL refuses to run as root, so as root
  * the cluster runs as the `postgres` system user (Debian's package creates it), or `nobody`.
  */
-export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<PgCluster> {
+export async function startPgCluster(opts: { durable?: boolean; statementStats?: boolean } = {}): Promise<PgCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): npm test installs the postgresql package');
   const dir = mkdtempSync(join(tmpdir(), 'scanrelay-pg-'));
@@ -72,7 +72,9 @@ export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<
   const port = await freePort();
   // Tests need no crash safety of the cluster itself; a benchmark keeps PostgreSQL's (fsync on, as SQLite's synchronous=FULL).
   const speed = opts.durable ? '' : ' -c fsync=off -c full_page_writes=off';
-  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60${speed}`;
+  // A benchmark counts the statements each relay sends (pg_stat_statements, in the contrib modules Debian's package has).
+  const stats = opts.statementStats ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all' : '';
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60${speed}${stats}`;
   let running = false;
   const start = () => {
     if (running) return;

@@ -232,6 +232,30 @@ for (const [name, open] of STORES) {
       reference.close();
     });
 
+    test('a file named twice in one commit takes one place in a nearly full sample', async () => {
+      const s = await open();
+      const reference = new QueueStore(':memory:');
+      const folder = '/d/TV/Full/S01';
+      const names = Array.from({ length: MAX_FILES_PER_SCAN - 3 }, (_, i) => `${folder}/e${String(i).padStart(4, '0')}.mkv`);
+      const batches = [
+        [req(folder, { files: names })],
+        // Three places left: a, then a again with b (a is known: b fits), then d and z (d takes the last place, since a
+        // took one place only; z is counted).
+        [req(folder, { files: [`${folder}/a.mkv`] }), req(folder, { files: [`${folder}/a.mkv`, `${folder}/b.mkv`] }), req(folder, { files: [`${folder}/d.mkv`, `${folder}/z.mkv`] })],
+      ];
+      for (const b of batches) {
+        await s.enqueueMany(b, timing, 1000);
+        reference.enqueueMany(b, timing, 1000);
+      }
+      const seen = async (q: QueueBackend) => {
+        const [e] = await q.view.listOpen();
+        return { fileCount: e!.fileCount, kept: (await q.view.get(e!.id))!.files.filter((f) => !names.includes(f)) };
+      };
+      assert.deepEqual(await seen(s), { fileCount: MAX_FILES_PER_SCAN + 1, kept: [`${folder}/a.mkv`, `${folder}/b.mkv`, `${folder}/d.mkv`] });
+      assert.deepEqual(await seen(s), await seen(reference));
+      reference.close();
+    });
+
     test('a failed scan whose file list was cut gives its parts back as folders, since its sample cannot say whose files are missing', async () => {
       const s = await open();
       const now = { delayMs: 0, maxMs: 0 };
@@ -270,6 +294,44 @@ for (const [name, open] of STORES) {
         }
       }
       assert.deepEqual(await openQueue(s), await openQueue(reference));
+      reference.close();
+    });
+
+    test('both stores agree on big batches: merges, parents taking in children and repeated parts within one commit', async () => {
+      // Batches of up to 30 requests (what 50 connections at once commit together), with files that repeat, so one
+      // commit inserts, merges, absorbs and records the same part more than once. Then every scan fails, and the
+      // parts each had recorded come back: they must be the same on both stores too.
+      const s = await open();
+      const reference = new QueueStore(':memory:');
+      let seed = 11;
+      const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const folders = ['/d/TV/A', '/d/TV/A/S1', '/d/TV/A/S2', '/d/TV/A/S2/x', '/d/TV/B', '/d/TV/B/S1', '/d/TV/C', '/d/Movies/M1', '/d/Movies/M2', '/d/Movies', '/d/TV'];
+      const t = { delayMs: 1000, maxMs: 5000, roots: ['/d/TV', '/d/Movies'] };
+      for (let step = 0; step < 25; step++) {
+        const batch = Array.from({ length: 1 + rand(30) }, () => {
+          const folder = folders[rand(folders.length)]!;
+          const files = Array.from({ length: rand(3) }, () => `${folder}/f${rand(4)}.mkv`);
+          return req(folder, { priority: rand(3), files, event: rand(4) ? 'Download' : 'Upgrade', title: rand(2) ? `t${rand(5)}` : undefined });
+        });
+        const now = 1000 + step * 300;
+        const [mine, theirs] = [await s.enqueueMany(batch, t, now), reference.enqueueMany(batch, t, now)];
+        assert.deepEqual(mine.map((r) => [r.status, r.folder, r.dueAt]), theirs.map((r) => [r.status, r.folder, r.dueAt]), `step ${step}`);
+      }
+      const counted = async (q: QueueBackend) => (await q.view.listOpen()).map((e) => [e.folder, e.fileCount, e.title]);
+      assert.deepEqual(await openQueue(s), await openQueue(reference));
+      assert.deepEqual(await counted(s), await counted(reference));
+      const failAll = async (q: QueueBackend) => {
+        await q.activateDue(['plex'], 100_000);
+        const back: Array<[string, string[] | undefined]> = [];
+        for (const c of await q.claimDeliveries(100, 100_000, 'plex')) {
+          back.push([c.item.folder, (await q.completeDelivery(c.item.id, 'plex', { status: 'failed', error: 'no section' }, 100_000)).requeued]);
+        }
+        return back.sort((a, b) => a[0].localeCompare(b[0]));
+      };
+      const requeued = await failAll(s);
+      assert.ok(requeued.some(([, parts]) => parts?.length), 'some scans had taken in other folders');
+      assert.deepEqual(requeued, await failAll(reference));
+      assert.deepEqual(await openQueue(s), await openQueue(reference), 'the parts came back with the same requests, priority, times and files');
       reference.close();
     });
   });
@@ -317,6 +379,34 @@ describe('PostgreSQL: one queue for several relays', () => {
     assert.equal(await back.recoverInFlight(), 1);
   });
 
+  test('two relays finishing the two targets of one scan at the same moment finish the scan once', async () => {
+    // Each relay finishes its delivery without the queue's lock (only the scan's row is locked), so that relays
+    // drain side by side: the scan must still end, exactly once, and as failed when one of the two failed.
+    const { a, b } = await two();
+    const folders = Array.from({ length: 12 }, (_, i) => `/m/Film ${i}`);
+    await a.enqueueMany(folders.map((f) => req(f)), { delayMs: 0, maxMs: 0 }, 1000);
+    await a.activateDue(['jellyfin', 'emby'], 1000);
+    const [toJellyfin, toEmby] = await Promise.all([a.claimDeliveries(20, 1000, 'jellyfin'), b.claimDeliveries(20, 1000, 'emby')]);
+    assert.equal(toJellyfin.length + toEmby.length, 24);
+    const outcomes = await Promise.all(
+      toJellyfin.flatMap((j) => {
+        const e = toEmby.find((x) => x.item.id === j.item.id)!;
+        const embyFails = j.item.folder.endsWith('3') || j.item.folder.endsWith('7');
+        return [
+          a.completeDelivery(j.item.id, 'jellyfin', { status: 'done' }, 2000).then((r) => [j.item.folder, r.scanFinished] as const),
+          b.completeDelivery(e.item.id, 'emby', embyFails ? { status: 'failed', error: 'gone' } : { status: 'done' }, 2000).then((r) => [e.item.folder, r.scanFinished] as const),
+        ];
+      }),
+    );
+    const finished = outcomes.filter(([, f]) => f !== undefined).map(([folder, f]) => [folder, f]).sort();
+    assert.deepEqual(finished, folders.map((f) => [f, f.endsWith('3') || f.endsWith('7') ? 'failed' : 'done']).sort(), 'each scan finished once, by whichever relay finished last');
+    assert.equal(await a.countOpen(), 0);
+    assert.deepEqual(await a.view.counts(), { pending: 0, active: 0, done: 10, failed: 2 });
+    // Their pooled connections go now: the throwaway cluster takes a bounded number of clients.
+    await a.close();
+    await b.close();
+  });
+
   test('a serial target has one turn across relays, and a dead relay\'s turn is released with its connection', async () => {
     const { a, b } = await two();
     assert.equal(await a.shared.takeTurn('plex'), true);
@@ -330,9 +420,9 @@ describe('PostgreSQL: one queue for several relays', () => {
 
   test('a relay is woken by another relay\'s request (LISTEN/NOTIFY)', async () => {
     const { a, b } = await two();
-    const woken = new Promise<void>((resolve) => b.shared.onWake(resolve));
-    await a.enqueueMany([req('/m/x')], timing);
-    await woken;
+    const woken = new Promise<number | undefined>((resolve) => b.shared.onWake(resolve));
+    const [queued] = await a.enqueueMany([req('/m/x')], timing);
+    assert.equal(await woken, queued!.dueAt, 'the wake-up says when the scan is due, so relay-b sets its timer instead of looking now');
   });
 
   test('an unreachable database: a clear start error naming the URL without its password', async () => {

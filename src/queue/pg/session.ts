@@ -5,6 +5,13 @@ import { clientConfig } from './connection.ts';
 export const WAKE_CHANNEL = 'scanrelay_queue';
 
 /**
+ * A wake-up that says when something is due ("due <ms>"): a relay sets its timer for then instead of looking at
+ * the queue at once. Any other payload (finished, retry, turn) means: look now.
+ */
+export const wakePayload = (at: number) => `due ${at}`;
+const wakeTime = (payload: string | undefined) => (payload?.startsWith('due ') ? Number(payload.slice(4)) || undefined : undefined);
+
+/**
  * This relay's one long-lived connection: it listens for the other relays' wake-ups (LISTEN/NOTIFY) and
  * holds the serial targets' turns as session-level advisory locks, which PostgreSQL drops when the
  * connection dies, so a relay killed in the middle of a Plex scan never blocks the others. When the
@@ -14,7 +21,7 @@ export class QueueSession {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client | undefined> | undefined;
   private readonly held = new Set<string>();
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners: Array<(at?: number) => void> = [];
   private closed = false;
   private retryMs = 500;
   private timer: NodeJS.Timeout | undefined;
@@ -25,7 +32,7 @@ export class QueueSession {
     private readonly log?: Logger,
   ) {}
 
-  onWake(listener: () => void): void {
+  onWake(listener: (at?: number) => void): void {
     this.listeners.push(listener);
   }
 
@@ -40,8 +47,9 @@ export class QueueSession {
     const client = new pg.Client(clientConfig(this.url, this.application));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
-    client.on('notification', () => {
-      for (const l of this.listeners) l();
+    client.on('notification', (msg) => {
+      const at = wakeTime(msg.payload);
+      for (const l of this.listeners) l(at);
     });
     try {
       await client.connect();

@@ -1,15 +1,14 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { ancestors } from '../../paths/mapping.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
-import { EnqueueBatch, runAsync, type EnqueueIO } from '../enqueue-batch.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { enqueueInTx } from './enqueue.ts';
 import { RelayRegistry } from './relays.ts';
-import { QueueSession, WAKE_CHANNEL } from './session.ts';
+import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
 
 export interface PgQueueOptions {
   url: string;
@@ -100,8 +99,11 @@ export class PgQueueStore implements QueueBackend {
     }
   }
 
-  /** A transaction on one connection. `locked`: under the queue's advisory lock (enqueue and activation). */
-  private async tx<T>(body: (db: Db) => Promise<T>, locked = false): Promise<T> {
+  /**
+   * A transaction on one connection. `locked`: under the queue's advisory lock (enqueue and activation).
+   * `scanRow`: with that scan's row locked first (FOR UPDATE), after the advisory lock when both are asked.
+   */
+  private async tx<T>(body: (db: Db) => Promise<T>, locked = false, scanRow?: number): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -114,8 +116,9 @@ export class PgQueueStore implements QueueBackend {
     const onError = () => (broken = true);
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
-      if (locked) await client.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_LOCK]);
+      // One round trip: a query without parameters may hold several statements (the id is a checked integer).
+      const row = scanRow !== undefined && Number.isSafeInteger(scanRow) ? `; SELECT 1 FROM scans WHERE id = ${scanRow} FOR UPDATE` : '';
+      await client.query(`BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`);
       const out = await body(client);
       await client.query('COMMIT');
       return out;
@@ -126,88 +129,6 @@ export class PgQueueStore implements QueueBackend {
       client.removeListener('error', onError);
       client.release(broken);
     }
-  }
-
-  /**
-   * The enqueue rules' reads and writes inside one transaction. Every pending scan the batch can touch (its
-   * folders, their parents, and what lies below them) is read in two statements first; the rules then read
-   * that snapshot, kept up to date with the batch's own writes. Exact, because the queue's advisory lock keeps
-   * every other writer of pending scans out until the commit; it saves two round trips per request.
-   */
-  private async io(db: Db, requests: readonly NormalizedScanRequest[]): Promise<EnqueueIO> {
-    const candidates = [...new Set(requests.flatMap((r) => [r.folder, ...ancestors(r.folder)]))];
-    const ranges = [...new Set(requests.map((r) => r.folder))].map(descendantRange);
-    const pending = new Map<number, ScanRow>();
-    const [at, below] = await Promise.all([
-      db.query<ScanRow>(`SELECT * FROM scans WHERE status = 'pending' AND folder = ANY($1::text[])`, [candidates]),
-      db.query<ScanRow>(
-        `SELECT s.* FROM unnest($1::text[], $2::text[]) AS r(low, high)
-         JOIN LATERAL (SELECT * FROM scans WHERE status = 'pending' AND folder >= r.low AND folder < r.high) s ON true`,
-        [ranges.map((r) => r[0]), ranges.map((r) => r[1])],
-      ),
-    ]);
-    for (const row of [...at.rows, ...below.rows]) pending.set(row.id, row);
-    const rows = () => [...pending.values()];
-    return {
-      pendingIn: (folders, removal) => rows().filter((r) => r.removal === removal && folders.includes(r.folder)),
-      pendingBelow: (low, high, removal) => rows().filter((r) => r.removal === removal && r.folder >= low && r.folder < high),
-      insert: async (s) => {
-        const id = (
-          await db.query<{ id: number }>(
-            `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until)
-             VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
-            [s.folder, s.priority, s.source, s.event, s.title, s.ids, s.updateType, s.requests, s.upgrade, s.firstAt, s.lastAt, s.dueAt, s.removal, s.holdUntil],
-          )
-        ).rows[0]!.id;
-        pending.set(id, {
-          id, folder: s.folder, status: 'pending', priority: s.priority, source: s.source, event: s.event, title: s.title, ids: s.ids, update_type: s.updateType,
-          requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null, removal: s.removal, hold_until: s.holdUntil, files_more: 0,
-        });
-        return id;
-      },
-      merge: async (s) => {
-        const row = pending.get(s.id);
-        if (row) Object.assign(row, { requests: s.requests, priority: s.priority, last_at: s.lastAt, first_at: s.firstAt, due_at: s.dueAt, update_type: s.updateType, upgrade: s.upgrade, title: s.title ?? row.title, ids: s.ids ?? row.ids, event: s.event, source: s.source });
-        await db.query(
-          `UPDATE scans SET requests = $2, priority = $3, last_at = $4, first_at = $5, due_at = $6, update_type = $7, upgrade = $8,
-             title = coalesce($9, title), ids = coalesce($10, ids), event = $11, source = $12 WHERE id = $1`,
-          [s.id, s.requests, s.priority, s.lastAt, s.firstAt, s.dueAt, s.updateType, s.upgrade, s.title, s.ids, s.event, s.source],
-        );
-      },
-      addFiles: async (id, files) =>
-        (await db.query(`INSERT INTO scan_files (scan_id, path) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [id, files])).rowCount ?? 0,
-      addMoreFiles: async (id, count) => void (await db.query(`UPDATE scans SET files_more = files_more + $2 WHERE id = $1`, [id, count])),
-      sampleSize: async (id) => (await db.query<{ n: number }>(`SELECT count(*) AS n FROM scan_files WHERE scan_id = $1`, [id])).rows[0]!.n,
-      absorb: async (to, from, room) => {
-        pending.delete(from);
-        await db.query(`UPDATE scan_parts SET scan_id = $1 WHERE scan_id = $2`, [to, from]);
-        // Before the source rows go: what does not fit (all past `room`), and what the absorbed scan had not kept.
-        await db.query(
-          `UPDATE scans SET files_more = files_more +
-             (SELECT f.files_more + greatest(0, (SELECT count(*) FROM scan_files WHERE scan_id = f.id) - $3) FROM scans f WHERE f.id = $2)
-           WHERE id = $1`,
-          [to, from, room],
-        );
-        const moved = await db.query(
-          `INSERT INTO scan_files (scan_id, path) SELECT $1, path FROM scan_files WHERE scan_id = $2 ORDER BY path COLLATE "C" LIMIT $3 ON CONFLICT DO NOTHING`,
-          [to, from, room],
-        );
-        await db.query(`DELETE FROM scan_files WHERE scan_id = $1`, [from]);
-        await db.query(`DELETE FROM scans WHERE id = $1`, [from]);
-        return moved.rowCount ?? 0;
-      },
-      addPart: async (p) =>
-        void (await db.query(
-          `INSERT INTO scan_parts (scan_id, folder, priority, source, event, title, ids, update_type, upgrade, requests, first_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-           ON CONFLICT (scan_id, folder) DO UPDATE SET requests = scan_parts.requests + excluded.requests,
-             priority = least(scan_parts.priority, excluded.priority), upgrade = greatest(scan_parts.upgrade, excluded.upgrade),
-             first_at = least(scan_parts.first_at, excluded.first_at), source = excluded.source, event = excluded.event,
-             update_type = CASE WHEN scan_parts.update_type = excluded.update_type THEN scan_parts.update_type ELSE 'Modified' END,
-             title = coalesce(excluded.title, scan_parts.title), ids = coalesce(excluded.ids, scan_parts.ids)`,
-          [p.scanId, p.folder, p.priority, p.source, p.event, p.title, p.ids, p.updateType, p.upgrade, p.requests, p.firstAt],
-        )),
-    };
   }
 
   async enqueueMany(
@@ -237,10 +158,9 @@ export class PgQueueStore implements QueueBackend {
   }
 
   private async enqueueIn(db: Db, requests: readonly NormalizedScanRequest[], timing: Timing, now: number, meta: Readonly<Record<string, string | null>>): Promise<EnqueueResult[]> {
-    const results = await runAsync(new EnqueueBatch(timing, now).addAll(requests), await this.io(db, requests));
+    // Delivered at commit, with the earliest due time: each relay sets its timer for it, none looks at once.
+    const results = await enqueueInTx(db, requests, timing, now, { channel: WAKE_CHANNEL, payload: (r) => (r.length ? wakePayload(Math.min(...r.map((x) => x.dueAt))) : undefined) });
     for (const [key, value] of Object.entries(meta)) await db.query(SET_META, [key, value]);
-    // Delivered at commit: the other relays look at the queue once this is visible to them.
-    if (results.length) await db.query(`SELECT pg_notify($1, 'queued')`, [WAKE_CHANNEL]);
     return results;
   }
 
@@ -306,19 +226,17 @@ export class PgQueueStore implements QueueBackend {
       for (const t of targets) out.push(...(await this.claimDeliveries(limit - out.length, now, t.target)));
       return out;
     }
-    const claimed = await this.tx(async (db) => {
-      // A waiting delivery that is due, or one whose claim ran out (its relay stopped renewing: it died).
-      const { rows } = await db.query<DeliveryRow>(
-        `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, relay = $3, lease_until = $4
-         FROM (SELECT scan_id, target FROM deliveries
-               WHERE target = ANY($1::text[]) AND ((status = 'waiting' AND next_at <= $2) OR (status = 'sending' AND lease_until < $2))
-               ORDER BY priority, next_at, scan_id LIMIT $5 FOR UPDATE SKIP LOCKED) c
-         WHERE d.scan_id = c.scan_id AND d.target = c.target
-         RETURNING d.*`,
-        [keys, now, this.opts.relayId, now + this.leaseMs, limit],
-      );
-      return rows;
-    });
+    // A waiting delivery that is due, or one whose claim ran out (its relay stopped renewing: it died). One
+    // statement, so no BEGIN and COMMIT around it: it is a transaction of its own.
+    const { rows: claimed } = await this.q<DeliveryRow>(
+      `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, relay = $3, lease_until = $4
+       FROM (SELECT scan_id, target FROM deliveries
+             WHERE target = ANY($1::text[]) AND ((status = 'waiting' AND next_at <= $2) OR (status = 'sending' AND lease_until < $2))
+             ORDER BY priority, next_at, scan_id LIMIT $5 FOR UPDATE SKIP LOCKED) c
+       WHERE d.scan_id = c.scan_id AND d.target = c.target
+       RETURNING d.*`,
+      [keys, now, this.opts.relayId, now + this.leaseMs, limit],
+    );
     if (!claimed.length) return [];
     const ids = claimed.map((d) => d.scan_id);
     const scans = new Map((await this.q<ScanRow>(`SELECT * FROM scans WHERE id = ANY($1::bigint[])`, [ids])).rows.map((r) => [r.id, r]));
@@ -363,24 +281,56 @@ export class PgQueueStore implements QueueBackend {
     result: { status: 'done' | 'failed'; error?: string; detail?: string },
     now = Date.now(),
   ): Promise<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }> {
-    const out = await this.tx(async (db) => {
-      await db.query(
-        `UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2`,
-        [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
-      );
-      const { rows } = await db.query<{ open: number; failed: number }>(
-        `SELECT count(*) FILTER (WHERE status IN ('waiting', 'sending')) AS open, count(*) FILTER (WHERE status = 'failed') AS failed FROM deliveries WHERE scan_id = $1`,
-        [scanId],
-      );
-      if (rows[0]!.open) return { scanFinished: undefined };
-      const status: 'done' | 'failed' = rows[0]!.failed ? 'failed' : 'done';
-      await db.query(`UPDATE scans SET status = $1, finished_at = $2 WHERE id = $3`, [status, now, scanId]);
-      const requeued = status === 'failed' ? await this.requeueParts(db, scanId, now) : [];
-      await db.query(`DELETE FROM scan_parts WHERE scan_id = $1`, [scanId]);
-      return requeued.length ? { scanFinished: status, requeued } : { scanFinished: status };
-    }, true);
-    await this.notify('finished');
-    return out;
+    // A delivery done locks only its scan's row (two targets of one scan finish one after the other), not the
+    // queue: relays finish deliveries side by side, and beside the intake's commits. A failed one, or a scan that
+    // ends failed, takes the queue's lock as well, since its parts are queued again.
+    const failed = result.status === 'failed';
+    const counts = await this.tx(async (db) => {
+      // One statement: this delivery's outcome, and the scan's when it is done: none of its deliveries is open
+      // and none failed (the other deliveries are read as they were; this one counts with its new status).
+      const { rows } = await db.query<{ open: number; failed: number }>({
+        name: 'scanrelay.complete',
+        text: `WITH d AS (
+           UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2 RETURNING status
+         ), o AS (
+           SELECT count(*) FILTER (WHERE status IN ('waiting', 'sending')) AS open,
+                  count(*) FILTER (WHERE status = 'failed') + (SELECT count(*) FROM d WHERE status = 'failed') AS failed
+           FROM deliveries WHERE scan_id = $1 AND target <> $2
+         ), s AS (
+           UPDATE scans SET status = 'done', finished_at = $6 FROM o WHERE id = $1 AND o.open = 0 AND o.failed = 0 RETURNING scans.id
+         ), p AS (
+           DELETE FROM scan_parts WHERE scan_id = $1 AND EXISTS (SELECT 1 FROM s)
+         )
+         SELECT open, failed FROM o`,
+        values: [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
+      });
+      const o = rows[0]!;
+      if (o.open || !o.failed) return o;
+      return failed ? { ...o, finished: await this.finishFailed(db, scanId, now) } : o;
+    }, failed, scanId);
+    if (counts.open) return { scanFinished: undefined };
+    if (!counts.failed) return { scanFinished: 'done' };
+    const out = 'finished' in counts ? counts.finished : await this.tx((db) => this.finishFailed(db, scanId, now), true, scanId);
+    return out ?? { scanFinished: undefined };
+  }
+
+  /**
+   * A scan whose deliveries all ended, one of them failed: it goes to history as failed, and the requests for other
+   * folders it had taken in are queued again on their own. Under the queue's lock.
+   */
+  private async finishFailed(db: Db, scanId: number, now: number): Promise<{ scanFinished: 'failed'; requeued?: string[] } | undefined> {
+    const { rows } = await db.query<{ open: number; status: string }>(
+      `SELECT (SELECT count(*) FROM deliveries WHERE scan_id = $1 AND status IN ('waiting', 'sending')) AS open, (SELECT status FROM scans WHERE id = $1) AS status`,
+      [scanId],
+    );
+    // Retried from the dashboard meanwhile, or finished by another relay.
+    if (rows[0]!.open || rows[0]!.status !== 'active') return undefined;
+    await db.query(`UPDATE scans SET status = 'failed', finished_at = $1 WHERE id = $2`, [now, scanId]);
+    const requeued = await this.requeueParts(db, scanId, now);
+    await db.query(`DELETE FROM scan_parts WHERE scan_id = $1`, [scanId]);
+    // Only what was queued again is news for the other relays: a finished delivery leaves them nothing to do.
+    if (requeued.length) await db.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, wakePayload(now)]);
+    return requeued.length ? { scanFinished: 'failed', requeued } : { scanFinished: 'failed' };
   }
 
   /** Queues the parts of a failed scan again, due now, with the files of theirs it held (as the SQLite store). */
@@ -392,7 +342,7 @@ export class PgQueueStore implements QueueBackend {
     // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
     const files = scan?.files_more ? [] : (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
     const requests = partRequests(parts, files, removal);
-    const results = await runAsync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(requests), await this.io(db, requests));
+    const results = await enqueueInTx(db, requests, { delayMs: 0, maxMs: 0 }, now);
     for (const [i, p] of parts.entries()) {
       await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [
         p.upgrade,
@@ -410,7 +360,7 @@ export class PgQueueStore implements QueueBackend {
        WHERE scan_id = $1 AND target = $2`,
       [scanId, target, error, nextAt, countsAsAttempt ? 0 : 1, fileChecks ?? null],
     );
-    await this.notify('retry');
+    await this.notify(wakePayload(nextAt));
   }
 
   async setDeliveryDetail(scanId: number, target: string, detail: string): Promise<void> {
