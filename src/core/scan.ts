@@ -97,9 +97,10 @@ export interface Target {
   /**
    * Who the server is: its own id (Plex's machineIdentifier, Jellyfin's and Emby's server Id), the same whichever
    * relay or URL asks, and its name when it tells one. Relays sharing a queue tell "the same server" from
-   * "another server" by it. Throws while the server cannot be asked. Absent: the target's name stands for it.
+   * "another server" by it. Throws while the server cannot be asked; undefined when it answers but cannot say
+   * (no such endpoint, no id in the answer). Absent or undefined: the target's name stands for it.
    */
-  identity?(): Promise<{ id: string; name?: string }>;
+  identity?(): Promise<{ id: string; name?: string } | undefined>;
   /**
    * The folders this server's libraries live in (Plex section locations, Jellyfin/Emby virtual folders),
    * as the server names them. `fresh` asks the server again instead of a cached list. Throws when the

@@ -111,12 +111,30 @@ export function parseJsonAnswer<S extends z.ZodType>(text: string, schema: S, wh
   try {
     json = JSON.parse(text);
   } catch {
-    throw new TargetError('unavailable', `${what}: answer is not JSON`);
+    throw new AnswerShapeError(`${what}: answer is not JSON`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new TargetError('unavailable', `${what}: unexpected answer (${issue.path.join('.') || 'body'}: ${issue.message})`);
+    throw new AnswerShapeError(`${what}: unexpected answer (${issue.path.join('.') || 'body'}: ${issue.message})`);
   }
   return parsed.data;
+}
+
+/** A 2xx answer that is not the JSON expected: retried like an outage, but the server did answer. */
+export class AnswerShapeError extends TargetError {
+  constructor(message: string) {
+    super('unavailable', message);
+    this.name = 'AnswerShapeError';
+  }
+}
+
+/**
+ * Whether a server answered a question but the answer can never give what was asked: a status no retry changes
+ * (4xx other than 408 and 429) or a body of another shape. An unreachable or starting server (no answer, 5xx) is not.
+ */
+export function answeredWithout(err: unknown): boolean {
+  if (err instanceof AnswerShapeError) return true;
+  const status = err instanceof TargetError && !(err instanceof TlsError) ? err.status : undefined;
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }

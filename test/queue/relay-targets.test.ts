@@ -46,6 +46,8 @@ function targetFor(server: Server, name = 'plex'): Target {
     },
     async identity() {
       if (!server.up) throw new Error(`${server.title} (GET /identity) unreachable: connect ECONNREFUSED`);
+      // A server that answers but cannot say who it is (a stand-in without /identity).
+      if (!server.id) return undefined;
       return { id: server.id, name: server.title };
     },
   };
@@ -181,6 +183,23 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     assert.deepEqual([...plex.scans].sort(), folders);
     const [item] = await a.store.view.listHistory({ text: '/data/TV/Same 0' });
     assert.deepEqual(item!.deliveries.map((d) => d.label), ['plex (Shared)']);
+    await a.stop();
+    await b.stop();
+  });
+
+  test('two relays beside a Plex that cannot say its id: known by its kind alone, each scan reaches it once, and the log says why', async () => {
+    const url = await cluster.createDatabase();
+    const plex = new Server('', 'No Id');
+    const { log, lines } = recordingLogger();
+    const a = await startRelay(url, 'relay-a', [targetFor(plex)], { log });
+    const b = await startRelay(url, 'relay-b', [targetFor(plex)]);
+    const folders = Array.from({ length: 6 }, (_, i) => `/data/TV/No Id ${i}`);
+    await sendAlternately([a, b], folders);
+    await waitFor(async () => plex.scans.length >= 6 && (await a.store.countOpen()) === 0, 15_000, 'the 6 delivered');
+    assert.deepEqual([...plex.scans].sort(), folders);
+    const [item] = await a.store.view.listHistory({ text: '/data/TV/No Id 0' });
+    assert.deepEqual(item!.deliveries.map((d) => d.target), ['plex']);
+    assert.ok(lines.some((l) => /does not say its id.*known as 'plex'/.test(l.msg)));
     await a.stop();
     await b.stop();
   });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { buildTargets } from '../../src/targets/index.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
@@ -26,7 +28,7 @@ describe('target identity', () => {
     const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token }), silent);
     assert.deepEqual(await target!.identity!(), { id: plex.machineIdentifier, name: 'Living Room' });
     const [viaLocalhost] = buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url.replace('127.0.0.1', 'localhost'), PLEX_TOKEN: plex.token }), silent);
-    assert.equal((await viaLocalhost!.identity!()).id, plex.machineIdentifier);
+    assert.equal((await viaLocalhost!.identity!())?.id, plex.machineIdentifier);
     assert.match(plex.machineIdentifier, /^[0-9a-f]{40}$/);
     assert.notEqual(new FakePlex().machineIdentifier, plex.machineIdentifier, 'another Plex, another id');
   });
@@ -44,6 +46,32 @@ describe('target identity', () => {
     await down.stop();
     const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: down.url, PLEX_TOKEN: 'x' }), silent);
     await assert.rejects(target!.identity!(), /identity/);
+  });
+
+  test('something that answers HTTP but not /identity (a 404, a page that is not the JSON asked for): no id, never; a 503 or no answer: not yet (throws)', async () => {
+    const answers: Array<[number, string, string]> = [];
+    const standIn: Server = createServer((req, res) => {
+      const [status, type, body] = answers[0]!;
+      res.writeHead(status, { 'content-type': type }).end(body);
+    });
+    await new Promise<void>((r) => standIn.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+      const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: url, PLEX_TOKEN: 'x' }), silent);
+      answers[0] = [404, 'text/html', '<html><body>404 Not Found</body></html>'];
+      assert.equal(await target!.identity!(), undefined);
+      answers[0] = [200, 'text/html', '<html><body>Welcome to nginx!</body></html>'];
+      assert.equal(await target!.identity!(), undefined);
+      answers[0] = [200, 'application/json', '{"MediaContainer":{"size":0}}'];
+      assert.equal(await target!.identity!(), undefined, 'an identity answer without machineIdentifier');
+      answers[0] = [503, 'text/html', '<html><body>503 Service Unavailable</body></html>'];
+      await assert.rejects(target!.identity!(), /503/);
+      const [jellyfin] = buildTargets(testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: url, API_KEY: 'k' } }), silent);
+      answers[0] = [404, 'text/plain', 'not here'];
+      assert.equal(await jellyfin!.identity!(), undefined);
+    } finally {
+      await new Promise((r) => standIn.close(r));
+    }
   });
 
   test('Jellyfin and Emby: Id and ServerName from GET /System/Info/Public (Emby under /emby), which needs no key', async () => {

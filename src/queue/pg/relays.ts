@@ -161,6 +161,17 @@ export class RelayRegistry {
     }
     try {
       const who = await t.target.identity();
+      if (!who) {
+        // Every relay names such a server by its kind alone, as before servers had ids: relays beside it share
+        // its deliveries, and two such servers of one kind would too (the warning says so).
+        t.key = t.target.name;
+        this.log?.warn(
+          { target: t.target.name },
+          `the ${t.target.name} server answers but does not say its id: on this shared queue it is known as '${t.target.name}', and every relay's ${t.target.name} server without an id counts as the same one`,
+        );
+        if (this.timer) void this.beat();
+        return;
+      }
       t.key = deliveryKey(t.target.name, who.id);
       t.label = who.name || undefined;
       if (t.told) this.log?.info({ target: t.target.name, server: t.key }, 'server id known: this relay now takes its share of the deliveries');

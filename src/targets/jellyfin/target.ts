@@ -1,7 +1,7 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import type { PathRewriter } from '../../paths/rewrite.ts';
-import { resultFromError } from '../http.ts';
+import { answeredWithout, resultFromError } from '../http.ts';
 import { itemForTarget } from '../rewrite.ts';
 import { MediaBrowserClient } from '../media-browser/client.ts';
 
@@ -37,8 +37,15 @@ export class MediaBrowserTarget implements Target {
   }
 
   /** The server's Id and name from `GET /System/Info/Public` (docs/protocols.md section 4). */
-  async identity(): Promise<{ id: string; name?: string }> {
-    const info = await this.client.publicInfo();
+  async identity(): Promise<{ id: string; name?: string } | undefined> {
+    let info;
+    try {
+      info = await this.client.publicInfo();
+    } catch (err) {
+      // It answers HTTP but not /System/Info/Public as Jellyfin and Emby do: it cannot say who it is, ever.
+      if (answeredWithout(err)) return undefined;
+      throw err;
+    }
     return info.serverName ? { id: info.id, name: info.serverName } : { id: info.id };
   }
 

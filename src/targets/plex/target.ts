@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import type { AfterDelivery, DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
-import { resultFromError } from '../http.ts';
+import { answeredWithout, resultFromError } from '../http.ts';
 import { analyzeFiles } from './analyze.ts';
 import type { PlexApi } from './api.ts';
 import type { PlexScanBackend, PlexSectionRef } from './backends/backend.ts';
@@ -236,9 +236,16 @@ export class PlexTarget implements Target {
    * Plex's machineIdentifier (`GET /identity` needs no token, so the scanner method can ask it too) and, with a
    * token, its friendlyName. The same Plex answers the same id whichever URL a relay uses.
    */
-  async identity(): Promise<{ id: string; name?: string }> {
-    const { machineIdentifier } = await (this.steps.api ?? plexApiFor(this.steps.config)).identity();
-    if (!machineIdentifier) throw new Error('Plex (GET /identity) answered without a machineIdentifier');
+  async identity(): Promise<{ id: string; name?: string } | undefined> {
+    let machineIdentifier: string | undefined;
+    try {
+      ({ machineIdentifier } = await (this.steps.api ?? plexApiFor(this.steps.config)).identity());
+    } catch (err) {
+      // Something that answers HTTP but not /identity (a proxy, a stand-in): it cannot say who it is, ever.
+      if (answeredWithout(err)) return undefined;
+      throw err;
+    }
+    if (!machineIdentifier) return undefined;
     const name = await this.steps.api?.friendlyName().catch(() => undefined);
     return name ? { id: machineIdentifier, name } : { id: machineIdentifier };
   }
