@@ -59,6 +59,47 @@ export function unavailable(err: unknown, url: string): unknown {
   return new QueueUnavailableError(`the queue database ${redactUrl(url)} cannot be reached: ${(err as Error).message}`, { cause: err });
 }
 
+type Db = Pick<pg.ClientBase, 'query'>;
+
+/** One statement on any pooled connection; a lost database becomes QueueUnavailableError naming `url`. */
+export async function poolQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(pool: pg.Pool, url: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(sql, params);
+  } catch (err) {
+    throw unavailable(err, url);
+  }
+}
+
+/**
+ * A transaction on one pooled connection, opened with `begin` (BEGIN, and what must be locked in the same round
+ * trip). A lost database becomes QueueUnavailableError naming `url`; a connection that broke is not reused.
+ */
+export async function inTransaction<T>(pool: pg.Pool, url: string, body: (db: Db) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw unavailable(err, url);
+  }
+  let broken = false;
+  // A checked-out connection has no listener of the pool's: a connection lost between two statements
+  // would otherwise be an unhandled 'error' event (a crash). The next statement fails and says so.
+  const onError = () => (broken = true);
+  client.on('error', onError);
+  try {
+    await client.query(begin);
+    const out = await body(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw unavailable(err, url);
+  } finally {
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
 /**
  * Connects once (a clear error when PostgreSQL is unreachable at start) and runs the migrations in
  * ./migrations in order, each once, under an advisory lock so that relays starting together do not race.

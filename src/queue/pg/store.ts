@@ -5,7 +5,7 @@ import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
-import { clientConfig, connectAndMigrate, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { clientConfig, connectAndMigrate, inTransaction, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
 import { RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
@@ -91,44 +91,18 @@ export class PgQueueStore implements QueueBackend {
   }
 
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
-  private async q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
-    try {
-      return await this.pool.query<R>(sql, params);
-    } catch (err) {
-      throw unavailable(err, this.opts.url);
-    }
+  private q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    return poolQuery<R>(this.pool, this.opts.url, sql, params);
   }
 
   /**
    * A transaction on one connection. `locked`: under the queue's advisory lock (enqueue and activation).
    * `scanRow`: with that scan's row locked first (FOR UPDATE), after the advisory lock when both are asked.
    */
-  private async tx<T>(body: (db: Db) => Promise<T>, locked = false, scanRow?: number): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw unavailable(err, this.opts.url);
-    }
-    let broken = false;
-    // A checked-out connection has no listener of the pool's: a connection lost between two statements
-    // would otherwise be an unhandled 'error' event (a crash). The next statement fails and says so.
-    const onError = () => (broken = true);
-    client.on('error', onError);
-    try {
-      // One round trip: a query without parameters may hold several statements (the id is a checked integer).
-      const row = scanRow !== undefined && Number.isSafeInteger(scanRow) ? `; SELECT 1 FROM scans WHERE id = ${scanRow} FOR UPDATE` : '';
-      await client.query(`BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`);
-      const out = await body(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw unavailable(err, this.opts.url);
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
-    }
+  private tx<T>(body: (db: Db) => Promise<T>, locked = false, scanRow?: number): Promise<T> {
+    // One round trip: a query without parameters may hold several statements (the id is a checked integer).
+    const row = scanRow !== undefined && Number.isSafeInteger(scanRow) ? `; SELECT 1 FROM scans WHERE id = ${scanRow} FOR UPDATE` : '';
+    return inTransaction(this.pool, this.opts.url, body, `BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`);
   }
 
   async enqueueMany(

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { QueueMetaStore } from '../../queue/backend.ts';
-import { clientConfig, connectAndMigrate, redactUrl, unavailable } from '../../queue/pg/connection.ts';
+import { clientConfig, connectAndMigrate, inTransaction, poolQuery, redactUrl, unavailable } from '../../queue/pg/connection.ts';
 import { PgLease } from '../../queue/pg/lease.ts';
 import type { Logger } from '../../log.ts';
 import type { CachedItem, CacheOp, DriveCacheStore } from './cache.ts';
@@ -48,36 +48,12 @@ export class PgDriveCache implements DriveCacheStore {
     return new PgLease({ query: (sql: string, params?: unknown[]) => this.q(sql, params) } as Pick<pg.Pool, 'query'>, name, holder, ms);
   }
 
-  private async q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
-    try {
-      return await this.pool.query<R>(sql, params);
-    } catch (err) {
-      throw unavailable(err, this.url);
-    }
+  private q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    return poolQuery<R>(this.pool, this.url, sql, params);
   }
 
-  private async tx<T>(body: (db: Db) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw unavailable(err, this.url);
-    }
-    let broken = false;
-    const onError = () => (broken = true);
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN');
-      const out = await body(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw unavailable(err, this.url);
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
-    }
+  private tx<T>(body: (db: Db) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, this.url, body);
   }
 
   async get(id: string): Promise<CachedItem | undefined> {
