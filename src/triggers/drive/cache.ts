@@ -65,6 +65,11 @@ interface ItemRow {
   paths: string;
 }
 
+/** A row of the cache file's items table as an item (its lists are stored as JSON). */
+function itemOf(row: ItemRow): CachedItem {
+  return { id: row.id, name: row.name, parents: JSON.parse(row.parents), md5: row.md5, mimeType: row.mime, paths: JSON.parse(row.paths) };
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, name TEXT NOT NULL, parents TEXT NOT NULL, md5 TEXT, mime TEXT, paths TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS item_parents (parent TEXT NOT NULL, child TEXT NOT NULL, PRIMARY KEY (parent, child));
@@ -98,7 +103,7 @@ export class DriveCache implements DriveCacheStore {
   get(id: string): CachedItem | undefined {
     const row = this.stmt.get.get(id);
     if (!row) return undefined;
-    return { id: row.id, name: row.name, parents: JSON.parse(row.parents), md5: row.md5, mimeType: row.mime, paths: JSON.parse(row.paths) };
+    return itemOf(row);
   }
 
   put(item: CachedItem): void {
@@ -176,7 +181,7 @@ export function readCacheFile(file: string, size = 2000): { chunks: Iterable<Cac
   function* chunks(): Generator<CachedItem[]> {
     let chunk: CachedItem[] = [];
     for (const row of db.prepare<[], ItemRow>(`SELECT * FROM items ORDER BY id`).iterate()) {
-      chunk.push({ id: row.id, name: row.name, parents: JSON.parse(row.parents), md5: row.md5, mimeType: row.mime, paths: JSON.parse(row.paths) });
+      chunk.push(itemOf(row));
       if (chunk.length >= size) {
         yield chunk;
         chunk = [];
