@@ -6,7 +6,6 @@ import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { QueueIntake } from '../queue/intake.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
-import { QueueStore } from '../queue/store.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import { openQueue } from '../queue/open.ts';
 import { hostname } from 'node:os';
