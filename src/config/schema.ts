@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
-import { patternProblem } from '../paths/pattern.ts';
+import { regexList, rewriteRules, rewriteRulesSchema } from './patterns.ts';
 import { pythonInt } from './python-int.ts';
 import { trustProxySchema } from './trust-proxy.ts';
 import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
@@ -73,17 +73,6 @@ export const driveSchema = z
   })
   .prefault({});
 
-/** A user-written pattern: RE2 syntax (paths/pattern.ts); one RE2 refuses stops the start, naming it and why. */
-const pattern = () =>
-  z.string().superRefine((s, ctx) => {
-    const problem = patternProblem(s);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
-const regexList = () => z.array(pattern()).default([]);
-
-/** autoscan-style rewrite rules: `from` an RE2 pattern, `to` a Go template (paths/rewrite.ts). */
-export const rewriteRulesSchema = z.array(z.object({ from: pattern().pipe(z.string().min(1, 'must not be empty')), to: z.string() }));
-const rewriteRules = () => rewriteRulesSchema.default([]);
 
 /** One WATCH.PATHS entry: a folder, or a folder with its own rules (autoscan's inotify `paths`). */
 const watchPathSchema = z.union([
@@ -251,6 +240,7 @@ export const configSchema = z.object({
   WATCH: watchSchema,
 });
 
+export { rewriteRulesSchema };
 export type RawConfig = z.infer<typeof configSchema>;
 export type Config = Omit<RawConfig, 'SERVER_PASS'> & { SERVER_PASS: string };
 export type DriveConfig = z.infer<typeof driveSchema>;
