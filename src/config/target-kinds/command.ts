@@ -10,7 +10,7 @@ export const commandTargetSchema = targetBase.extend({
   COMMAND: z
     .array(z.string())
     .min(1, 'must name the program to run, e.g. ["/usr/local/bin/on-scan.sh"]')
-    .refine((argv) => argv[0]!.trim() !== '', 'the program (the first item) must not be empty'),
+    .refine((argv) => argv.length === 0 || argv[0]!.trim() !== '', 'the program (the first item) must not be empty'),
   /** Seconds before the program is killed (and the scan tried again). 0: no limit. */
   TIMEOUT: z.number().nonnegative().default(120),
 });
