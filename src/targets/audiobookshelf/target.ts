@@ -24,7 +24,7 @@ const librariesAnswer = z.looseObject({
 type Library = z.infer<typeof librariesAnswer>['libraries'][number];
 
 /** The library folder that holds `path` most closely, and its library (whole path segments). */
-export function libraryFor(path: string, libraries: readonly Library[]): { library: Library; folder: string } | undefined {
+export function libraryFor<L extends Pick<Library, 'folders'>>(path: string, libraries: readonly L[]): { library: L; folder: string } | undefined {
   const folders = libraries.flatMap((library) => library.folders.map((f) => ({ library, folder: f.fullPath })));
   return deepestHolder(path, folders, (f) => f.folder);
 }

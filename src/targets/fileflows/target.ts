@@ -23,7 +23,7 @@ type Library = z.infer<typeof librariesAnswer>[number];
 const searchAnswer = z.array(z.looseObject({ Uid: z.string(), Name: z.string().optional() }));
 
 /** The library whose path holds `path` most closely (whole segments; fileflows.rs:99-101). */
-export function fileflowsLibraryFor(path: string, libraries: readonly Library[]): Library | undefined {
+export function fileflowsLibraryFor<L extends Pick<Library, 'Path'>>(path: string, libraries: readonly L[]): L | undefined {
   return deepestHolder(path, libraries, (l) => l.Path ?? undefined);
 }
 
