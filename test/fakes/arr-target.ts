@@ -7,7 +7,8 @@ import { RecordingServer, type FakeAnswer, type RecordedCall } from './recording
  * `GET /api/v3/rootfolder`, `GET /api/v3/system/status`, and CommandController.StartCommand (`POST
  * /api/v3/command` `{"name": ...}` -> 201 with the queued command). Sonarr's RefreshSeriesCommand fills
  * `seriesIds` from `seriesId`; Radarr's RefreshMovieCommand takes `movieIds`. An empty list refreshes every
- * series or movie (UpdateScheduledTask), which the fake records as `all`.
+ * series or movie (UpdateScheduledTask), which the fake records as `all`. Autopulse's sonarr.rs:56-98 and
+ * radarr.rs:56-101 make the same calls.
  */
 export interface ArrFakeItem {
   id: number;

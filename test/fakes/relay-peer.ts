@@ -5,7 +5,7 @@ import { RecordingServer, type FakeAnswer, type RecordedCall } from './recording
  * - scanrelay: `POST /<SERVER_PASS>` with `{"eventType": "Manual", "filepath"}` -> 200 `{"status": "queued"}`;
  *   a wrong secret is 404 (src/server/guard.ts); `GET /health`.
  * - autopulse (crates/server/src/routes/triggers.rs and mod.rs at 55124fd): `GET /triggers/<name>?path=` with
- *   Basic auth (401 without), 404 "Trigger not found" for another name, 400 without `path`; `GET /stats` open.
+ *   Basic auth (401 without; autopulse's targets/autopulse.rs:43-56 is the client side), 404 "Trigger not found" for another name, 400 without `path`; `GET /stats` open.
  * - autoscan (triggers/manual/manual.go:49-94 and cmd/autoscan/router.go:50-80 at 1d41f4b): `/triggers/manual`
  *   behind Basic auth when set; GET answers its HTML page and HEAD 200 (neither scans); any other method scans
  *   the `dir` values (400 without one); `GET /health`.

@@ -6,7 +6,8 @@ import { RecordingServer, type FakeAnswer, type RecordedCall } from './recording
  * required, mode one of scanFresh, scanFindNew, scanFolderWatcher; "scanFresh & scanFindNew require a single
  * string directory path, scanFolderWatcher requires an array of file paths". It answers 200 with a string.
  * `GET /api/v2/status` answers the server's status. With auth on (docs.tdarr.io, Authentication) a request
- * without the API key in `x-api-key` is refused 401. Autopulse's tdarr.rs:58-81 sends the same body.
+ * without the API key in `x-api-key` (the header Tdarr's own plugins send: HaveAGitGat/Tdarr_Plugins #873) is
+ * refused 401. Autopulse's tdarr.rs:58-81 sends the same body.
  */
 export class FakeTdarr extends RecordingServer {
   readonly scans: Array<{ dbID: string; mode: string; arrayOrPath: string | string[] }> = [];

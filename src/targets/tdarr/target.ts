@@ -27,7 +27,7 @@ export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'f
 /**
  * Tdarr: asks the library `DB_ID` to scan the changed files (`POST /api/v2/scan-files`), so they join its
  * transcode and health-check queues without waiting for its folder watcher. With auth on, the API key goes
- * in `x-api-key`.
+ * in `x-api-key`, as Tdarr's own plugins send it (HaveAGitGat/Tdarr_Plugins #873).
  */
 export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger): Target {
   const client = new ServiceClient({
