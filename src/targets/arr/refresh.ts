@@ -3,6 +3,7 @@ import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter, type RewriteRule } from '../../paths/rewrite.ts';
 import { resultFromError, ServiceClient, type RequestOptions } from '../http.ts';
+import { CachedList } from '../cached-list.ts';
 import { deepestHolder } from '../path-match.ts';
 import { itemForTarget } from '../rewrite.ts';
 
@@ -39,14 +40,15 @@ export interface ArrKind {
 export function createArrTarget(kind: ArrKind, name: string, entry: { URL: string; API_KEY: string; REWRITE: RewriteRule[]; REQUEST: RequestOptions }, log: Logger): Target {
   const client = new ServiceClient({ product: kind.product, url: entry.URL, request: entry.REQUEST, headers: { 'X-Api-Key': entry.API_KEY }, secrets: [entry.API_KEY] });
   const rewrite = placeRewriter(entry.REWRITE);
+  // A list of every series or movie can be megabytes: read once a minute, and again for one not in it.
+  const items = new CachedList(() => client.json('GET', kind.list, `${kind.noun} list`, arrItemsAnswer));
   return {
     name,
     ...(rewrite ? { toTargetPath: rewrite } : {}),
     async deliver(queued: ScanItem): Promise<DeliveryResult> {
       const item = itemForTarget(queued, rewrite);
       try {
-        const items = await client.json('GET', kind.list, `${kind.noun} list`, arrItemsAnswer);
-        const hit = arrItemFor(item.folder, items);
+        const { found: hit } = await items.find((list) => arrItemFor(item.folder, list));
         if (!hit) return { outcome: 'failed', error: `no ${kind.product} ${kind.noun} has its folder at or above ${item.folder}` };
         const command = kind.command(hit.id);
         log.debug({ target: name, scan: item.id, [kind.noun]: hit.title ?? hit.id, command: command.name }, `asking ${kind.product} to refresh`);

@@ -4,6 +4,7 @@ import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import { resultFromError, ServiceClient } from '../http.ts';
+import { CachedList } from '../cached-list.ts';
 import { deepestHolder, pathsOf } from '../path-match.ts';
 import { itemForTarget } from '../rewrite.ts';
 
@@ -45,7 +46,7 @@ export function createAudiobookshelfTarget(name: string, entry: AudiobookshelfTa
     secrets: [entry.TOKEN],
   });
   const rewrite = placeRewriter(entry.REWRITE);
-  const libraries = async () => (await client.json('GET', '/api/libraries', 'library list', librariesAnswer)).libraries;
+  const libraries = new CachedList(async () => (await client.json('GET', '/api/libraries', 'library list', librariesAnswer)).libraries);
 
   return {
     name,
@@ -53,8 +54,7 @@ export function createAudiobookshelfTarget(name: string, entry: AudiobookshelfTa
     async deliver(queued: ScanItem): Promise<DeliveryResult> {
       const item = itemForTarget(queued, rewrite);
       try {
-        const all = await libraries();
-        const hit = libraryFor(item.folder, all);
+        const { found: hit, items: all } = await libraries.find((list) => libraryFor(item.folder, list));
         if (!hit) {
           const known = all.flatMap((l) => l.folders.map((f) => f.fullPath));
           return { outcome: 'failed', error: `no Audiobookshelf library folder holds ${item.folder} (library folders: ${known.join(', ') || 'none'})` };
@@ -74,12 +74,12 @@ export function createAudiobookshelfTarget(name: string, entry: AudiobookshelfTa
         return resultFromError(err);
       }
     },
-    async libraryRoots(): Promise<string[]> {
-      return (await libraries()).flatMap((l) => l.folders.map((f) => f.fullPath));
+    async libraryRoots(fresh?: boolean): Promise<string[]> {
+      return (await libraries.get(fresh)).flatMap((l) => l.folders.map((f) => f.fullPath));
     },
     async available() {
       try {
-        await libraries();
+        await libraries.get(true);
         return { ok: true };
       } catch (err) {
         return { ok: false, error: (err as Error).message };

@@ -4,6 +4,7 @@ import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import { resultFromError, ServiceClient } from '../http.ts';
+import { CachedList } from '../cached-list.ts';
 import { deepestHolder } from '../path-match.ts';
 import { itemForTarget } from '../rewrite.ts';
 
@@ -43,7 +44,7 @@ export function createFileflowsTarget(name: string, entry: FileflowsTarget, log:
     secrets: [entry.API_KEY],
   });
   const rewrite = placeRewriter(entry.REWRITE);
-  const libraries = () => client.json('GET', '/api/library', 'library list', librariesAnswer);
+  const libraries = new CachedList(() => client.json('GET', '/api/library', 'library list', librariesAnswer));
 
   return {
     name,
@@ -54,8 +55,7 @@ export function createFileflowsTarget(name: string, entry: FileflowsTarget, log:
         return { outcome: 'done', detail: item.updateType === 'Deleted' ? 'a deletion: nothing for FileFlows to process' : 'no file named: nothing for FileFlows to process (its library scan finds new files)' };
       }
       try {
-        const all = await libraries();
-        const library = fileflowsLibraryFor(item.folder, all);
+        const { found: library, items: all } = await libraries.find((list) => fileflowsLibraryFor(item.folder, list));
         if (!library) return { outcome: 'failed', error: `no FileFlows library holds ${item.folder} (library paths: ${all.map((l) => l.Path).filter(Boolean).join(', ') || 'none'})` };
         if (!library.Enabled) return { outcome: 'failed', error: `FileFlows library "${library.Name ?? library.Uid}" is disabled` };
         const known: string[] = [];
@@ -81,12 +81,12 @@ export function createFileflowsTarget(name: string, entry: FileflowsTarget, log:
         return resultFromError(err);
       }
     },
-    async libraryRoots(): Promise<string[]> {
-      return (await libraries()).flatMap((l) => (l.Path ? [l.Path] : []));
+    async libraryRoots(fresh?: boolean): Promise<string[]> {
+      return (await libraries.get(fresh)).flatMap((l) => (l.Path ? [l.Path] : []));
     },
     async available() {
       try {
-        await libraries();
+        await libraries.get(true);
         return { ok: true };
       } catch (err) {
         return { ok: false, error: (err as Error).message };

@@ -90,6 +90,22 @@ describe('Sonarr and Radarr targets', () => {
     assert.deepEqual(await radarrTarget().available(), { ok: true });
   });
 
+  test('a burst of scans reads the series list once; a series added since (not in the list read) makes it read again', async () => {
+    const t = sonarrTarget();
+    const reads = () => sonarr.callsTo('GET', '/api/v3/series').length;
+    const start = reads();
+    await Promise.all([t.deliver(scanItem({ folder: '/tv/Dark/S01' })), t.deliver(scanItem({ folder: '/tv/Dark Matter/S01' }))]);
+    await t.deliver(scanItem({ folder: '/tv/Dark/S02' }));
+    assert.equal(reads() - start, 1);
+    sonarr.items.push({ id: 9, title: 'New Show', path: '/tv/New Show' });
+    try {
+      assert.deepEqual(await t.deliver(scanItem({ folder: '/tv/New Show/S01' })), { outcome: 'done', detail: 'RefreshSeries of "New Show" (id 9)' });
+      assert.equal(reads() - start, 2);
+    } finally {
+      sonarr.items.pop();
+    }
+  });
+
   test('libraryRoots are the root folders (GET /api/v3/rootfolder)', async () => {
     assert.deepEqual(await sonarrTarget().libraryRoots!(), ['/tv']);
   });
