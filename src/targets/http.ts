@@ -222,6 +222,9 @@ export class ServiceClient {
       if (err) throw err;
       return res.text;
     } catch (err) {
+      // Node refuses a header name or value HTTP does not allow (a REQUEST.HEADERS typo): no retry mends it.
+      const code = (err as { code?: string }).code;
+      if (!(err instanceof TargetError) && code?.startsWith('ERR_INVALID_')) throw this.redacted(new TargetError('fatal', `${label}: a header is not valid HTTP, check REQUEST.HEADERS (${code})`));
       throw this.redacted(err);
     }
   }

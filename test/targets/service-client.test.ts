@@ -60,3 +60,16 @@ test('no secret in an error: the credential, a secret in the URL and its encoded
     await new Promise<void>((r) => echo.close(() => r()));
   }
 });
+
+test('a header HTTP does not allow in REQUEST.HEADERS fails the delivery with the setting to fix (no endless retry)', async () => {
+  const tdarr = await new FakeTdarr().start();
+  try {
+    const client = new ServiceClient({ product: 'Tdarr', url: tdarr.url, request: request({ HEADERS: { 'Bad Header': 'x' } }) });
+    await assert.rejects(client.call('GET', '/api/v2/status', 'status'), (err: unknown) => err instanceof TargetError && err.kind === 'fatal' && /check REQUEST\.HEADERS \(ERR_INVALID_HTTP_TOKEN\)/.test(err.message));
+    const value = new ServiceClient({ product: 'Tdarr', url: tdarr.url, request: request({ HEADERS: { 'X-Ok': 'line\nbreak' } }) });
+    await assert.rejects(value.call('GET', '/api/v2/status', 'status'), (err: unknown) => err instanceof TargetError && err.kind === 'fatal');
+    assert.equal(tdarr.calls.length, 0);
+  } finally {
+    await tdarr.stop();
+  }
+});
