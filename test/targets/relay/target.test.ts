@@ -68,3 +68,20 @@ describe('relay target', () => {
     }
   });
 });
+
+test('against a real scanrelay (its own app, not a fake): the scan is queued there; a wrong secret is an auth problem', async () => {
+  const { buildTestApp, SECRET } = await import('../../helpers/app.ts');
+  const other = await buildTestApp();
+  try {
+    const url = await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const t = createRelayTarget('downstairs', entry({ URL: url, SECRET }), silent);
+    const result = await t.deliver(scanItem({ folder: '/data/TV/Dark/Season 01' }));
+    assert.ok(result.outcome === 'done' && /^scanrelay: (queued|merged)/.test(result.detail ?? ''), JSON.stringify(result));
+    assert.deepEqual(other.store.view.listOpen().map((s) => s.folder), ['/data/TV/Dark/Season 01']);
+    const wrong = await createRelayTarget('downstairs', entry({ URL: url, SECRET: 'not-it' }), silent).deliver(scanItem({ folder: '/data/TV/X' }));
+    assert.ok(wrong.outcome === 'retry' && wrong.slow === true, JSON.stringify(wrong));
+    assert.deepEqual(await t.available(), { ok: true });
+  } finally {
+    await other.close();
+  }
+});
