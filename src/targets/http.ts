@@ -138,3 +138,115 @@ export function answeredWithout(err: unknown): boolean {
   const status = err instanceof TargetError && !(err instanceof TlsError) ? err.status : undefined;
   return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
+
+/** A target's REQUEST settings (config/target-base.ts): seconds, TLS check, extra headers. */
+export interface RequestOptions {
+  TIMEOUT: number;
+  VERIFY_SSL: boolean;
+  HEADERS: Record<string, string>;
+}
+
+/**
+ * Status rules for the kinds beyond the media servers (issue 39): 401/403 is the key (retried slowly),
+ * 408/429/5xx an outage (retried), any other 4xx a request that will never succeed as it stands (a wrong
+ * URL base, an id the service does not know): failed, with the status in the message.
+ */
+export function classifyServiceStatus(status: number, what: string, body = ''): TargetError | undefined {
+  if (status >= 200 && status < 300) return undefined;
+  const snippet = body.trim().slice(0, 200);
+  const message = `${what} answered HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
+  if (status === 401 || status === 403) return new TargetError('auth', `${message} (check the token/API key)`, status);
+  if (status === 408 || status === 429 || status >= 500) return new TargetError('unavailable', message, status);
+  return new TargetError('fatal', status === 404 ? `${message} (check the URL, and its URL base if the service has one)` : message, status);
+}
+
+/** Replaces every secret in a text: an error or a log line never carries a key, token or password. */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    out = out.split(secret).join('***');
+    const encoded = encodeURIComponent(secret);
+    if (encoded !== secret) out = out.split(encoded).join('***');
+  }
+  return out;
+}
+
+export interface ServiceClientOptions {
+  /** The service's name in messages: "Audiobookshelf", "Sonarr". */
+  product: string;
+  /** Base URL; a trailing slash is dropped. */
+  url: string;
+  request: RequestOptions;
+  /** The kind's own headers (its credential); they win over REQUEST.HEADERS of the same name. */
+  headers?: Record<string, string>;
+  /** Values never shown in an error message (the credential, a secret in the URL). */
+  secrets?: readonly (string | undefined)[];
+  /** A kind's own reading of a status, before classifyServiceStatus (scanrelay's 404 for a wrong secret). */
+  status?: (status: number, what: string, body: string) => TargetError | undefined;
+}
+
+/**
+ * The one HTTP client of the kinds beyond the media servers: the target's REQUEST options (timeout, TLS
+ * check, extra headers), its credential header, the status rules above, and no secret in any message.
+ */
+export class ServiceClient {
+  private readonly base: string;
+
+  constructor(private readonly opts: ServiceClientOptions) {
+    this.base = opts.url.replace(/\/+$/, '');
+  }
+
+  get product(): string {
+    return this.opts.product;
+  }
+
+  /** `path` starts with "/" and may carry a query string. Returns the body of a 2xx answer. */
+  async call(method: string, path: string, what: string, body?: unknown): Promise<string> {
+    const headers: Record<string, string> = { ...this.opts.request.HEADERS, Accept: 'application/json', ...this.opts.headers };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const label = `${this.opts.product} ${what}`;
+    try {
+      const res = await httpRequest(
+        {
+          method,
+          url: `${this.base}${path}`,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          timeoutMs: this.opts.request.TIMEOUT * 1000,
+          verifyTls: this.opts.request.VERIFY_SSL,
+        },
+        `${label} (${method})`,
+      );
+      const err = this.opts.status?.(res.status, label, res.text) ?? classifyServiceStatus(res.status, label, res.text);
+      if (err) throw err;
+      return res.text;
+    } catch (err) {
+      // Node refuses a header name or value HTTP does not allow (a REQUEST.HEADERS typo): no retry mends it.
+      const code = (err as { code?: string }).code;
+      if (!(err instanceof TargetError) && code?.startsWith('ERR_INVALID_')) throw this.redacted(new TargetError('fatal', `${label}: a header is not valid HTTP, check REQUEST.HEADERS (${code})`));
+      throw this.redacted(err);
+    }
+  }
+
+  /** `call` and the answer through `schema` (not JSON or another shape: retried, see parseJsonAnswer). */
+  async json<S extends z.ZodType>(method: string, path: string, what: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+    const text = await this.call(method, path, what, body);
+    try {
+      return parseJsonAnswer(text, schema, `${this.opts.product} ${what}`);
+    } catch (err) {
+      throw this.redacted(err);
+    }
+  }
+
+  private redacted(err: unknown): unknown {
+    const secrets = [...(this.opts.secrets ?? []), ...Object.values(this.opts.headers ?? {})];
+    if (!(err instanceof Error)) return err;
+    const message = redactSecrets(err.message, secrets);
+    if (message === err.message) return err;
+    if (err instanceof TlsError) return new TlsError(message, err.code);
+    if (err instanceof AnswerShapeError) return new AnswerShapeError(message);
+    if (err instanceof TargetError) return new TargetError(err.kind, message, err.status);
+    return new Error(message);
+  }
+}

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from '../../log.ts';
+import { cleanEnvironment } from '../process.ts';
 
 export interface CommandContext {
   /** The folder scanned, as Plex names it: $SCANRELAY_PATH. */
@@ -8,20 +9,13 @@ export interface CommandContext {
   section: string;
 }
 
-/** What a command keeps of the relay's environment: where programs are, who and where it runs, language, time zone. */
-export const KEPT_VARIABLES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR'] as const;
-
 /**
  * A clean environment for a user's command: the relay's own (SERVER_PASS, PLEX_TOKEN and any other key
- * given as an environment override, a cloud token) never reaches it. It gets KEPT_VARIABLES, the locale's
+ * given as an environment override, a cloud token) never reaches it. It gets ../process.ts KEPT_VARIABLES, the locale's
  * LC_* variables and the scan's SCANRELAY_* variables; anything else the command needs is set in it.
  */
 export function commandEnvironment(parent: NodeJS.ProcessEnv, context: CommandContext): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(parent)) {
-    if (value !== undefined && ((KEPT_VARIABLES as readonly string[]).includes(name) || name.startsWith('LC_'))) env[name] = value;
-  }
-  return { ...env, SCANRELAY_PATH: context.path, SCANRELAY_SECTION: context.section };
+  return cleanEnvironment(parent, { SCANRELAY_PATH: context.path, SCANRELAY_SECTION: context.section });
 }
 
 export type CommandOutcome = { ok: true; code: number } | { ok: false; error: string };

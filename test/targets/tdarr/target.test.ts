@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { tdarrTargetSchema } from '../../../src/config/target-kinds/tdarr.ts';
+import { createTdarrTarget, tdarrScanConfig } from '../../../src/targets/tdarr/target.ts';
+import { FakeTdarr } from '../../fakes/tdarr.ts';
+import { scanItem } from '../../helpers/plex-target.ts';
+
+const silent = pino({ level: 'silent' });
+
+// autopulse's tdarr.rs:58-81 (scanFolderWatcher with the file paths) and Tdarr's API docs for
+// POST /api/v2/scan-files (scanFindNew takes one folder, scanFolderWatcher a list of files).
+describe('Tdarr target', () => {
+  let tdarr: FakeTdarr;
+  before(async () => {
+    tdarr = await new FakeTdarr('tapi_secret_key_1').start();
+  });
+  after(async () => tdarr.stop());
+  const target = (over: Record<string, unknown> = {}) => createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: tdarr.url, DB_ID: 'lib-tv', API_KEY: 'tapi_secret_key_1', ...over }), silent);
+
+  test('tdarrScanConfig: named files are a scanFolderWatcher list; a folder alone, a cut list or a deletion is a scanFindNew of the folder', () => {
+    const base = { folder: '/tv/Show/S01', files: [] as string[], moreFiles: 0, updateType: 'Modified' as 'Created' | 'Modified' | 'Deleted' };
+    const table: Array<[Partial<typeof base>, unknown]> = [
+      [{ files: ['/tv/Show/S01/e1.mkv'] }, { dbID: 'L', mode: 'scanFolderWatcher', arrayOrPath: ['/tv/Show/S01/e1.mkv'] }],
+      [{}, { dbID: 'L', mode: 'scanFindNew', arrayOrPath: '/tv/Show/S01' }],
+      [{ files: ['/tv/Show/S01/e1.mkv'], moreFiles: 3 }, { dbID: 'L', mode: 'scanFindNew', arrayOrPath: '/tv/Show/S01' }],
+      [{ files: ['/tv/Show/S01/e1.mkv'], updateType: 'Deleted' }, { dbID: 'L', mode: 'scanFindNew', arrayOrPath: '/tv/Show/S01' }],
+    ];
+    for (const [over, expected] of table) assert.deepEqual(tdarrScanConfig('L', { ...base, ...over }), expected, JSON.stringify(over));
+  });
+
+  test('POST /api/v2/scan-files with data.scanConfig, the key in x-api-key, paths through the rewrite', async () => {
+    tdarr.scans.length = 0;
+    const t = target({ REWRITE: [{ from: '^/mnt/media/', to: '/media/' }] });
+    const files = ['/mnt/media/TV/Dark/S01/e1.mkv', '/mnt/media/TV/Dark/S01/e2.mkv'];
+    const result = await t.deliver(scanItem({ folder: '/mnt/media/TV/Dark/S01', files }));
+    assert.deepEqual(result, { outcome: 'done', detail: 'scanFolderWatcher of 2 file(s) in library lib-tv' });
+    assert.deepEqual(tdarr.scans, [{ dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv'] }]);
+    const call = tdarr.callsTo('POST', '/api/v2/scan-files').at(-1)!;
+    assert.equal(call.headers['x-api-key'], 'tapi_secret_key_1');
+    assert.equal(call.headers['content-type'], 'application/json');
+    assert.equal((await t.deliver(scanItem({ folder: '/mnt/media/TV/Dark' }))).outcome, 'done');
+    assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFindNew', arrayOrPath: '/media/TV/Dark' });
+  });
+
+  test('REQUEST.HEADERS go with every request (a proxy header), without replacing the key', async () => {
+    const t = target({ REQUEST: { HEADERS: { 'X-Proxy-Auth': 'p1', 'x-api-key': 'overridden?' } } });
+    assert.equal((await t.deliver(scanItem({ folder: '/tv/A' }))).outcome, 'done');
+    const call = tdarr.calls.at(-1)!;
+    assert.equal(call.headers['x-proxy-auth'], 'p1');
+    assert.equal(call.headers['x-api-key'], 'tapi_secret_key_1');
+  });
+
+  test('a wrong or missing key is 401: retried slowly, the key never shown; 5xx is retried', async () => {
+    const wrong = await target({ API_KEY: 'tapi_wrong_key_9' }).deliver(scanItem({ folder: '/tv/A' }));
+    assert.ok(wrong.outcome === 'retry' && wrong.slow === true && /HTTP 401/.test(wrong.error), JSON.stringify(wrong));
+    assert.doesNotMatch(wrong.error, /tapi_wrong_key_9/);
+    const missing = await target({ API_KEY: undefined }).deliver(scanItem({ folder: '/tv/A' }));
+    assert.ok(missing.outcome === 'retry' && missing.slow === true, JSON.stringify(missing));
+    await tdarr.setMode('error503');
+    const busy = await target().deliver(scanItem({ folder: '/tv/A' }));
+    assert.ok(busy.outcome === 'retry' && !busy.slow, JSON.stringify(busy));
+    assert.equal((await target().available()).ok, false);
+    await tdarr.setMode('up');
+    assert.deepEqual(await target().available(), { ok: true });
+  });
+
+  test('a Tdarr without auth takes no key; a request it refuses (4xx) is failed, not retried', async () => {
+    const open = await new FakeTdarr().start();
+    try {
+      const t = createTdarrTarget('tdarr2', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: open.url, DB_ID: 'x' }), silent);
+      assert.equal((await t.deliver(scanItem({ folder: '/m/a', files: ['/m/a/1.mkv'] }))).outcome, 'done');
+      assert.equal(open.calls.at(-1)!.headers['x-api-key'], undefined);
+      const lost = createTdarrTarget('tdarr3', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: `${open.url}/tdarr`, DB_ID: 'x' }), silent);
+      const r = await lost.deliver(scanItem({ folder: '/m/a' }));
+      assert.ok(r.outcome === 'failed' && /HTTP 404/.test(r.error) && /check the URL/.test(r.error), JSON.stringify(r));
+    } finally {
+      await open.stop();
+    }
+  });
+});
