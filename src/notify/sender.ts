@@ -37,6 +37,9 @@ export class NotifySender {
   private readonly abort = new AbortController();
   private readonly loops: Promise<void>[] = [];
   private readonly opts: Required<SenderOptions>;
+  /** Resolved after each destination's next look at the outbox (ready, looked). */
+  private readonly lookWaiters = new Set<() => void>();
+  private firstLooks: Promise<void>[] = [];
 
   constructor(
     private readonly outbox: Outbox,
@@ -48,8 +51,34 @@ export class NotifySender {
   }
 
   start(): void {
-    for (const [name, dest] of Object.entries(this.destinations)) this.loops.push(this.run(name, dest));
+    for (const [name, dest] of Object.entries(this.destinations)) {
+      let first!: () => void;
+      this.firstLooks.push(new Promise<void>((r) => (first = r)));
+      this.loops.push(this.run(name, dest, first));
+    }
     this.loops.push(this.pruneLoop());
+  }
+
+  /** Resolves once every destination has looked at the outbox (and holds its cursor, or knows another relay does). */
+  async ready(): Promise<void> {
+    await Promise.all(this.firstLooks);
+  }
+
+  /** Resolves after every destination's next two looks (tests: whatever was due has been handled). */
+  async looked(): Promise<void> {
+    const n = Object.keys(this.destinations).length;
+    for (let round = 0; round < 2; round++) {
+      let seen = 0;
+      await new Promise<void>((resolve) => {
+        const w = () => {
+          if (++seen >= n) {
+            this.lookWaiters.delete(w);
+            resolve();
+          }
+        };
+        this.lookWaiters.add(w);
+      });
+    }
   }
 
   async stop(): Promise<void> {
@@ -66,7 +95,7 @@ export class NotifySender {
     }
   }
 
-  private async run(name: string, dest: NotificationConfig): Promise<void> {
+  private async run(name: string, dest: NotificationConfig, first: () => void): Promise<void> {
     const state = { failures: 0, gaveUpLogged: false };
     const log = this.log.child({ notification: name, type: dest.TYPE, url: maskUrl(dest.URL) });
     while (!this.abort.signal.aborted) {
@@ -78,6 +107,8 @@ export class NotifySender {
         log.warn({ err: (err as Error).message }, 'could not read the notification outbox; trying again');
         next = this.backoff(++state.failures);
       }
+      first();
+      for (const w of [...this.lookWaiters]) w();
       if (!(await this.wait(next))) return;
     }
   }
