@@ -23,13 +23,16 @@ export interface SenderOptions {
   keepMs?: number;
 }
 
+/** A batch waits at most this many BATCH_SECONDS after its first event, however busy the stream. */
+export const BATCH_WAIT_FACTOR = 6;
+
 /** Events read from the outbox per look. */
 const READ = 1000;
 
 /**
  * Drains the outbox to each NOTIFICATIONS destination, on its own loop: a slow or dead service holds back
  * nobody else, and no delivery waits for any of it (the scheduler only writes rows). A destination gathers its
- * events for BATCH_SECONDS from the oldest unsent one, sends the batch as its service's messages, and moves its
+ * events until BATCH_SECONDS pass without a new one (at most BATCH_WAIT_FACTOR times that), sends the batch as its service's messages, and moves its
  * cursor once they were taken. 429, 5xx and no answer are retried with backoff (Retry-After obeyed); events older
  * than GIVE_UP_AFTER are dropped with one log line per outage; a 4xx refusal drops that batch with one error line.
  */
@@ -136,8 +139,10 @@ export class NotifySender {
       await this.outbox.advance(name, this.opts.relayId, last);
       return events.length === READ ? 0 : this.opts.pollMs;
     }
-    // Gather: the batch goes BATCH_SECONDS after its oldest event (or at once when a full read is waiting).
-    const due = batch[0]!.at + dest.BATCH_SECONDS * 1000;
+    // Gather: the batch goes once BATCH_SECONDS passed without a new event, and at the latest BATCH_WAIT_FACTOR times
+    // that after its first (a long drain goes as a few messages, not one per window); at once when a full read waits.
+    const window = dest.BATCH_SECONDS * 1000;
+    const due = Math.min(batch.at(-1)!.at + window, batch[0]!.at + window * BATCH_WAIT_FACTOR);
     if (due > now && events.length < READ) return Math.min(due - now, this.opts.pollMs * 5);
     const outcome = await this.send(dest, batch, log);
     if (outcome.kind === 'retry') {

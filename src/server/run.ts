@@ -168,7 +168,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   guard?.start();
   await scheduler.start();
   // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
-  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
   notifier.start();
   // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
   void libraries.check([]).catch(() => undefined);
