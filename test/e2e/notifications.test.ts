@@ -106,4 +106,16 @@ describe('notifications through the relay', () => {
     // The webhook's token never reaches the log.
     assert.ok(!relay.logs.some((l) => l.includes(discord.token) || l.includes('json-secret-token')));
   });
+
+  test('the webhook URL and token show nowhere: not in /metrics, the dashboard, the test button\'s answer or the log', async () => {
+    const secrets = [discord.token, 'json-secret-token'];
+    const metrics = await (await fetch(`${relay.base}/metrics`)).text();
+    const page = await (await fetch(relay.url)).text();
+    const answer = await fetch(`${relay.base}/api/${relay.secret}/notify-test`, { method: 'POST' });
+    assert.equal(answer.status, 200);
+    const results = ((await answer.json()) as { results: Array<{ name: string; ok: boolean; answer: string; url: string }> }).results;
+    assert.deepEqual(results.map((r) => [r.name, r.ok]).sort(), [['chat', true], ['hook', true]]);
+    assert.match(results.find((r) => r.name === 'chat')!.answer, /^204/);
+    for (const text of [metrics, page, JSON.stringify(results), relay.logs.join('\n')]) for (const secret of secrets) assert.ok(!text.includes(secret), `${secret} shown`);
+  });
 });
