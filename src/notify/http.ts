@@ -29,11 +29,12 @@ export function retryAfterMs(header: string | null, body: string, now = Date.now
   return undefined;
 }
 
-/** Posts one message; never throws. Answers and errors come back with the destination's secrets taken out. */
-export async function postMessage(dest: Pick<NotificationConfig, 'URL' | 'TOKEN'>, msg: OutMessage, timeoutMs = TIMEOUT_MS): Promise<SendOutcome> {
+/** Posts one message (given up at `timeoutMs`, or when `stop` aborts: the relay stopping); never throws. Answers and errors come back with the destination's secrets taken out. */
+export async function postMessage(dest: Pick<NotificationConfig, 'URL' | 'TOKEN'>, msg: OutMessage, timeoutMs = TIMEOUT_MS, stop?: AbortSignal): Promise<SendOutcome> {
   let res: Response;
   try {
-    res = await fetch(msg.url, { method: 'POST', headers: msg.headers, body: msg.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    const signal = stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs);
+    res = await fetch(msg.url, { method: 'POST', headers: msg.headers, body: msg.body, signal, redirect: 'error' });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return { kind: 'retry', answer: scrub(`no answer: ${cause?.code ?? cause?.message ?? (err as Error).message}`, dest) };

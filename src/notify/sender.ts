@@ -164,7 +164,7 @@ export class NotifySender {
   private async send(dest: NotificationConfig, batch: StoredEvent[], log: Logger): Promise<{ kind: 'sent'; messages: number } | { kind: 'retry'; answer: string; retryAfterMs?: number } | { kind: 'refused'; answer: string }> {
     const messages = FORMATS[dest.TYPE](dest, batch);
     for (const msg of messages) {
-      const r = await postMessage(dest, msg);
+      const r = await postMessage(dest, msg, undefined, this.abort.signal);
       if (r.kind === 'retry') return { kind: 'retry', answer: r.answer, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) };
       if (r.kind === 'refused') return { kind: 'refused', answer: r.answer };
       log.trace({ status: r.status }, 'notification message taken');

@@ -3,7 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { notificationSchema, type NotificationConfig } from '../../src/config/notifications.ts';
 import type { NotifyEvent } from '../../src/core/events.ts';
+import { createServer } from 'node:http';
+import type { Target } from '../../src/core/scan.ts';
 import { NotifySender } from '../../src/notify/sender.ts';
+import { Scheduler } from '../../src/queue/scheduler.ts';
+import { waitFor } from '../helpers/relay.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { DiscordFake } from '../fakes/discord.ts';
@@ -211,6 +215,38 @@ describe('notification sender', () => {
       await sender.stop();
     }
   });
+});
+
+test('a destination that never answers holds back no delivery', async () => {
+  // A service that takes the request and never answers (the sender's own timeout is 15 s).
+  const held: import('node:http').ServerResponse[] = [];
+  const hang = createServer((_req, res) => void held.push(res));
+  await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(hang.address() as import('node:net').AddressInfo).port}/hook`;
+  const store = new QueueStore(':memory:');
+  const target: Target = { name: 'plex', serial: true, deliver: async () => ({ outcome: 'done' }), available: async () => ({ ok: true }) };
+  const scheduler = new Scheduler(store, [target], pino({ level: 'silent' }));
+  const sender = new NotifySender(store.outbox, { hook: dest({ TYPE: 'json', URL: url, BATCH_SECONDS: 0 }) }, pino({ level: 'silent' }), { relayId: 'local', pollMs: 10 });
+  sender.start();
+  await sender.ready();
+  await scheduler.start();
+  try {
+    store.enqueueMany([{ folder: '/m/first', files: [], source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 0 }], { delayMs: 0, maxMs: 0 });
+    scheduler.poke();
+    await waitFor(() => held.length === 1, 10_000, 'the first notification to hang');
+    const folders = Array.from({ length: 30 }, (_, i) => `/m/${i}`);
+    store.enqueueMany(folders.map((folder) => ({ folder, files: [], source: 'Manual' as const, event: 'Manual', updateType: 'Modified' as const, priority: 0 })), { delayMs: 0, maxMs: 0 });
+    scheduler.poke();
+    await waitFor(() => store.countOpen() === 0, 10_000, 'every scan delivered');
+    assert.equal(held.length, 1, 'the notification is still waiting for its answer');
+    assert.equal(store.outbox.latestId(), 31, 'every delivery wrote its event');
+  } finally {
+    await scheduler.stop();
+    for (const r of held) r.destroy();
+    await sender.stop();
+    hang.closeAllConnections();
+    await new Promise((r) => hang.close(r));
+  }
 });
 
 describe('notifications from a shared queue', () => {
