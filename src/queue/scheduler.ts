@@ -244,6 +244,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
+      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, Date.now(), targetName));
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });

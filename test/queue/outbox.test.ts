@@ -108,6 +108,31 @@ for (const [name, open] of STORES) {
       }
     });
 
+    test('a serial target waiting for its server while it keeps its turn is told as waiting, then recovered', async () => {
+      const s = await open();
+      let down = true;
+      const target: Target = {
+        name: 'plex',
+        serial: true,
+        deliver: async (): Promise<DeliveryResult> => (down ? { outcome: 'retry', error: 'waiting for Plex to answer: ECONNREFUSED', retryAfterMs: 5, holdTurn: true } : { outcome: 'done' }),
+        available: async () => ({ ok: !down }),
+      };
+      const scheduler = new Scheduler(s, [target], pino({ level: 'silent' }), { waitingAfterMs: 30 });
+      await scheduler.start();
+      try {
+        await s.enqueueMany([req('/m/Y')], { delayMs: 0, maxMs: 0 });
+        scheduler.poke();
+        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
+        const [waiting] = await s.outbox.after(0, 10);
+        assert.equal(waiting?.target, 'plex');
+        assert.match(waiting?.reason ?? '', /ECONNREFUSED/);
+        down = false;
+        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
+      } finally {
+        await scheduler.stop();
+      }
+    });
+
     test('a target unreachable for longer than waitingAfterMs is told once as waiting, then once as recovered', async () => {
       const s = await open();
       let down = true;
