@@ -52,6 +52,8 @@ export class EventFeed {
     clearInterval(this.timer);
     clearInterval(this.keepalive);
     this.timer = this.keepalive = undefined;
+    // The next page starts from what is new then, not from where the last one left.
+    this.lastId = this.lastOpen = undefined;
   }
 
   private broadcast(text: string): void {
