@@ -1,6 +1,7 @@
 /*
  * The layering the code keeps (README "How it works"): imports run one way,
  *   cli / server  ->  triggers  ->  intake  ->  queue  ->  targets
+ * and beside them, used by cli / server only, notify (src/notify: reads the queue's outbox, sends notifications).
  * with config, paths, core (shared types), google, rclone, db, fs and log below them all. The counters
  * (src/metrics) read the queue's figures and are fed by the intake and the server: between the two.
  * Checked by the test command (`npm run layers`).
@@ -23,11 +24,13 @@ module.exports = {
     forbid('intake-below-triggers', layer('intake'), `${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The intake takes intents from any trigger and knows none of them.'),
     forbid('queue-below-intake', layer('queue'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The queue stores and delivers; it knows nothing of where requests come from.'),
     forbid('targets-below-queue', layer('targets'), `${layer('queue')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'A target talks to one media server and knows nothing above it.'),
+    forbid('only-the-top-notifies', `${layer('triggers')}|${layer('intake')}|${layer('queue')}|${layer('targets')}|${layer('metrics')}`, layer('notify'), 'Notifications read the outbox; no trigger, target or scheduler code sends them.'),
+    forbid('notify-reads-the-outbox', layer('notify'), `${layer('targets')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The sender knows the queue\'s outbox and the services, nothing above.'),
     forbid('metrics-below-intake', layer('metrics'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The counters know the queue and the targets, nothing above.'),
     forbid(
       'foundations-import-no-layer',
       `^src/(${below.join('|')})(/|\\.ts$)`,
-      `${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,
+      `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,
       'config, paths, core, google, log and the other foundations are imported by the layers, never the reverse.',
     ),
   ],

@@ -21,6 +21,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ['health'], load: async () => (await import('./health.ts')).registerHealth },
   { names: ['queue'], load: async () => (await import('./queue.ts')).registerQueue },
   { names: ['move-queue'], load: async () => (await import('./move-queue.ts')).registerMoveQueue },
+  { names: ['notify-test'], load: async () => (await import('./notify-test.ts')).registerNotifyTest },
 ];
 
 /** Global options that take a value (the word after them is not the command). */

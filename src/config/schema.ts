@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
 import { regexList, rewriteRules, rewriteRulesSchema } from './patterns.ts';
 import { pythonInt } from './python-int.ts';
+import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
 import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
@@ -200,6 +201,7 @@ export const configSchema = z.object({
   /** scanrelay: behind a reverse proxy, which hops may name the client (rate limits, logs): see trust-proxy.ts. */
   SERVER_TRUST_PROXY: trustProxySchema,
   SERVER_METRICS: bool(true),
+  NOTIFICATIONS: notificationsSchema,
   SERVER_SKIP_FILES_IN_PLEX: bool(false),
   /**
    * scanrelay: scan the nearest existing folder above one that is gone (a movie or series deleted or renamed

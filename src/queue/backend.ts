@@ -1,4 +1,6 @@
 import type { NormalizedScanRequest, ScanItem, Target } from '../core/scan.ts';
+import type { NotifyEvent } from '../core/events.ts';
+import type { Outbox } from './outbox.ts';
 import type { DeliveryRow, EnqueueResult, HistoryFilter, QueueEntry, Timing } from './types.ts';
 
 /** A value now (SQLite) or later (PostgreSQL): callers await either. */
@@ -112,6 +114,8 @@ export interface RunningRelay {
 export interface QueueBackend {
   readonly view: QueueReads;
   readonly meta: QueueMetaStore;
+  /** Events for notifications and the dashboard's stream; a delivery's event goes in with its state change. */
+  readonly outbox: Outbox;
   /** Present when several relays share this queue. */
   readonly shared?: SharedQueue;
   /** Where the queue is, for logs (a file, or a URL without its password). */
@@ -134,11 +138,12 @@ export interface QueueBackend {
   completeDelivery(
     scanId: number,
     target: string,
-    result: { status: 'done' | 'failed'; error?: string; detail?: string },
+    result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent },
     now?: number,
   ): Awaitable<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }>;
   retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt?: boolean, fileChecks?: number): Awaitable<void>;
-  setDeliveryDetail(scanId: number, target: string, detail: string): Awaitable<void>;
+  /** `event`: written in the same transaction (the scan's end, once the target's after-steps confirmed it). */
+  setDeliveryDetail(scanId: number, target: string, detail: string, event?: NotifyEvent): Awaitable<void>;
   recoverInFlight(): Awaitable<number>;
   failUnknownTargets(targets: readonly string[], now?: number): Awaitable<number>;
   nextWakeAt(targets?: readonly string[]): Awaitable<number | undefined>;

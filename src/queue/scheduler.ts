@@ -4,6 +4,8 @@ import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
+import type { NotifyEvent } from '../core/events.ts';
+import { deliveryEvent, HoldTracker } from './events.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -20,6 +22,8 @@ export interface SchedulerOptions {
   heldRecheckMs?: number;
   /** Told about writes refused because the disk is full (it logs them once a minute, not once each). */
   diskFull?: { failed(what: string): void };
+  /** A target that does not answer for this long is told as `waiting` (NOTIFICATIONS), and `recovered` after. */
+  waitingAfterMs?: number;
 }
 
 export interface DeliveryEvent {
@@ -30,6 +34,8 @@ export interface DeliveryEvent {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The mount guard's hold, among the per-target ones. */
+const MOUNT_HOLD = '\0mount guard';
 
 /** What a removal scan is, in the log and on the dashboard: "library root scan for 2 removed items". */
 export function removalScanLabel(requests: number): string {
@@ -62,7 +68,9 @@ export class Scheduler {
   /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
   private readonly holdAbort = new AbortController();
   private readonly targets: Map<string, Target>;
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
+  /** Holds told to the outbox once when they begin and once when they end. */
+  private readonly holds: HoldTracker;
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
 
   constructor(
     private readonly store: QueueBackend,
@@ -71,6 +79,7 @@ export class Scheduler {
     opts: SchedulerOptions = {},
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
+    this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     this.opts = {
       concurrency: opts.concurrency ?? 8,
@@ -158,9 +167,11 @@ export class Scheduler {
       if (this.opts.held?.()) {
         // Nothing becomes due or is sent while held; queued scans stay as they are.
         this.log.debug('deliveries held');
+        this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0));
         this.schedule(now + this.opts.heldRecheckMs);
         return;
       }
+      if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now));
       const activated = await this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
       // Serial targets whose turn another relay holds: its release wakes this one (NOTIFY, or the poll).
@@ -233,6 +244,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
+      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, Date.now(), targetName));
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -268,8 +280,12 @@ export class Scheduler {
     const what = item.removal ? removalScanLabel(item.requests) : undefined;
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
+    const now = Date.now();
+    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target));
     if (result.outcome === 'done') {
-      const { scanFinished } = await this.store.completeDelivery(item.id, delivery, { status: 'done', detail: result.detail });
+      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
+      const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
+      const { scanFinished } = await this.store.completeDelivery(item.id, delivery, { status: 'done', detail: result.detail, ...(event ? { event } : {}) });
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: Date.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
@@ -277,12 +293,15 @@ export class Scheduler {
         return serial;
       }
     } else if (result.outcome === 'failed') {
-      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, delivery, { status: 'failed', error: result.error });
+      const event = deliveryEvent(item, target, { status: 'failed', error: result.error }, now);
+      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, delivery, { status: 'failed', error: result.error, event });
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
       if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
       if (scanFinished) await this.afterFinish();
     } else {
       const wait = this.retryWait(item, result);
+      // A retry that counts file checks waits for files, not for the server.
+      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target));
       await this.store.retryDelivery(item.id, delivery, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
@@ -316,7 +335,7 @@ export class Scheduler {
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
       try {
-        await this.store.setDeliveryDetail(item.id, delivery, full);
+        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}) }, Date.now()));
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }
@@ -330,6 +349,12 @@ export class Scheduler {
         this.poke();
       }
     });
+  }
+
+  /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */
+  private note(event: NotifyEvent | undefined): void {
+    if (!event) return;
+    void (async () => this.store.outbox.append([event]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
   }
 
   private async afterFinish(): Promise<void> {

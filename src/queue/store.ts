@@ -9,6 +9,8 @@ import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './typ
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
 import { checkExpected, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
+import type { NotifyEvent } from '../core/events.ts';
+import { SqliteOutbox } from './outbox.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -36,6 +38,8 @@ export class QueueStore implements QueueBackend {
   readonly view: QueueView;
   /** Named values kept beside the queue (page tokens, imports). */
   readonly meta: QueueMeta;
+  /** Events written with the delivery changes they tell of (notifications, the dashboard's stream). */
+  readonly outbox: SqliteOutbox;
 
   readonly location: string;
   /** One process owns the file: nothing is shared with other relays. */
@@ -46,6 +50,7 @@ export class QueueStore implements QueueBackend {
     this.db = openQueueDb(file);
     this.view = new QueueView(this.db);
     this.meta = new QueueMeta(this.db);
+    this.outbox = new SqliteOutbox(this.db);
     const db = this.db;
     this.stmt = {
       pendingIn: memoByCount((n) =>
@@ -263,10 +268,11 @@ export class QueueStore implements QueueBackend {
   completeDelivery(
     scanId: number,
     target: string,
-    result: { status: 'done' | 'failed'; error?: string; detail?: string },
+    result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent },
     now = Date.now(),
   ): { scanFinished: 'done' | 'failed' | undefined; requeued?: string[] } {
     return this.db.transaction(() => {
+      if (result.event) this.outbox.add([result.event]);
       this.stmt.finishDelivery.run({
         scanId,
         target,
@@ -304,8 +310,11 @@ export class QueueStore implements QueueBackend {
   }
 
   /** Replaces a finished delivery's detail (what its after-scan steps found). */
-  setDeliveryDetail(scanId: number, target: string, detail: string): void {
-    this.stmt.setDetail.run({ scanId, target, detail });
+  setDeliveryDetail(scanId: number, target: string, detail: string, event?: NotifyEvent): void {
+    this.db.transaction(() => {
+      this.stmt.setDetail.run({ scanId, target, detail });
+      if (event) this.outbox.add([event]);
+    }).immediate();
   }
 
   /** After a crash, deliveries that were in flight are sent again (a repeated scan is harmless; a lost one is not). */

@@ -29,6 +29,7 @@ import { shortSecretUrl } from './redact.ts';
 import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
+import { NotifySender, type SenderOptions } from '../notify/sender.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -57,6 +58,8 @@ export interface RelayOptions {
   firstStart?: boolean;
   /** The config file, named where the shortened scan URL is logged. */
   configPath?: string;
+  /** Notification sender timing overrides (tests). */
+  notify?: Omit<SenderOptions, 'relayId'>;
 }
 
 export interface Relay {
@@ -164,6 +167,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   wake = () => scheduler.poke();
   guard?.start();
   await scheduler.start();
+  // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
+  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  notifier.start();
   // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
   void libraries.check([]).catch(() => undefined);
   const address = app.server.address();
@@ -204,6 +210,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       await watcher?.close();
       await drive?.close();
       await scheduler.stop();
+      await notifier.stop();
       await store.close();
     },
   };

@@ -7,6 +7,8 @@ import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, inTransaction, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
+import type { NotifyEvent } from '../../core/events.ts';
+import { addEvents, PgOutbox } from './outbox.ts';
 import { RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
 
@@ -38,6 +40,8 @@ export class PgQueueStore implements QueueBackend {
   readonly view: QueueReads;
   readonly meta: QueueMetaStore;
   readonly shared: SharedQueue;
+  /** Events written with the delivery changes they tell of (notifications, the dashboard's stream). */
+  readonly outbox: PgOutbox;
   private readonly pool: pg.Pool;
   private readonly session: QueueSession;
   /** The live relays and their targets: whom a due scan goes to, and which deliveries this relay claims. */
@@ -59,6 +63,7 @@ export class PgQueueStore implements QueueBackend {
     this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: 6, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that breaks is dropped by the pool; the next query opens a new one.
     this.pool.on('error', (err) => opts.log?.debug({ err: err.message }, 'an idle queue database connection closed'));
+    this.outbox = new PgOutbox(this.pool, opts.url);
     this.session = new QueueSession(opts.url, `scanrelay ${opts.relayId} (session)`, opts.log);
     const session = this.session;
     const relays = (this.relays = new RelayRegistry(this.pool, opts.relayId, this.leaseMs, opts.log));
@@ -252,7 +257,7 @@ export class PgQueueStore implements QueueBackend {
   async completeDelivery(
     scanId: number,
     target: string,
-    result: { status: 'done' | 'failed'; error?: string; detail?: string },
+    result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent },
     now = Date.now(),
   ): Promise<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }> {
     // A delivery done locks only its scan's row (two targets of one scan finish one after the other), not the
@@ -279,6 +284,7 @@ export class PgQueueStore implements QueueBackend {
         values: [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
       });
       const o = rows[0]!;
+      if (result.event) await addEvents(db, [result.event]);
       if (o.open || !o.failed) return o;
       return failed ? { ...o, finished: await this.finishFailed(db, scanId, now) } : o;
     }, failed, scanId);
@@ -337,8 +343,13 @@ export class PgQueueStore implements QueueBackend {
     await this.notify(wakePayload(nextAt));
   }
 
-  async setDeliveryDetail(scanId: number, target: string, detail: string): Promise<void> {
-    await this.q(`UPDATE deliveries SET detail = $3 WHERE scan_id = $1 AND target = $2`, [scanId, target, detail]);
+  async setDeliveryDetail(scanId: number, target: string, detail: string, event?: NotifyEvent): Promise<void> {
+    const update = `UPDATE deliveries SET detail = $3 WHERE scan_id = $1 AND target = $2`;
+    if (!event) return void (await this.q(update, [scanId, target, detail]));
+    await this.tx(async (db) => {
+      await db.query(update, [scanId, target, detail]);
+      await addEvents(db, [event]);
+    });
   }
 
   /** This relay's own claims from before a restart are sent again at once; other relays' claims are theirs. */

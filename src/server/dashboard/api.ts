@@ -6,6 +6,7 @@ import { PathProblem } from '../../intake/resolve.ts';
 import type { PluginDeps } from '../deps.ts';
 import { submitIntent } from '../../intake/submit.ts';
 import { withReadiness } from '../readiness.ts';
+import { sendTestMessages } from '../../notify/test-message.ts';
 import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanView, withinBytes } from './data.ts';
 
 type SecretParams = { secret: string };
@@ -44,6 +45,12 @@ function parseOr400<S extends z.ZodType>(schema: S, value: unknown, reply: Fasti
 export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
   const opts = { onRequest: deps.guards.secret };
   const noSection = new NoSectionCache();
+
+  // One test message to each NOTIFICATIONS destination, and what each service answered (URLs masked).
+  app.post<{ Params: SecretParams }>('/api/:secret/notify-test', opts, async (_req, reply) => {
+    if (Object.keys(deps.config.NOTIFICATIONS).length === 0) return reply.code(400).send({ error: 'no NOTIFICATIONS in the config: add one (docs/notifications.md)' });
+    return { results: await sendTestMessages(deps.config.NOTIFICATIONS) };
+  });
 
   // count is every open scan; items are one page of them (limit, offset), in the order they will go.
   app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => {

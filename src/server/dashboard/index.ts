@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginDeps } from '../deps.ts';
 import { manualScanOff, sendError } from '../reply.ts';
 import { dropEmpty, historyQuerySchema, scanView, statusSource, type HistoryQuery } from './data.ts';
+import { EventFeed } from './events.ts';
 import { renderDashboard, renderHistory, renderQueue, renderStatus, type PageParts } from './render.ts';
 
 // Hand-written, served as they are: no bundler, no CDN, nothing built at run time.
@@ -59,6 +60,14 @@ export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): P
     const q = historyQuerySchema.safeParse(dropEmpty(req.query));
     if (!q.success) return sendError(req, reply, 400, `history filter: ${q.error.issues[0]?.message ?? 'invalid'}`);
     return reply.header('cache-control', 'no-store').send(await parts(filterOf(req.query)));
+  });
+
+  // The page's event stream (events.ts): it refreshes on each event instead of every few seconds.
+  const feed = new EventFeed(deps.store);
+  app.addHook('preClose', async () => feed.close());
+  app.get<{ Params: SecretParams }>('/:secret/events', quiet, async (req, reply) => {
+    reply.hijack();
+    await feed.attach(reply.raw);
   });
 
   app.get<{ Params: SecretParams }>('/:secret/dashboard.js', quiet, async (_req, reply) =>

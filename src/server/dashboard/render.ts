@@ -170,7 +170,7 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>scanrelay</title><link rel="stylesheet" href="${esc(s)}/dashboard.css">
 <noscript><style>${NOSCRIPT_STYLE}</style></noscript></head>
-<body><main id="dashboard" data-api="api/${esc(s)}/" data-parts="${esc(s)}/parts">
+<body><main id="dashboard" data-api="api/${esc(s)}/" data-parts="${esc(s)}/parts" data-events="${esc(s)}/events">
 <header><h1>scanrelay</h1><div id="status" role="status" aria-live="polite" aria-label="Status">${parts.status}</div></header>
 
 <section aria-labelledby="scan-heading" class="card">
@@ -204,7 +204,12 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 </form>
 <div id="history">${parts.history}</div>
 </section>
-<p class="muted foot"><span class="js-only">Refreshes every 5 seconds.</span><span class="no-js-only">Reload the page to update.</span> JSON: <code>api/&lt;secret&gt;/queue</code>, <code>history</code>, <code>map?path=</code>.</p>
+<section aria-labelledby="notify-heading" class="card js-only">
+<h2 id="notify-heading">Notifications</h2>
+<button type="button" id="notify-test">Send a test notification</button>
+<pre id="notify-result" role="status" aria-live="polite"></pre>
+</section>
+<p class="muted foot"><span class="js-only">Updates as things happen (every 5 seconds where the event stream cannot get through).</span><span class="no-js-only">Reload the page to update.</span> JSON: <code>api/&lt;secret&gt;/queue</code>, <code>history</code>, <code>map?path=</code>.</p>
 </main>
 <script src="${esc(s)}/dashboard.js" defer></script>
 </body></html>`;

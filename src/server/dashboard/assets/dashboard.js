@@ -76,8 +76,45 @@
     })();
     return refreshing;
   }
-  setInterval(() => { if (!document.hidden) void refresh(); }, REFRESH_MS);
+  // The server's event stream says when something changed (a scan confirmed or failed, a hold, a request queued);
+  // the page refreshes then. Until the stream has said hello, and whenever it is cut (a proxy that buffers it), the
+  // page polls every 5 s as before.
+  let pollTimer = null;
+  const poll = (on) => {
+    if (on && !pollTimer) pollTimer = setInterval(() => { if (!document.hidden) void refresh(); }, REFRESH_MS);
+    if (!on && pollTimer) { clearInterval(pollTimer); pollTimer = null; }
+    main.dataset.updates = on ? 'polling' : 'stream';
+  };
+  poll(true);
+  if (window.EventSource && main.dataset.events) {
+    const stream = new EventSource(main.dataset.events);
+    stream.addEventListener('hello', () => { poll(false); void refresh(); });
+    const onEvent = (m) => {
+      main.dataset.lastEvent = `${m.type} ${m.data}`;
+      void refresh();
+    };
+    for (const kind of ['scanned', 'failed', 'waiting', 'recovered', 'removed', 'queue']) stream.addEventListener(kind, onEvent);
+    stream.addEventListener('error', () => poll(true));
+  }
   document.addEventListener('visibilitychange', () => { if (!document.hidden) void refresh(); });
+
+  // A test message to each NOTIFICATIONS destination; each service's answer is shown.
+  const notifyButton = $('notify-test');
+  if (notifyButton) {
+    notifyButton.addEventListener('click', async () => {
+      notifyButton.disabled = true;
+      const out = $('notify-result');
+      try {
+        const r = await call('POST', `${api}notify-test`);
+        out.textContent = r.results.map((x) => `${x.name} (${x.type}, ${x.url}): ${x.ok ? 'sent' : x.outcome}: ${x.answer}`).join('\n');
+        out.classList.toggle('error', r.results.some((x) => !x.ok));
+      } catch (err) {
+        say(out, `Not sent: ${err.message}`, true);
+      } finally {
+        notifyButton.disabled = false;
+      }
+    });
+  }
 
   // Mapping preview while typing.
   let previewTimer;

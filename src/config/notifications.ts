@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { notifyEventKindSchema } from '../core/events.ts';
+import { seconds } from './durations.ts';
+
+/** The services a NOTIFICATIONS entry can send to (docs/notifications.md has each one's set-up). */
+export const notificationTypeSchema = z.enum(['discord', 'json', 'hookshot', 'apprise', 'ntfy', 'gotify']);
+export type NotificationType = z.infer<typeof notificationTypeSchema>;
+
+const ALL_EVENTS = notifyEventKindSchema.options;
+
+/**
+ * Who a Discord message mentions when it tells of one of `ON` (autopulse's mentions on failure:
+ * crates/service/src/settings/webhooks/discord.rs:34-44). Ids are Discord's snowflakes.
+ */
+const mentionsSchema = z
+  .object({
+    ON: z.array(notifyEventKindSchema).default(['failed']),
+    USERS: z.array(z.string().regex(/^\d+$/, 'a Discord user id is digits')).default([]),
+    ROLES: z.array(z.string().regex(/^\d+$/, 'a Discord role id is digits')).default([]),
+    HERE: z.boolean().default(false),
+    EVERYONE: z.boolean().default(false),
+  })
+  .strict();
+
+/** scanrelay: one notification destination (NOTIFICATIONS.<name>). */
+export const notificationSchema = z
+  .object({
+    TYPE: notificationTypeSchema,
+    /** The webhook (Discord, hookshot, json), the topic (ntfy), the server (gotify) or its /notify URL (apprise). A credential: never shown whole. */
+    URL: z.url({ protocol: /^https?$/, error: 'URL must be an http:// or https:// address' }),
+    /** ntfy: an access token (Bearer); gotify: the application token; json: sent as a Bearer token. */
+    TOKEN: z.string().default(''),
+    /** Events sent; default all (scanned, failed, waiting, recovered, removed). */
+    EVENTS: z.array(notifyEventKindSchema).min(1).default([...ALL_EVENTS]),
+    /** Only for these targets (by name); empty: every target. */
+    TARGETS: z.array(z.string().min(1)).default([]),
+    /** Only for requests from these triggers (Sonarr, Radarr, Manual, Drive ...; any case); empty: every trigger. */
+    TRIGGERS: z.array(z.string().min(1)).default([]),
+    /** Events are gathered this long into one message. */
+    BATCH_SECONDS: seconds(10),
+    /** Events not sent within this long (the service down) are dropped, with one log line. */
+    GIVE_UP_AFTER: seconds(6 * 3600),
+    /** The name the message shows (Discord, hookshot). */
+    USERNAME: z.string().min(1).max(80).default('scanrelay'),
+    MENTIONS: mentionsSchema.optional(),
+  })
+  .strict()
+  .superRefine((n, ctx) => {
+    if (n.TYPE === 'gotify' && !n.TOKEN) ctx.addIssue({ code: 'custom', path: ['TOKEN'], message: 'gotify needs the application token (TOKEN)' });
+    if (n.MENTIONS && n.TYPE !== 'discord') ctx.addIssue({ code: 'custom', path: ['MENTIONS'], message: 'MENTIONS is for discord destinations' });
+  });
+export type NotificationConfig = z.infer<typeof notificationSchema>;
+
+/** scanrelay: NOTIFICATIONS, a map from a name (used in logs and `notify-test <name>`) to a destination. */
+export const notificationsSchema = z
+  .record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'notification names are letters, digits, ".", "_" and "-"'), notificationSchema)
+  .default({});
+export type NotificationsConfig = z.infer<typeof notificationsSchema>;

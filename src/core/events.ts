@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/**
+ * What the relay tells people about (NOTIFICATIONS, the dashboard's event stream). Written to the queue's
+ * outbox with the state change that caused it, read by the notification sender and the dashboard.
+ * - scanned: a target confirmed the scan ended (Plex: its completion watch ended; the others: their answer);
+ * - failed: a delivery gave up, with the reason;
+ * - waiting / recovered: deliveries are held (mount guard, a target unreachable for a while), and when that ends;
+ * - removed: a removal scan (library root, items that are gone) ended.
+ */
+export const notifyEventKindSchema = z.enum(['scanned', 'failed', 'waiting', 'recovered', 'removed']);
+export type NotifyEventKind = z.infer<typeof notifyEventKindSchema>;
+
+/** Files an event carries at most (the rest are counted in moreFiles): an outbox row stays small. */
+export const EVENT_FILES = 20;
+
+export const notifyEventSchema = z.object({
+  kind: notifyEventKindSchema,
+  /** When it happened (ms since the epoch). */
+  at: z.number(),
+  /** The target's name (plex, jellyfin, emby). Absent: all of them (the mount guard). */
+  target: z.string().optional(),
+  scan: z.number().int().optional(),
+  folder: z.string().optional(),
+  files: z.array(z.string()).optional(),
+  moreFiles: z.number().int().optional(),
+  /** Where the request came from (Radarr, Sonarr, Manual, Drive ...): what TRIGGERS matches. */
+  trigger: z.string().optional(),
+  /** The trigger's own event name (Download, Upgrade, Rename ...). */
+  event: z.string().optional(),
+  title: z.string().optional(),
+  /** When the first request for this scan arrived. */
+  requestedAt: z.number().optional(),
+  /** From the first request to the target's confirmation. */
+  tookMs: z.number().optional(),
+  /** What the target said it did (sections, completion, after-steps). */
+  detail: z.string().optional(),
+  /** Why a delivery failed, or why scans are held. */
+  reason: z.string().optional(),
+  /** Requests a removal scan stood for. */
+  requests: z.number().int().optional(),
+});
+export type NotifyEvent = z.infer<typeof notifyEventSchema>;
+
+/** An event as the outbox holds it: with its place in the outbox (ids only grow). */
+export type StoredEvent = NotifyEvent & { id: number };

@@ -1,0 +1,60 @@
+import { EVENT_FILES, type NotifyEvent } from '../core/events.ts';
+import type { ScanItem } from '../core/scan.ts';
+
+/**
+ * The event a delivery's end writes to the outbox (with its state change): `scanned` (or `removed` for a
+ * removal scan) once the target confirmed the scan ended, `failed` when it gave up.
+ */
+export function deliveryEvent(
+  item: ScanItem,
+  target: string,
+  outcome: { status: 'done'; detail?: string } | { status: 'failed'; error: string },
+  now: number,
+): NotifyEvent {
+  const files = item.files.slice(0, EVENT_FILES);
+  const more = item.files.length - files.length + item.moreFiles;
+  return {
+    kind: outcome.status === 'failed' ? 'failed' : item.removal ? 'removed' : 'scanned',
+    at: now,
+    target,
+    scan: item.id,
+    folder: item.folder,
+    ...(files.length ? { files } : {}),
+    ...(more ? { moreFiles: more } : {}),
+    trigger: item.source,
+    event: item.event,
+    ...(item.title ? { title: item.title } : {}),
+    requestedAt: item.firstAt,
+    tookMs: Math.max(0, now - item.firstAt),
+    ...(item.removal ? { requests: item.requests } : {}),
+    ...(outcome.status === 'failed' ? { reason: outcome.error } : outcome.detail ? { detail: outcome.detail } : {}),
+  };
+}
+
+/**
+ * Holds that begin and end, told once each: `waiting` when deliveries are held (the mount guard) or a target stays
+ * unreachable longer than `afterMs`, `recovered` when that ends. Pure bookkeeping; the scheduler writes what it returns.
+ */
+export class HoldTracker {
+  private readonly since = new Map<string, number>();
+  private readonly told = new Set<string>();
+
+  constructor(private readonly afterMs: number) {}
+
+  /** `key` is held now (a target that did not answer, the guard); an event once the hold has lasted `afterMs`. */
+  held(key: string, reason: string, now: number, target?: string, afterMs = this.afterMs): NotifyEvent | undefined {
+    if (!this.since.has(key)) this.since.set(key, now);
+    const since = this.since.get(key)!;
+    if (this.told.has(key) || now - since < afterMs) return undefined;
+    this.told.add(key);
+    return { kind: 'waiting', at: now, ...(target ? { target } : {}), reason, requestedAt: since };
+  }
+
+  /** `key` works again; `recovered` when its hold was told. */
+  clear(key: string, now: number, target?: string): NotifyEvent | undefined {
+    const since = this.since.get(key);
+    this.since.delete(key);
+    if (!this.told.delete(key) || since === undefined) return undefined;
+    return { kind: 'recovered', at: now, ...(target ? { target } : {}), requestedAt: since, tookMs: now - since };
+  }
+}

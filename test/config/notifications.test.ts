@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { configSchema } from '../../src/config/schema.ts';
+
+const parse = (NOTIFICATIONS: unknown) => configSchema.safeParse({ SERVER_PASS: 'x'.repeat(32), NOTIFICATIONS });
+const issue = (r: ReturnType<typeof parse>) => (r.success ? '' : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+
+test('NOTIFICATIONS: a destination gets every event, every target and trigger, 10 s batches by default', () => {
+  const r = parse({ chat: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc' } });
+  assert.ok(r.success, issue(r));
+  assert.deepEqual(r.data.NOTIFICATIONS.chat, {
+    TYPE: 'discord',
+    URL: 'https://discord.com/api/webhooks/1/abc',
+    TOKEN: '',
+    EVENTS: ['scanned', 'failed', 'waiting', 'recovered', 'removed'],
+    TARGETS: [],
+    TRIGGERS: [],
+    BATCH_SECONDS: 10,
+    GIVE_UP_AFTER: 21600,
+    USERNAME: 'scanrelay',
+  });
+  const none = configSchema.parse({ SERVER_PASS: 'x'.repeat(32) });
+  assert.deepEqual(none.NOTIFICATIONS, {});
+});
+
+test('NOTIFICATIONS: clear errors for what a service cannot take', () => {
+  assert.match(issue(parse({ g: { TYPE: 'gotify', URL: 'https://gotify.example.com' } })), /NOTIFICATIONS\.g\.TOKEN: gotify needs the application token/);
+  assert.match(issue(parse({ n: { TYPE: 'ntfy', URL: 'ntfy.sh/topic' } })), /NOTIFICATIONS\.n\.URL: URL must be an http/);
+  assert.match(issue(parse({ n: { TYPE: 'slack', URL: 'https://x.example' } })), /NOTIFICATIONS\.n\.TYPE/);
+  assert.match(issue(parse({ n: { TYPE: 'ntfy', URL: 'https://ntfy.sh/t', MENTIONS: { HERE: true } } })), /MENTIONS is for discord/);
+  assert.match(issue(parse({ n: { TYPE: 'json', URL: 'https://x.example', EVENTS: ['done'] } })), /NOTIFICATIONS\.n\.EVENTS\.0/);
+  assert.match(issue(parse({ n: { TYPE: 'json', URL: 'https://x.example', BATCH: 5 } })), /BATCH/, 'a misspelt key is an error, not ignored');
+  assert.match(issue(parse({ 'my chat': { TYPE: 'json', URL: 'https://x.example' } })), /NOTIFICATIONS\.my chat: Invalid key/);
+});

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { NotifyEvent } from '../../src/core/events.ts';
+import { DiscordFake } from '../fakes/discord.ts';
+import { JsonReceiverFake, type NotifyCall } from '../fakes/notify-services.ts';
+import { FakePlex } from '../fakes/plex.ts';
+import { mediaTree } from '../helpers/plex-target.ts';
+import { postForm, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
+
+// Imports through a real relay with a json and a Discord destination: what is told, and when.
+
+const MAPPINGS = { '/data/Movies/': ['/movies/'], '/data/Music/': ['/music/'] };
+type Received = NotifyEvent & { id: number };
+const FILMS = Array.from({ length: 200 }, (_, i) => `Film ${String(i).padStart(3, '0')} (2000)`);
+const media = mediaTree();
+const eventsOf = (calls: NotifyCall[]): Received[] => calls.filter((c) => c.status === 200).flatMap((c) => c.json.events as Received[]);
+
+describe('notifications through the relay', () => {
+  let plex: FakePlex;
+  let json: JsonReceiverFake;
+  let discord: DiscordFake;
+  let relay: RelayProcess;
+
+  before(async () => {
+    plex = await new FakePlex({
+      sections: [
+        { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
+        { id: '3', title: 'Music', type: 'artist', locations: ['/data/Music'] },
+      ],
+    }).start();
+    // The imported files are on disk, but for the album: its scan fails its file check.
+    for (const f of ['Dune (2021)/Dune.mkv', 'Heat (1995)/Heat.mkv', ...FILMS.map((f) => `${f}/film.mkv`)]) media.put(`/data/Movies/${f}`);
+    // Plex takes a moment to scan, so "sent" and "scanned" are apart.
+    plex.scanActivityMs = 150;
+    json = await new JsonReceiverFake('json-secret-token').start();
+    discord = await new DiscordFake().start();
+    relay = await spawnRelay({
+      config: {
+        PLEX_LOCAL_URL: plex.url,
+        PLEX_TOKEN: plex.token,
+        SERVER_ALLOW_MANUAL_SCAN: true,
+        SERVER_SCAN_DELAY: 1,
+        SERVER_PATH_MAPPINGS: MAPPINGS,
+        SERVER_IGNORE_LIST: ['/sample/'],
+        SERVER_FILE_CHECKS_ENABLED: true,
+        SERVER_MAX_FILE_CHECKS: 1,
+        SERVER_FILE_CHECK_DELAY: 0,
+        SERVER_FILE_EXIST_PATH_MAPPINGS: media.mappings,
+        NOTIFICATIONS: {
+          hook: { TYPE: 'json', URL: `${json.url}/scanrelay`, TOKEN: 'json-secret-token', BATCH_SECONDS: 2 },
+          chat: { TYPE: 'discord', URL: discord.webhookUrl, BATCH_SECONDS: 2, MENTIONS: { ROLES: ['42'] } },
+        },
+      },
+    });
+  });
+  after(async () => {
+    await relay?.kill();
+    await plex?.stop();
+    await json?.stop();
+    await discord?.stop();
+  });
+
+  const scan = (path: string) => postForm(relay.url, { eventType: 'Manual', filepath: path });
+
+  test("each folder is told after Plex's scan of it ended; a failed scan as failed; nothing for an ignored request", async () => {
+    for (const path of ['/movies/Dune (2021)/Dune.mkv', '/movies/Heat (1995)/Heat.mkv', '/movies/Dune (2021)/sample/s.mkv', '/music/Band/Album/01.flac']) await scan(path);
+    await waitFor(() => eventsOf(json.calls).length >= 3, 60_000, 'three events').catch((err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(eventsOf(json.calls).map((e) => [e.kind, e.folder]))}\n${relay.logs.filter((l) => /Music|fail|gnore/.test(l)).slice(-6).join('\n')}`);
+    });
+    const events = eventsOf(json.calls);
+    for (const folder of ['/data/Movies/Dune (2021)', '/data/Movies/Heat (1995)']) {
+      const e = events.find((x) => x.folder === folder);
+      assert.equal(e?.kind, 'scanned', folder);
+      assert.equal(e.target, 'plex');
+      assert.equal(e.trigger, 'Manual');
+      const ended = plex.scans.find((s) => s.path === folder)?.endedAt;
+      assert.ok(ended !== undefined, `Plex scanned ${folder}`);
+      assert.ok(e.at >= ended, 'told after Plex said the scan ended');
+      const call = json.calls.find((c) => c.status === 200 && c.json.events.some((x: Received) => x.folder === folder))!;
+      assert.ok(call.at >= ended);
+    }
+    const failed = events.find((x) => x.folder === '/data/Music/Band/Album');
+    assert.equal(failed?.kind, 'failed');
+    assert.ok(failed.reason);
+    assert.ok(!events.some((x) => x.folder?.includes('sample') || x.files?.some((f) => f.includes('sample'))), 'an ignored request is not told');
+    await discord.until((c) => c.some((x) => /Failed/.test(JSON.stringify(x.json?.embeds ?? []))));
+    assert.ok(discord.calls.every((c) => c.status === 204));
+    const withFailure = discord.calls.find((c) => /Failed/.test(JSON.stringify(c.json.embeds)))!;
+    assert.equal(withFailure.json.content, '<@&42>');
+  });
+
+  test('200 scans make a few messages; a destination answering 500 for a while gets everything afterwards', async (t) => {
+    const before = { json: json.calls.length, discord: discord.calls.length, told: eventsOf(json.calls).length };
+    json.failNext(3, { status: 500, body: 'down' });
+    const folders = FILMS.map((f) => `/data/Movies/${f}`);
+    for (let i = 0; i < folders.length; i += 50) await Promise.all(folders.slice(i, i + 50).map((f) => scan(`${f.replace('/data/Movies/', '/movies/')}/film.mkv`)));
+    await waitFor(() => eventsOf(json.calls).length >= before.told + 200, 240_000, 'all 200 told');
+    const told = eventsOf(json.calls).slice(before.told);
+    assert.deepEqual(told.map((e) => e.folder).sort(), folders, 'every folder, once');
+    assert.ok(told.every((e) => e.kind === 'scanned'));
+    const documents = json.calls.slice(before.json).filter((c) => c.status === 200).length;
+    const messages = discord.calls.slice(before.discord).length;
+    t.diagnostic(`200 scans: ${documents} json documents, ${messages} Discord messages`);
+    assert.ok(documents <= 6, `${documents} json documents`);
+    assert.ok(messages <= 6, `${messages} Discord messages`);
+    assert.ok(discord.calls.every((c) => c.status === 204), 'Discord took every message');
+    // The webhook's token never reaches the log.
+    assert.ok(!relay.logs.some((l) => l.includes(discord.token) || l.includes('json-secret-token')));
+  });
+
+  test('the webhook URL and token show nowhere: not in /metrics, the dashboard, the test button\'s answer or the log', async () => {
+    const secrets = [discord.token, 'json-secret-token'];
+    const metrics = await (await fetch(`${relay.base}/metrics`)).text();
+    const page = await (await fetch(relay.url)).text();
+    const answer = await fetch(`${relay.base}/api/${relay.secret}/notify-test`, { method: 'POST' });
+    assert.equal(answer.status, 200);
+    const results = ((await answer.json()) as { results: Array<{ name: string; ok: boolean; answer: string; url: string }> }).results;
+    assert.deepEqual(results.map((r) => [r.name, r.ok]).sort(), [['chat', true], ['hook', true]]);
+    assert.match(results.find((r) => r.name === 'chat')!.answer, /^204/);
+    for (const text of [metrics, page, JSON.stringify(results), relay.logs.join('\n')]) for (const secret of secrets) assert.ok(!text.includes(secret), `${secret} shown`);
+  });
+});

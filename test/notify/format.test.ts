@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { notificationSchema } from '../../src/config/notifications.ts';
+import type { StoredEvent } from '../../src/core/events.ts';
+import type { ScanItem } from '../../src/core/scan.ts';
+import { postMessage } from '../../src/notify/http.ts';
+import { maskUrl, scrub } from '../../src/notify/mask.ts';
+import { discordMessages } from '../../src/notify/services/discord.ts';
+import { deliveryEvent } from '../../src/queue/events.ts';
+import { DiscordFake } from '../fakes/discord.ts';
+
+const discord = await new DiscordFake().start();
+after(() => discord.stop());
+
+test('a batch of more groups than Discord has embeds, with lines longer than its limits, is split into messages Discord takes', async () => {
+  const dest = notificationSchema.parse({ TYPE: 'discord', URL: discord.webhookUrl });
+  const long = 'x'.repeat(5000);
+  const events: StoredEvent[] = Array.from({ length: 13 * 40 }, (_, i) => ({ id: i + 1, kind: i % 2 ? 'failed' : 'scanned', at: Date.now(), target: `${'t'.repeat(300)}${i % 13}`, folder: `/data/${long}/${i}`, reason: long }));
+  const messages = discordMessages(dest, events);
+  assert.equal(messages.length, 3, '26 groups: 10 + 10 + 6 embeds');
+  for (const m of messages) assert.equal((await postMessage(dest, m)).kind, 'sent');
+  assert.ok(discord.calls.every((c) => c.status === 204));
+  assert.deepEqual(discord.calls.map((c) => c.json.embeds.length), [10, 10, 6]);
+});
+
+test('a removal scan is told as removed, a failure with its reason, with the time from the request', () => {
+  const item: ScanItem = { id: 7, folder: '/data/TV', files: [], moreFiles: 0, source: 'Sonarr', event: 'SeriesDelete', title: null, ids: {}, updateType: 'Deleted', priority: 0, requests: 3, upgrade: false, removal: true, firstAt: 1000, attempt: 1, fileChecks: 0 };
+  const removed = deliveryEvent(item, 'plex', { status: 'done', detail: 'completed' }, 4000);
+  assert.equal(removed.kind, 'removed');
+  assert.equal(removed.requests, 3);
+  assert.equal(removed.tookMs, 3000);
+  const failed = deliveryEvent({ ...item, removal: false }, 'plex', { status: 'failed', error: 'no section' }, 4000);
+  assert.deepEqual([failed.kind, failed.reason, failed.trigger], ['failed', 'no section', 'Sonarr']);
+});
+
+test('a URL is shown as scheme and host; its path, query and token are taken out of any text', () => {
+  const dest = { URL: 'https://discord.com/api/webhooks/123/s3cretT0ken?wait=true', TOKEN: 'tk_abcdef' };
+  assert.equal(maskUrl(dest.URL), 'https://discord.com/…');
+  const text = scrub(`POST ${dest.URL} failed; /api/webhooks/123/s3cretT0ken said no to tk_abcdef`, dest);
+  assert.ok(!/s3cretT0ken|tk_abcdef/.test(text), text);
+});

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { DeliveryResult, Target } from '../../src/core/scan.ts';
+import type { QueueBackend } from '../../src/queue/backend.ts';
+import { PgQueueStore } from '../../src/queue/pg/store.ts';
+import { QueueStore } from '../../src/queue/store.ts';
+import { Scheduler } from '../../src/queue/scheduler.ts';
+import { pino } from 'pino';
+import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+import { waitFor } from '../helpers/relay.ts';
+
+// The outbox on both stores: a delivery's event is written in the transaction of its state change, a destination's
+// turn to send is a lease that one relay holds at a time, and old events are pruned.
+
+let cluster: PgCluster;
+const opened: QueueBackend[] = [];
+before(async () => {
+  cluster = await startPgCluster();
+});
+after(async () => {
+  for (const s of opened) await s.close();
+  cluster?.destroy();
+});
+
+const STORES: Array<[string, (relay?: string, url?: string) => Promise<QueueBackend & { url?: string }>]> = [
+  ['SQLite', async () => new QueueStore(':memory:')],
+  [
+    'PostgreSQL',
+    async (relay = 'relay-a', url?: string) => {
+      const u = url ?? (await cluster.createDatabase());
+      const s = Object.assign(await PgQueueStore.open({ url: u, relayId: relay }), { url: u });
+      opened.push(s);
+      return s;
+    },
+  ],
+];
+
+const req = (folder: string) => ({ folder, files: [`${folder}/a.mkv`], source: 'Radarr' as const, event: 'Download', updateType: 'Modified' as const, priority: 0 });
+
+for (const [name, open] of STORES) {
+  describe(`outbox on ${name}`, () => {
+    test('a finished delivery writes its event with its state change; a failed one, with the reason', async () => {
+      const s = await open();
+      await s.enqueueMany([req('/m/A'), req('/m/B')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.activateDue(['plex'], 1000);
+      const claimed = await s.claimDeliveries(10, 1000, 'plex');
+      assert.equal(claimed.length, 2);
+      const [a, b] = claimed;
+      await s.completeDelivery(a!.item.id, 'plex', { status: 'done', event: { kind: 'scanned', at: 2000, target: 'plex', folder: a!.item.folder, tookMs: 1000 } }, 2000);
+      await s.completeDelivery(b!.item.id, 'plex', { status: 'failed', error: 'no section', event: { kind: 'failed', at: 2001, target: 'plex', folder: b!.item.folder, reason: 'no section' } }, 2001);
+      const events = await s.outbox.after(0, 10);
+      assert.deepEqual(events.map((e) => [e.kind, e.folder]), [['scanned', a!.item.folder], ['failed', b!.item.folder]]);
+      assert.equal(events[1]!.reason, 'no section');
+      await s.setDeliveryDetail(a!.item.id, 'plex', 'completed', { kind: 'scanned', at: 3000, target: 'plex', folder: '/m/A' });
+      assert.equal((await s.outbox.after(events[1]!.id, 10)).length, 1);
+      assert.equal(await s.outbox.latestId(), events[1]!.id + 1);
+    });
+
+    test('one relay at a time holds a destination, until its lease runs out; the cursor only moves forward', async () => {
+      const s = await open();
+      await s.outbox.append([{ kind: 'waiting', at: 1, reason: 'before' }]);
+      const start = await s.outbox.claim('discord', 'relay-a', 1000, 10_000);
+      assert.equal(start, await s.outbox.latestId(), 'a new destination starts at the newest event');
+      assert.equal(await s.outbox.claim('discord', 'relay-b', 1000, 10_500), undefined, 'relay-a holds it');
+      assert.equal(await s.outbox.claim('discord', 'relay-a', 1000, 10_500), start, 'its holder renews it');
+      await s.outbox.append([{ kind: 'recovered', at: 2 }]);
+      await s.outbox.advance('discord', 'relay-a', start! + 1);
+      await s.outbox.advance('discord', 'relay-b', start! + 5);
+      await s.outbox.advance('discord', 'relay-a', start!);
+      assert.equal(await s.outbox.claim('discord', 'relay-b', 1000, 12_000), start! + 1, 'relay-b takes over after the lease, where relay-a stopped');
+    });
+
+    test('prune drops old events and keeps at most maxRows', async () => {
+      const s = await open();
+      await s.outbox.append(Array.from({ length: 10 }, (_, i) => ({ kind: 'scanned' as const, at: i * 100, folder: `/f${i}` })));
+      assert.equal(await s.outbox.prune(300, 100), 3);
+      assert.equal(await s.outbox.prune(0, 4), 3);
+      assert.deepEqual((await s.outbox.after(0, 100)).map((e) => e.folder), ['/f6', '/f7', '/f8', '/f9']);
+    });
+
+    test('a scan with after-steps is told as scanned only once they ended', async () => {
+      const s = await open();
+      let finish!: (v: string) => void;
+      const afterEnded = new Promise<string>((r) => (finish = r));
+      const target: Target = {
+        name: 'plex',
+        serial: true,
+        deliver: async (): Promise<DeliveryResult> => ({ outcome: 'done', detail: 'sent', after: () => afterEnded }),
+        available: async () => ({ ok: true }),
+      };
+      const scheduler = new Scheduler(s, [target], pino({ level: 'silent' }), { retryBaseMs: 10 });
+      await scheduler.start();
+      try {
+        const [r] = await s.enqueueMany([req('/m/Dune (2021)')], { delayMs: 0, maxMs: 0 });
+        scheduler.poke();
+        await waitFor(async () => (await s.view.get(r!.id))?.status === 'done', 10_000, 'the delivery recorded');
+        assert.deepEqual(await s.outbox.after(0, 10), [], 'sent is not scanned');
+        finish('completed in 3 s');
+        await scheduler.afterStepsSettled();
+        const [e] = await s.outbox.after(0, 10);
+        assert.equal(e?.kind, 'scanned');
+        assert.equal(e?.folder, '/m/Dune (2021)');
+        assert.equal(e?.trigger, 'Radarr');
+        assert.equal(e?.detail, 'completed in 3 s');
+        assert.ok(typeof e?.tookMs === 'number' && e.requestedAt !== undefined);
+      } finally {
+        await scheduler.stop();
+      }
+    });
+
+    test('a serial target waiting for its server while it keeps its turn is told as waiting, then recovered', async () => {
+      const s = await open();
+      let down = true;
+      const target: Target = {
+        name: 'plex',
+        serial: true,
+        deliver: async (): Promise<DeliveryResult> => (down ? { outcome: 'retry', error: 'waiting for Plex to answer: ECONNREFUSED', retryAfterMs: 5, holdTurn: true } : { outcome: 'done' }),
+        available: async () => ({ ok: !down }),
+      };
+      const scheduler = new Scheduler(s, [target], pino({ level: 'silent' }), { waitingAfterMs: 30 });
+      await scheduler.start();
+      try {
+        await s.enqueueMany([req('/m/Y')], { delayMs: 0, maxMs: 0 });
+        scheduler.poke();
+        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
+        const [waiting] = await s.outbox.after(0, 10);
+        assert.equal(waiting?.target, 'plex');
+        assert.match(waiting?.reason ?? '', /ECONNREFUSED/);
+        down = false;
+        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
+      } finally {
+        await scheduler.stop();
+      }
+    });
+
+    test('a target unreachable for longer than waitingAfterMs is told once as waiting, then once as recovered', async () => {
+      const s = await open();
+      let down = true;
+      const target: Target = {
+        name: 'jellyfin',
+        deliver: async (): Promise<DeliveryResult> => (down ? { outcome: 'retry', error: 'ECONNREFUSED' } : { outcome: 'done' }),
+        available: async () => ({ ok: !down }),
+      };
+      const scheduler = new Scheduler(s, [target], pino({ level: 'silent' }), { retryBaseMs: 5, retryMaxMs: 20, waitingAfterMs: 30 });
+      await scheduler.start();
+      try {
+        await s.enqueueMany([req('/m/X')], { delayMs: 0, maxMs: 0 });
+        scheduler.poke();
+        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
+        down = false;
+        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
+        await waitFor(async () => (await s.outbox.after(0, 10)).length === 3, 10_000, 'the scan told');
+        // recovered and scanned are written side by side (on PostgreSQL either may come first)
+        const kinds = (await s.outbox.after(0, 10)).map((e) => e.kind);
+        assert.equal(kinds[0], 'waiting');
+        assert.deepEqual(kinds.slice(1).sort(), ['recovered', 'scanned']);
+      } finally {
+        await scheduler.stop();
+      }
+    });
+  });
+}
