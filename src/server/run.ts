@@ -176,19 +176,22 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const shown = opts.firstStart ? url : shortSecretUrl(base, config.SERVER_PASS);
   const where = opts.firstStart ? '' : ` (the full secret is SERVER_PASS in ${opts.configPath ?? 'the config file'})`;
   log.info({ url: shown, port, queue: store.location, ...(store.shared ? { relay: store.shared.relayId } : {}) }, `scan URL: ${shown}${where}`);
-  const plex = targets.find((t): t is PlexTarget => t instanceof PlexTarget);
-  const setupChecked = plex
-    ? plexSetupProblems(config, plex.backend).then(
+  // What each Plex target's scan method needs, checked once at start against its own settings.
+  const plexTargets = targets.filter((t): t is PlexTarget => t instanceof PlexTarget);
+  const setupChecked = Promise.all(
+    plexTargets.map((plex) =>
+      plexSetupProblems(plex.config, plex.backend).then(
         (problems) => {
-          setupProblems = problems;
+          setupProblems = [...setupProblems, ...problems];
           for (const p of problems) {
-            if (opts.firstStart) log.info({ target: 'plex', key: p.key }, `next step: ${p.message}`);
-            else log.warn({ target: 'plex', key: p.key }, p.message);
+            if (opts.firstStart) log.info({ target: plex.name, key: p.key }, `next step: ${p.message}`);
+            else log.warn({ target: plex.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: 'plex', err: (err as Error).message }, 'the Plex set-up check failed'),
-      )
-    : Promise.resolve();
+        (err: unknown) => log.warn({ target: plex.name, err: (err as Error).message }, 'the Plex set-up check failed'),
+      ),
+    ),
+  );
   return {
     app,
     store,
