@@ -1,6 +1,6 @@
 import { UserError } from './errors.ts';
 import type { Config } from './schema.ts';
-import type { TriggerRoute } from './targets.ts';
+import { triggerSelection, type TriggerRoute } from './targets.ts';
 import { plexTargetSchema, type PlexTargetConfig } from './target-kinds/plex.ts';
 import type { TargetConfig } from './targets.ts';
 import { PLEX_KEY_NAMES } from './plex-keys.ts';
@@ -80,4 +80,13 @@ export function checkTargets(config: Config, source = 'config'): void {
       }
     }
   }
+}
+
+/**
+ * What a trigger's own settings add to each request it makes: the targets it sends to (absent: all) and its
+ * DELAY (absent: SERVER_SCAN_DELAY). The names are checked at load (checkTargets).
+ */
+export function triggerRouting(config: Config, route: TriggerRoute | undefined): { targets?: string[]; delay?: number } {
+  const targets = triggerSelection(route, [...namedTargets(config).keys()]);
+  return { ...(targets ? { targets } : {}), ...(route?.DELAY !== undefined ? { delay: route.DELAY } : {}) };
 }

@@ -5,6 +5,8 @@ import type { Logger } from '../log.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { QueueIntake } from '../queue/intake.ts';
+import { relayRouteTable, routeRequest } from '../queue/route.ts';
+import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import { openQueue } from '../queue/open.ts';
@@ -105,10 +107,18 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   });
   const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
-  const intake = new QueueIntake(store, () => ({ ...timing, roots: libraries.known() }), (results, requests) => {
-    metrics.committed(requests, results);
-    if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
-  });
+  // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
+  const routes = relayRouteTable(targets, namedTargets(config));
+  const intake = new QueueIntake(
+    store,
+    () => ({ ...timing, roots: libraries.known() }),
+    (results, requests) => {
+      metrics.committed(requests, results);
+      if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
+    },
+    undefined,
+    (req) => routeRequest(routes, req),
+  );
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))

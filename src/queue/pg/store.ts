@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
+import { routeNames } from '../route.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
@@ -153,11 +154,11 @@ export class PgQueueStore implements QueueBackend {
         await this.adopt(db, targets, now);
       }
       // Scans of new files first: a removal scan due in the same pass waits for them (as in the SQLite store).
-      const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until'>>(
-        `SELECT id, folder, removal, hold_until FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
+      const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
+        `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
         [now, limit],
       );
-      const ready: Array<{ id: number; at: number }> = [];
+      const ready: Array<{ id: number; at: number; targets: string[] }> = [];
       for (const row of due) {
         if (row.removal && row.hold_until !== null && now < row.hold_until) {
           const { rows: open } = await db.query<{ n: number; pendingDue: number | null }>(
@@ -172,17 +173,18 @@ export class PgQueueStore implements QueueBackend {
           }
         }
         // A removal scan's deliveries are due a moment later, so the claim order hands out new files first.
-        ready.push({ id: row.id, at: row.removal ? now + 1 : now });
+        ready.push({ id: row.id, at: row.removal ? now + 1 : now, targets: routedTo(row.targets, targets) });
       }
       if (!ready.length) return 0;
       await db.query(`UPDATE scans SET status = 'active' WHERE id = ANY($1::bigint[])`, [ready.map((r) => r.id)]);
-      if (targets.length) {
+      const pairs = ready.flatMap((r) => r.targets.map((t) => ({ ...r, t })));
+      if (pairs.length) {
         await db.query(
           `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
-           SELECT s.id, t, 'waiting', 0, r.at, s.priority FROM unnest($1::bigint[], $2::bigint[]) AS r(id, at)
-           JOIN scans s ON s.id = r.id CROSS JOIN unnest($3::text[]) AS t
+           SELECT s.id, r.t, 'waiting', 0, r.at, s.priority FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS r(id, at, t)
+           JOIN scans s ON s.id = r.id
            ON CONFLICT DO NOTHING`,
-          [ready.map((r) => r.id), ready.map((r) => r.at), targets],
+          [pairs.map((r) => r.id), pairs.map((r) => r.at), pairs.map((r) => r.t)],
         );
       }
       return ready.length;
@@ -500,3 +502,18 @@ export class PgQueueStore implements QueueBackend {
 }
 
 const SET_META = `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
+/**
+ * The deliveries of a scan that becomes due on a shared queue: every server a relay has (`servers`, <name>@<id>)
+ * for a scan without a route; for a routed one, the servers of the targets it names, by the name before the "@"
+ * (relays sharing a queue name their targets alike). A routed name no running relay has yet gets a delivery by
+ * its bare name, which a relay with that target claims (RelayRegistry.claimKeys), and which waits meanwhile.
+ */
+export function routedTo(route: string | null | undefined, servers: readonly string[]): string[] {
+  const names = routeNames(route);
+  if (!names) return [...servers];
+  return names.flatMap((name) => {
+    const mine = servers.filter((s) => s === name || s.startsWith(`${name}@`));
+    return mine.length ? mine : [name];
+  });
+}
