@@ -132,7 +132,7 @@ describe('named targets: two Plex servers and a Jellyfin, triggers naming some o
       ].sort(),
     );
     // /metrics counts each target by its name.
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`${base}/metrics`, { headers: AUTH })).text();
     assert.match(metrics, /scanrelay_scans_total\{[^}]*target="plex4k"[^}]*outcome="done"[^}]*\} 5/);
     assert.match(metrics, /scanrelay_scans_total\{[^}]*target="jf"[^}]*outcome="done"[^}]*\} 2/);
   });
