@@ -12,7 +12,9 @@ export { plexBackendFor, plexTarget } from './plex/create.ts';
  */
 export function buildTargets(config: Config, log: Logger): Target[] {
   return [...namedTargets(config)].map(([name, entry]) => {
-    if (entry.TYPE !== 'plex') log.info({ target: name, type: entry.TYPE, ...('URL' in entry ? { url: entry.URL } : {}) }, `target ${name} (${entry.TYPE}) enabled`);
-    return createTarget(name, entry, log, config);
+    // Every line a target logs names it.
+    const own = log.child({ target: name });
+    if (entry.TYPE !== 'plex') own.info({ type: entry.TYPE, ...('URL' in entry ? { url: entry.URL } : {}) }, `target ${name} (${entry.TYPE}) enabled`);
+    return createTarget(name, entry, own, config);
   });
 }

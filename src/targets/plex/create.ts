@@ -21,7 +21,8 @@ import { plexApiFor, unverifiedNotice } from './tls-policy.ts';
 export function createPlexTarget(name: string, entry: PlexTargetConfig, log: Logger, relayConfig: Config): PlexTarget {
   const config = plexConfigView(relayConfig, entry);
   const method = resolveScanMethod(config);
-  const plexLog = log.child({ target: name });
+  // `log` names the target already (targets/index.ts).
+  const plexLog = log;
   plexLog.info(
     { method, configured: config.PLEX_SCAN_METHOD, url: config.PLEX_LOCAL_URL },
     method === 'api'
