@@ -6,6 +6,7 @@ import { itemForTarget } from '../rewrite.ts';
 import { MediaBrowserClient } from '../media-browser/client.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
+import type { TargetRequest } from '../../config/target-base.ts';
 
 /**
  * Jellyfin or Emby: tells the server which paths changed (the files when the request named them, else
@@ -67,11 +68,11 @@ export class MediaBrowserTarget implements Target {
 }
 
 /** Jellyfin: the API at the configured URL. */
-export function jellyfinTarget(url: string, apiKey: string, log: Logger, rewrite?: PathRewriter, name = 'jellyfin'): MediaBrowserTarget {
-  return new MediaBrowserTarget(name, new MediaBrowserClient('Jellyfin', url, apiKey), log, rewrite);
+export function jellyfinTarget(url: string, apiKey: string, log: Logger, rewrite?: PathRewriter, name = 'jellyfin', request?: TargetRequest): MediaBrowserTarget {
+  return new MediaBrowserTarget(name, new MediaBrowserClient('Jellyfin', url, apiKey, '', request), log, rewrite);
 }
 
 /** A Jellyfin `TARGETS` entry (or the JELLYFIN section, named `jellyfin`). */
 export function createJellyfinTarget(name: string, entry: JellyfinTargetConfig, log: Logger): MediaBrowserTarget {
-  return jellyfinTarget(entry.URL, entry.API_KEY, log, entry.REWRITE.length ? placeRewriter(entry.REWRITE) : undefined, name);
+  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST);
 }
