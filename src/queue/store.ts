@@ -300,7 +300,7 @@ export class QueueStore implements QueueBackend {
     const removal = scan?.removal === 1;
     // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
     const files = scan?.files_more ? [] : this.stmt.files.all(scanId).map((f) => f.path);
-    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal)), this.io);
+    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal, scan?.targets ?? null)), this.io);
     parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
     return parts.map((p) => p.folder);
   }

@@ -102,6 +102,8 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   /** Every file name the scan's requests sent: its sample and those that did not fit. */
   fileCount: number;
   deliveries: DeliveryRow[];
+  /** The targets it was routed to when queued (docs/targets.md); absent: every target. */
+  targets?: string[];
   /** Why a scan that is due still waits (a shared queue with no relay that has a target). */
   waiting?: string;
 }
