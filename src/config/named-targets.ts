@@ -4,6 +4,7 @@ import { triggerSelection, type TriggerRoute } from './targets.ts';
 import { plexTargetSchema, type PlexTargetConfig } from './target-kinds/plex.ts';
 import type { TargetConfig } from './targets.ts';
 import { PLEX_KEY_NAMES } from './plex-keys.ts';
+import { targetRequestSchema } from './target-base.ts';
 
 /**
  * Every target of a config by name: the `TARGETS` entries, and the plex_autoscan keys as the entries they stand
@@ -17,7 +18,8 @@ export function namedTargets(config: Config): Map<string, TargetConfig> {
   for (const [name, key] of [['jellyfin', 'JELLYFIN'], ['emby', 'EMBY']] as const) {
     const section = config[key];
     if (!section.ENABLED) continue;
-    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, INCLUDE: [], EXCLUDE: [], REQUEST: { TIMEOUT: 30, VERIFY_SSL: true, HEADERS: {} } });
+    // The section's keys, and the defaults of everything a TARGETS entry has beyond them.
+    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined) });
   }
   for (const [name, entry] of Object.entries(config.TARGETS ?? {})) if (!out.has(name)) out.set(name, entry);
   return out;
