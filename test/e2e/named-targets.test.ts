@@ -9,8 +9,9 @@ import { post, postJson, spawnRelay, waitFor, waitForQueueDrained, type RelayPro
  * Issue 39, end to end through the real server process: two Plex servers (the top-level PLEX_* keys, and one in
  * TARGETS) and a Jellyfin in TARGETS, each with its own rewrite, and triggers that name some of them. Each server
  * gets exactly the scans routed to it, in its own path form, once each; each Plex one scan at a time.
- * autopulse drives named targets the same way (crates/service/src/settings/targets/mod.rs: a map of names, and a
- * trigger's `targets`/`excludes` choose among them); autoscan rewrites per target (targets/plex/plex.go:79).
+ * autopulse keeps targets and triggers as maps of names (crates/service/src/settings/mod.rs:125-126) and a trigger
+ * may exclude targets by name (settings/triggers/mod.rs:24); it filters each event per target when it sends
+ * (runner.rs:254-263), where scanrelay decides once, at queue time. autoscan rewrites per target (targets/plex/plex.go:79).
  */
 
 const AUTH = { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` };
