@@ -7,6 +7,7 @@ import { UserError } from './errors.ts';
 import { findJsonProblem, objectKeyOrder } from './json-position.ts';
 import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
 import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config } from './schema.ts';
+import { checkTargets } from './named-targets.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -98,6 +99,7 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   if (!result.success) throw new UserError(issuesMessage(result.error, source, fromEnv));
   const parsed = { ...result.data, SERVER_SCAN_PRIORITIES: inFileOrder(result.data.SERVER_SCAN_PRIORITIES, priorityOrder) };
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
+  checkTargets(config, source);
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
   warnings.push(...priorityKeyNotes(parsed.SERVER_SCAN_PRIORITIES));
   if (!parsed.SERVER_PASS) warnings.push('SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)');

@@ -4,6 +4,8 @@ import { regexList, rewriteRules, rewriteRulesSchema } from './patterns.ts';
 import { pythonInt } from './python-int.ts';
 import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
+import { plexKeys } from './plex-keys.ts';
+import { ONE_SELECTION, oneSelection, targetsSchema, triggerRouteFields } from './targets.ts';
 import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
@@ -21,10 +23,7 @@ const pathMappings = () => pathMappingsSchema.default({});
 /** The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route. */
 export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers'];
 
-export const PLEX_SCANNER_DEFAULT = '/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner';
-export const PLEX_SUPPORT_DIR_DEFAULT = '/var/lib/plexmediaserver/Library/Application\\ Support';
-export const PLEX_DATABASE_PATH_DEFAULT =
-  '/var/lib/plexmediaserver/Library/Application Support/Plex Media Server/Plug-in Support/Databases/com.plexapp.plugins.library.db';
+export { PLEX_DATABASE_PATH_DEFAULT, PLEX_SCANNER_DEFAULT, PLEX_SUPPORT_DIR_DEFAULT } from './plex-keys.ts';
 
 export const RCLONE_BINARY_DEFAULT = '/usr/bin/rclone';
 
@@ -71,14 +70,19 @@ export const driveSchema = z
     OAUTH_AUTH_URL: str(GOOGLE_AUTH_URL),
     OAUTH_TOKEN_URL: str(GOOGLE_TOKEN_URL),
     DRIVE_API_URL: str(DRIVE_API_URL),
+    // scanrelay: where the drive's scans go (config/targets.ts).
+    ...triggerRouteFields,
   })
-  .prefault({});
+  .prefault({})
+  .refine(oneSelection, ONE_SELECTION);
 
 
 /** One WATCH.PATHS entry: a folder, or a folder with its own rules (autoscan's inotify `paths`). */
 const watchPathSchema = z.union([
   z.string(),
-  z.object({ PATH: z.string().min(1), REWRITE: rewriteRules(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0) }),
+  z
+    .object({ PATH: z.string().min(1), REWRITE: rewriteRules(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0), ...triggerRouteFields })
+    .refine(oneSelection, ONE_SELECTION),
 ]);
 
 /** scanrelay: the folder watcher (src/triggers/watch). */
@@ -113,7 +117,7 @@ const mediaServerSchema = z
 /** A trigger's settings on autoscan's routes: its priority and the rules that take its paths to the relay's own. */
 const autoscanTriggerSchema = z.union([
   z.number().int().transform((PRIORITY) => ({ PRIORITY, REWRITE: [] as Array<{ from: string; to: string }> })),
-  z.object({ PRIORITY: z.number().int().default(0), REWRITE: rewriteRules() }),
+  z.object({ PRIORITY: z.number().int().default(0), REWRITE: rewriteRules(), ...triggerRouteFields }).refine(oneSelection, ONE_SELECTION),
 ]);
 
 /** scanrelay: autoscan's A-Train trigger (POST /triggers/a-train/{drive}). */
@@ -122,31 +126,29 @@ export const aTrainSchema = z
     PRIORITY: z.number().int().default(0),
     REWRITE: rewriteRules(),
     DRIVES: z.array(z.object({ ID: z.string().min(1), REWRITE: rewriteRules() })).default([]),
+    ...triggerRouteFields,
   })
-  .prefault({});
+  .prefault({})
+  .refine(oneSelection, ONE_SELECTION);
 
 export const configSchema = z.object({
-  PLEX_USER: str('plex'),
-  PLEX_SCANNER: str(PLEX_SCANNER_DEFAULT),
-  PLEX_SUPPORT_DIR: str(PLEX_SUPPORT_DIR_DEFAULT),
-  PLEX_LD_LIBRARY_PATH: str('/usr/lib/plexmediaserver/lib'),
-  PLEX_DATABASE_PATH: str(PLEX_DATABASE_PATH_DEFAULT),
+  PLEX_USER: plexKeys.USER,
+  PLEX_SCANNER: plexKeys.SCANNER,
+  PLEX_SUPPORT_DIR: plexKeys.SUPPORT_DIR,
+  PLEX_LD_LIBRARY_PATH: plexKeys.LD_LIBRARY_PATH,
+  PLEX_DATABASE_PATH: plexKeys.DATABASE_PATH,
   PLEX_LOCAL_URL: str('http://localhost:32400'),
-  PLEX_EMPTY_TRASH: bool(false),
-  PLEX_EMPTY_TRASH_MAX_FILES: z.number().int().min(0).default(100),
-  PLEX_EMPTY_TRASH_CONTROL_FILES: stringList(),
-  PLEX_EMPTY_TRASH_ZERO_DELETED: bool(false),
-  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: bool(true),
-  PLEX_ANALYZE_TYPE: z
-    .string()
-    .transform((s) => s.toLowerCase())
-    .pipe(z.enum(['off', 'basic', 'deep']))
-    .default('basic'),
-  PLEX_ANALYZE_DIRECTORY: bool(true),
-  PLEX_FIX_MISMATCHED: bool(false),
-  PLEX_FIX_MISMATCHED_LANG: str('en'),
-  PLEX_TOKEN: str(''),
-  PLEX_CHECK_BEFORE_SCAN: bool(false),
+  PLEX_EMPTY_TRASH: plexKeys.EMPTY_TRASH,
+  PLEX_EMPTY_TRASH_MAX_FILES: plexKeys.EMPTY_TRASH_MAX_FILES,
+  PLEX_EMPTY_TRASH_CONTROL_FILES: plexKeys.EMPTY_TRASH_CONTROL_FILES,
+  PLEX_EMPTY_TRASH_ZERO_DELETED: plexKeys.EMPTY_TRASH_ZERO_DELETED,
+  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: plexKeys.WAIT_FOR_EXTERNAL_SCANNERS,
+  PLEX_ANALYZE_TYPE: plexKeys.ANALYZE_TYPE,
+  PLEX_ANALYZE_DIRECTORY: plexKeys.ANALYZE_DIRECTORY,
+  PLEX_FIX_MISMATCHED: plexKeys.FIX_MISMATCHED,
+  PLEX_FIX_MISMATCHED_LANG: plexKeys.FIX_MISMATCHED_LANG,
+  PLEX_TOKEN: plexKeys.TOKEN,
+  PLEX_CHECK_BEFORE_SCAN: plexKeys.CHECK_BEFORE_SCAN,
   SERVER_IP: str('0.0.0.0'),
   SERVER_PORT: z.number().int().min(0).max(65535).default(3467),
   // plex_autoscan generates a random one when missing; a file without it gets one at load time. Any
@@ -178,19 +180,12 @@ export const configSchema = z.object({
 
   // scanrelay: new keys (README "config reference").
   PLEX_ENABLED: bool(true),
-  /**
-   * Check the TLS certificate of an https PLEX_LOCAL_URL. Absent: checked for a public address, not for a
-   * loopback or private one, whose certificate from Plex can never pass (targets/plex/tls-policy.ts). null
-   * is read as absent.
-   */
-  PLEX_VERIFY_SSL: z.boolean().nullish().transform((v) => v ?? undefined),
-  /** scanrelay: after a scan ends, refresh the metadata of the items it touched (PUT /library/metadata/{id}/refresh). */
-  PLEX_REFRESH_METADATA: bool(false),
-  PLEX_SCAN_METHOD: z.enum(['auto', 'api', 'scanner']).default('auto'),
-  /** Seconds before a hung Plex Media Scanner run (scanner method) is killed; the killed run counts toward PLEX_SCANNER_MAX_RETRIES. 0 = never. */
-  PLEX_SCANNER_TIMEOUT: seconds(3600),
-  /** scanrelay: a scanner run that exits non-zero is run again at most this many times, then the scan fails. */
-  PLEX_SCANNER_MAX_RETRIES: z.number().int().min(0).default(3),
+  /** Check the TLS certificate of an https PLEX_LOCAL_URL (plex-keys.ts VERIFY_SSL). */
+  PLEX_VERIFY_SSL: plexKeys.VERIFY_SSL,
+  PLEX_REFRESH_METADATA: plexKeys.REFRESH_METADATA,
+  PLEX_SCAN_METHOD: plexKeys.SCAN_METHOD,
+  PLEX_SCANNER_TIMEOUT: plexKeys.SCANNER_TIMEOUT,
+  PLEX_SCANNER_MAX_RETRIES: plexKeys.SCANNER_MAX_RETRIES,
   /** scanrelay: seconds before RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN is killed (plex_autoscan had no limit). */
   RUN_COMMAND_TIMEOUT: seconds(3600),
   /** Longest wait after the first request for a folder; null = 3x SERVER_SCAN_DELAY, 0 = no cap. */
@@ -240,6 +235,11 @@ export const configSchema = z.object({
     .default({ sonarr: { PRIORITY: 0, REWRITE: [] }, radarr: { PRIORITY: 0, REWRITE: [] }, lidarr: { PRIORITY: 0, REWRITE: [] }, readarr: { PRIORITY: 0, REWRITE: [] } }),
   A_TRAIN: aTrainSchema,
   WATCH: watchSchema,
+  /**
+   * scanrelay: named targets (docs/targets.md), name -> one server or tool by its TYPE. The PLEX_* keys, JELLYFIN
+   * and EMBY are the targets `plex`, `jellyfin` and `emby` beside these (config/named-targets.ts).
+   */
+  TARGETS: targetsSchema,
 });
 
 export { rewriteRulesSchema };

@@ -79,6 +79,8 @@ export function resolveIntent(
         // A path rule is more specific than the trigger's own priority (autoscan's), which replaces the default.
         priority: priorityMatch(config.SERVER_SCAN_PRIORITIES, folder) ?? intent.priority ?? 0,
         ...(kind === 'gone' ? { removal: true } : {}),
+        ...(intent.targets ? { targets: intent.targets } : {}),
+        ...(intent.delay !== undefined ? { delay: intent.delay } : {}),
       },
     };
   });

@@ -22,18 +22,24 @@ export interface IntakeDeps {
 /** The request's logger (fastify's per-request logger or the relay's). */
 export type IntakeLog = Pick<Logger, 'info' | 'warn'>;
 
+/** What a stored request came to (a request no target takes is answered `ignored`, with why). */
+type StoredStatus = Exclude<EnqueueStatus, 'unrouted'>;
+
 export type PathResult =
-  | { path: string; folder: string; status: EnqueueStatus; id: number; due: string }
+  | { path: string; folder: string; status: StoredStatus; id: number; due: string }
   | { path: string; status: 'ignored'; reason: string };
 
 export interface SubmitResult {
-  status: EnqueueStatus | 'ignored';
+  status: StoredStatus | 'ignored';
   path: string | undefined;
   /** When the first of its scans is due (ISO time), and in how many seconds: what the requester waits for. */
   due?: string;
   dueIn?: number;
   scans: PathResult[];
 }
+
+/** Why a request went to no target. */
+const NO_ROUTE = "the trigger's TARGETS or EXCLUDE_TARGETS leave none, or each target's INCLUDE/EXCLUDE refuse its path (docs/targets.md)";
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -66,9 +72,11 @@ export async function submitIntent(
   const scans = outcomes.map((o, n): PathResult => {
     if ('ignored' in o) return { path: o.mapped, status: 'ignored', reason: o.reason };
     const r = results[indexOf[n]!]!;
+    if (r.status === 'unrouted') return { path: o.mapped, status: 'ignored', reason: `"${r.folder}" goes to no target: ${NO_ROUTE}` };
     return { path: o.mapped, folder: r.folder, status: r.status, id: r.id, due: new Date(r.dueAt).toISOString() };
   });
-  const firstDue = results.length ? Math.min(...results.map((r) => r.dueAt)) : undefined;
+  const stored = results.filter((r) => r.status !== 'unrouted');
+  const firstDue = stored.length ? Math.min(...stored.map((r) => r.dueAt)) : undefined;
   const due = firstDue === undefined ? {} : { due: new Date(firstDue).toISOString(), dueIn: Math.max(0, Math.round((firstDue - Date.now()) / 1000)) };
   deps.metrics?.request(intent.source, 'ignored', scans.filter((s) => s.status === 'ignored').length);
   log.info(

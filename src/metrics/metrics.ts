@@ -136,7 +136,8 @@ export class Metrics {
 
   /** Requests committed by the intake (every trigger passes here, the drive poller included). */
   committed(requests: readonly NormalizedScanRequest[], results: readonly EnqueueResult[]): void {
-    requests.forEach((r, i) => this.request(r.source, results[i]?.status ?? 'queued'));
+    // A request no target takes is never stored; it is counted where it is answered (as ignored).
+    requests.forEach((r, i) => this.request(r.source, results[i]?.status === 'unrouted' ? 'ignored' : (results[i]?.status ?? 'queued')));
   }
 
   /** Scheduler `onDelivery`: one count per attempt, and the wait from request to scan when it is done. */

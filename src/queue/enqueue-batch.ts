@@ -1,6 +1,7 @@
 import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../core/scan.ts';
 import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
 import { crossesRoot, descendantRange, dueAt, mergeUpdateType, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
+import { routeKey } from './route.ts';
 import { MAX_FILES_PER_SCAN, type EnqueueResult, type ScanRow, type Timing } from './types.ts';
 
 type Awaitable<T> = T | Promise<T>;
@@ -22,6 +23,8 @@ export interface NewScan {
   /** 1: a library root scan for removed items (coalesce.ts removalApart); it merges only with its own kind. */
   removal: number;
   holdUntil: number | null;
+  /** Its route (queue/route.ts routeKey): the target names it goes to joined by ",", null for every target. */
+  targets: string | null;
 }
 
 /** A request for another folder that a scan stands for (scan_parts). */
@@ -44,10 +47,10 @@ export interface NewPart {
  * with promises: the rules below are written once and driven by runSync or runAsync.
  */
 export interface EnqueueIO {
-  /** Pending scans of one kind (removal 0 or 1) at any of these folders. */
-  pendingIn(folders: string[], removal: number): Awaitable<ScanRow[]>;
-  /** Pending scans of one kind with a folder in [low, high). */
-  pendingBelow(low: string, high: string, removal: number): Awaitable<ScanRow[]>;
+  /** Pending scans of one kind (removal 0 or 1) and one route (scans.targets) at any of these folders. */
+  pendingIn(folders: string[], removal: number, targets: string | null): Awaitable<ScanRow[]>;
+  /** Pending scans of one kind and one route with a folder in [low, high). */
+  pendingBelow(low: string, high: string, removal: number, targets: string | null): Awaitable<ScanRow[]>;
   /** Inserts a pending scan; returns its id. */
   insert(scan: NewScan): Awaitable<number>;
   merge(scan: NewScan & { id: number }): Awaitable<void>;
@@ -94,8 +97,13 @@ interface PendingState extends NewScan {
   dirty: boolean;
 }
 
-/** Pending scans of the two kinds live side by side: one key per folder and kind. */
-const keyOf = (folder: string, removal: number) => `${removal}\0${folder}`;
+/**
+ * Pending scans of the two kinds live side by side, and so do scans with different routes (the targets they go
+ * to, decided when queued: queue/route.ts): one key per folder, kind and route. A scan never merges with one
+ * going elsewhere, so each target gets exactly the requests routed to it; requests with the same route coalesce
+ * as before.
+ */
+const keyOf = (folder: string, removal: number, targets: string | null) => `${removal}\0${targets ?? '*'}\0${folder}`;
 
 /**
  * The body of one enqueue transaction, the same for every store. A burst (a season pack, a flood of manual
@@ -134,13 +142,16 @@ export class EnqueueBatch {
   *add(req: NormalizedScanRequest): EnqueueSteps<EnqueueResult> {
     const ids = req.ids && Object.keys(req.ids).length ? JSON.stringify(req.ids) : null;
     const removal = req.removal && removalApart(req.folder, this.timing.roots) ? 1 : 0;
-    const holder = yield* this.holderOf(req.folder, removal);
+    const route = routeKey(req.targets);
+    // The trigger's DELAY, when it has one, replaces SERVER_SCAN_DELAY for this request.
+    const delayMs = req.delay !== undefined ? req.delay * 1000 : this.timing.delayMs;
+    const holder = yield* this.holderOf(req.folder, removal, route);
     if (holder) {
       holder.requests += 1;
       // plex_autoscan serves the smallest number first: the most urgent request decides.
       holder.priority = Math.min(holder.priority, req.priority);
       holder.lastAt = this.now;
-      holder.dueAt = removal ? removalDueAt(holder.firstAt, this.timing.delayMs, this.timing.maxMs) : dueAt(holder.firstAt, this.now, this.timing.delayMs, this.timing.maxMs);
+      holder.dueAt = removal ? removalDueAt(holder.firstAt, delayMs, this.timing.maxMs) : dueAt(holder.firstAt, this.now, delayMs, this.timing.maxMs);
       holder.updateType = mergeUpdateType(holder.updateType, req.updateType);
       if (isUpgradeEvent(req.event)) holder.upgrade = 1;
       holder.title = req.title ?? holder.title;
@@ -155,7 +166,7 @@ export class EnqueueBatch {
       }
       return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: holder.dueAt };
     }
-    return yield* this.insert(req, ids, removal);
+    return yield* this.insert(req, ids, removal, route, delayMs);
   }
 
   /** Writes the merges made in memory. Call once at the end of the transaction. */
@@ -168,29 +179,29 @@ export class EnqueueBatch {
     }
   }
 
-  private *holderOf(folder: string, removal: number): EnqueueSteps<PendingState | undefined> {
+  private *holderOf(folder: string, removal: number, route: string | null): EnqueueSteps<PendingState | undefined> {
     // Never above the library root that holds the folder.
     const root = this.timing.roots?.length ? longestPrefix(folder, this.timing.roots, (r) => r) : undefined;
     const candidates = [folder, ...ancestors(folder)].filter((c) => root === undefined || relativeTo(root, c) === undefined || relativeTo(root, c) === '');
     for (const c of candidates) {
-      const seen = this.pending.get(keyOf(c, removal));
+      const seen = this.pending.get(keyOf(c, removal, route));
       if (seen) return seen;
     }
     // Nearest first: across library roots pending folders may nest.
-    const rows = yield* call((io) => io.pendingIn(candidates, removal));
+    const rows = yield* call((io) => io.pendingIn(candidates, removal, route));
     const row = rows.sort((a, b) => b.folder.length - a.folder.length)[0];
     if (!row) return undefined;
     const state = fromRow(row);
-    this.pending.set(keyOf(state.folder, removal), state);
+    this.pending.set(keyOf(state.folder, removal, route), state);
     return state;
   }
 
   /** A new pending scan; it takes over pending folders below it (one scan of the parent covers them). */
-  private *insert(req: NormalizedScanRequest, ids: string | null, removal: number): EnqueueSteps<EnqueueResult> {
+  private *insert(req: NormalizedScanRequest, ids: string | null, removal: number, route: string | null, delayMs: number): EnqueueSteps<EnqueueResult> {
     // The rows below are read from the table: write this transaction's merges first.
     yield* this.flush();
     const [low, high] = descendantRange(req.folder);
-    const below = (yield* call((io) => io.pendingBelow(low, high, removal))).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
+    const below = (yield* call((io) => io.pendingBelow(low, high, removal, route))).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
     let firstAt = this.now;
     let requests = 1;
     let priority = req.priority;
@@ -203,7 +214,7 @@ export class EnqueueBatch {
       priority = Math.min(priority, d.priority);
       updateType = mergeUpdateType(updateType, d.update_type as UpdateType);
     }
-    const { delayMs, maxMs } = this.timing;
+    const { maxMs } = this.timing;
     const due = removal ? removalDueAt(firstAt, delayMs, maxMs) : dueAt(firstAt, this.now, delayMs, maxMs);
     const columns: NewScan = {
       folder: req.folder,
@@ -220,10 +231,11 @@ export class EnqueueBatch {
       source: req.source,
       removal,
       holdUntil: removal ? removalHoldUntil(firstAt, delayMs, maxMs) : null,
+      targets: route,
     };
     const id = yield* call((io) => io.insert(columns));
     const state: PendingState = { ...columns, id, dirty: false };
-    this.pending.set(keyOf(state.folder, removal), state);
+    this.pending.set(keyOf(state.folder, removal, route), state);
     this.sampled.set(id, 0);
     yield* this.addFiles(state.id, req.files);
     for (const d of below) {
@@ -233,7 +245,7 @@ export class EnqueueBatch {
       this.sampled.delete(d.id);
       const part: NewPart = { scanId: state.id, folder: d.folder, priority: d.priority, source: d.source, event: d.event, title: d.title, ids: d.ids, updateType: d.update_type, upgrade: d.upgrade, requests: d.requests, firstAt: d.first_at };
       yield* call((io) => io.addPart(part));
-      this.pending.delete(keyOf(d.folder, removal));
+      this.pending.delete(keyOf(d.folder, removal, route));
     }
     return { id: state.id, status: below.length ? 'merged' : 'queued', folder: req.folder, dueAt: due };
   }
@@ -274,6 +286,7 @@ function fromRow(row: ScanRow): PendingState {
     source: row.source,
     removal: row.removal,
     holdUntil: row.hold_until === null ? null : Number(row.hold_until),
+    targets: row.targets ?? null,
     dirty: false,
   };
 }

@@ -30,7 +30,34 @@ export class QueueIntake {
     private readonly onCommitted: (results: EnqueueResult[], requests: NormalizedScanRequest[]) => void = () => {},
     /** How long a batch keeps retrying while the queue file is locked by another process. */
     private readonly busyRetryMs = 2000,
+    /**
+     * Where each request goes (queue/route.ts routeRequest), decided here, once, before it is stored: undefined
+     * every target, [] none (the request is answered `unrouted` and not queued). Absent: every request goes to
+     * the targets it names, or all.
+     */
+    private readonly route?: (req: NormalizedScanRequest) => string[] | undefined,
   ) {}
+
+  /**
+   * Routes requests: the ones some target takes, with their route in `targets`, and for each request either its
+   * index among those or the answer of a request no target takes.
+   */
+  private routed(requests: NormalizedScanRequest[]): { kept: NormalizedScanRequest[]; answer: (results: EnqueueResult[]) => EnqueueResult[] } {
+    if (!this.route) return { kept: requests, answer: (r) => r };
+    const kept: NormalizedScanRequest[] = [];
+    const at: Array<number | EnqueueResult> = [];
+    for (const req of requests) {
+      const { targets: _selection, ...rest } = req;
+      const route = this.route(req);
+      if (route && route.length === 0) {
+        at.push({ id: 0, status: 'unrouted', folder: req.folder, dueAt: Date.now() });
+        continue;
+      }
+      at.push(kept.length);
+      kept.push(route ? { ...rest, targets: route } : rest);
+    }
+    return { kept, answer: (results) => at.map((a) => (typeof a === 'number' ? results[a]! : a)) };
+  }
 
   /**
    * Queues requests; resolves once they are committed. `meta` keys (null clears one) are written in the same
@@ -40,10 +67,10 @@ export class QueueIntake {
    * commit goes on its own, so a conflict never fails the requests of others.
    */
   async enqueue(requests: readonly ScanRequest[], meta?: Readonly<Record<string, string | null>>, expect?: MetaExpect): Promise<EnqueueResult[]> {
-    const normalized = requests.map((r) => scanRequestSchema.parse(r));
-    if (normalized.length === 0 && !meta) return [];
-    return new Promise((resolve, reject) => {
-      this.batch.push({ requests: normalized, meta, expect, resolve, reject });
+    const { kept: normalized, answer } = this.routed(requests.map((r) => scanRequestSchema.parse(r)));
+    if (normalized.length === 0 && !meta) return answer([]);
+    return new Promise<EnqueueResult[]>((resolve, reject) => {
+      this.batch.push({ requests: normalized, meta, expect, resolve: (r) => resolve(answer(r)), reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -57,13 +84,13 @@ export class QueueIntake {
    * of its own, outside the group: it is rare (a takeover) and its answer depends on what the queue holds.
    */
   async enqueueOnce(requests: readonly ScanRequest[], once: OnceMarker): Promise<OnceResult> {
-    const normalized = requests.map((r) => scanRequestSchema.parse(r));
+    const { kept: normalized, answer } = this.routed(requests.map((r) => scanRequestSchema.parse(r)));
     const deadline = Date.now() + this.busyRetryMs;
     for (;;) {
       try {
         const out = await this.store.enqueueOnce(normalized, this.timing(), Date.now(), once);
         if (out.results) this.onCommitted(out.results, normalized);
-        return out;
+        return out.results ? { ...out, results: answer(out.results) } : out;
       } catch (err) {
         // Another process holds the queue file's lock: wait as a grouped commit does, until the deadline.
         if (!isBusy(err) || Date.now() >= deadline) throw err;

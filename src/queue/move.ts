@@ -40,6 +40,8 @@ export async function moveQueue(from: QueueStore, to: QueueBackend, opts: { file
       ids: e.ids,
       updateType: e.updateType,
       priority: e.priority,
+      // Where it was routed when queued goes with it.
+      ...(e.targets ? { targets: e.targets } : {}),
     }),
   );
   const meta: Record<string, string | null> = Object.fromEntries(from.meta.entries().filter(([key]) => key !== MOVED_FROM_KEY));

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
 import { relativeTo } from '../paths/mapping.ts';
+import { routeNames } from './route.ts';
 import type { DeliveryRow, PartRow, QueueEntry, ScanRow } from './types.ts';
 
 /** A scan row as a target receives it (the same for every store). */
@@ -51,6 +52,7 @@ export function toEntry(row: ScanRow, files: string[], sampleSize: number, deliv
     files,
     fileCount: sampleSize + Number(row.files_more),
     deliveries,
+    ...(row.targets ? { targets: routeNames(row.targets) } : {}),
   };
 }
 
@@ -58,7 +60,9 @@ export function toEntry(row: ScanRow, files: string[], sampleSize: number, deliv
  * The parts of a failed scan as requests of their own, each with the files of the scan below its folder;
  * `removal`: the scan was a removal scan, and its parts stay removals.
  */
-export function partRequests(parts: readonly PartRow[], files: readonly string[], removal = false): NormalizedScanRequest[] {
+export function partRequests(parts: readonly PartRow[], files: readonly string[], removal = false, route: string | null = null): NormalizedScanRequest[] {
+  // The scan's route: every part was routed alike (scans of different routes never merge).
+  const targets = routeNames(route);
   return parts.map((p) => ({
     folder: p.folder,
     files: files.filter((f) => (relativeTo(f, p.folder) ?? '') !== ''),
@@ -69,6 +73,7 @@ export function partRequests(parts: readonly PartRow[], files: readonly string[]
     updateType: p.update_type as UpdateType,
     priority: p.priority,
     ...(removal ? { removal } : {}),
+    ...(targets ? { targets } : {}),
   }));
 }
 

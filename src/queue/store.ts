@@ -8,6 +8,7 @@ import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
+import { routeNames } from './route.ts';
 import { checkExpected, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { SqliteOutbox } from './outbox.ts';
@@ -54,16 +55,16 @@ export class QueueStore implements QueueBackend {
     const db = this.db;
     this.stmt = {
       pendingIn: memoByCount((n) =>
-        db.prepare<Array<string | number>, ScanRow>(
-          `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND folder IN (${Array(n).fill('?').join(',')})`,
+        db.prepare<Array<string | number | null>, ScanRow>(
+          `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND targets IS ? AND folder IN (${Array(n).fill('?').join(',')})`,
         ),
       ),
-      pendingBelow: db.prepare<[number, string, string], ScanRow>(
-        `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND folder >= ? AND folder < ?`,
+      pendingBelow: db.prepare<[number, string | null, string, string], ScanRow>(
+        `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND targets IS ? AND folder >= ? AND folder < ?`,
       ),
       insert: db.prepare(
-        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until)
-         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt, @removal, @holdUntil)`,
+        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, targets)
+         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt, @removal, @holdUntil, @targets)`,
       ),
       merge: db.prepare(
         `UPDATE scans SET requests = @requests, priority = @priority, last_at = @lastAt, first_at = @firstAt, due_at = @dueAt,
@@ -97,8 +98,8 @@ export class QueueStore implements QueueBackend {
       deleteFiles: db.prepare(`DELETE FROM scan_files WHERE scan_id = ?`),
       deleteDeliveries: db.prepare(`DELETE FROM deliveries WHERE scan_id = ?`),
       // Scans of new files first: a removal scan due in the same pass waits for them (see activateDue).
-      duePending: db.prepare<[number, number], Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until'>>(
-        `SELECT id, folder, removal, hold_until FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY removal, priority, due_at, id LIMIT ?`,
+      duePending: db.prepare<[number, number], Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
+        `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY removal, priority, due_at, id LIMIT ?`,
       ),
       openFilesScansAt: db.prepare<[string, string, string], { n: number; pendingDue: number | null }>(
         `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS pendingDue FROM scans
@@ -147,8 +148,8 @@ export class QueueStore implements QueueBackend {
     };
     const stmt = this.stmt;
     this.io = {
-      pendingIn: (folders, removal) => stmt.pendingIn(folders.length).all(removal, ...folders),
-      pendingBelow: (low, high, removal) => stmt.pendingBelow.all(removal, low, high),
+      pendingIn: (folders, removal, targets) => stmt.pendingIn(folders.length).all(removal, targets, ...folders),
+      pendingBelow: (low, high, removal, targets) => stmt.pendingBelow.all(removal, targets, low, high),
       insert: (scan) => Number(stmt.insert.run(scan).lastInsertRowid),
       merge: (scan) => void stmt.merge.run(scan),
       // Thousands of files (a season pack) in one statement: SQLite walks the list, not thousands of calls.
@@ -225,7 +226,12 @@ export class QueueStore implements QueueBackend {
         // A removal scan's deliveries are due a moment later: the claim order (priority, next_at, scan id)
         // then hands out the scans of new files activated in the same pass first.
         const at = row.removal ? now + 1 : now;
-        for (const t of targets) this.stmt.addDelivery.run(row.id, t, at, row.id);
+        // Its route, decided when it was queued: those of its targets this relay has (all, for a scan without one).
+        const route = routeNames(row.targets);
+        const to = route ? targets.filter((t) => route.includes(t)) : targets;
+        for (const t of to) this.stmt.addDelivery.run(row.id, t, at, row.id);
+        // Every target it was routed to is gone from the config since: it fails, for all to see, instead of waiting for ever.
+        if (route && to.length === 0) this.stmt.finishScan.run('failed', now, row.id);
         activated++;
       }
       return activated;
@@ -300,7 +306,7 @@ export class QueueStore implements QueueBackend {
     const removal = scan?.removal === 1;
     // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
     const files = scan?.files_more ? [] : this.stmt.files.all(scanId).map((f) => f.path);
-    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal)), this.io);
+    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal, scan?.targets ?? null)), this.io);
     parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
     return parts.map((p) => p.folder);
   }

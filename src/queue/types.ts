@@ -9,7 +9,8 @@ export const LIST_FILES = 10;
 
 /** Row and result shapes shared by the queue store, its batched enqueue and its view (kept apart so none imports another). */
 
-export type EnqueueStatus = 'queued' | 'merged';
+/** `unrouted`: no target takes the request (its trigger's TARGETS, each target's INCLUDE/EXCLUDE): not queued. */
+export type EnqueueStatus = 'queued' | 'merged' | 'unrouted';
 
 export interface EnqueueResult {
   id: number;
@@ -55,6 +56,8 @@ export interface ScanRow extends RequestColumns {
   removal: number;
   /** A removal scan waits for open scans of new files below it until then at most (coalesce.ts removalHoldUntil). */
   hold_until: number | null;
+  /** Its route: the target names it goes to, joined by "," (queue/route.ts); null for every target. */
+  targets?: string | null;
 }
 
 /** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */
@@ -99,6 +102,8 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   /** Every file name the scan's requests sent: its sample and those that did not fit. */
   fileCount: number;
   deliveries: DeliveryRow[];
+  /** The targets it was routed to when queued (docs/targets.md); absent: every target. */
+  targets?: string[];
   /** Why a scan that is due still waits (a shared queue with no relay that has a target). */
   waiting?: string;
 }

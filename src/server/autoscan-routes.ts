@@ -1,3 +1,5 @@
+import { triggerRouting } from '../config/named-targets.ts';
+import type { TriggerRoute } from '../config/targets.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Intent, Recognizer } from '../intake/intent.ts';
 import { PayloadError } from '../intake/intent.ts';
@@ -40,6 +42,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
   const requireAuth = deps.guards.basic;
   const manual = config.SERVER_AUTOSCAN_TRIGGERS.manual;
   const manualRewrite = placeRewriter(manual?.REWRITE);
+  const manualRouting = triggerRouting(config, manual as TriggerRoute | undefined);
   const notAllowed = (allow: string) => async (req: FastifyRequest, reply: FastifyReply) => {
     reply.header('allow', allow);
     return sendError(req, reply, 405, `${req.method} is not allowed here: use ${allow}`);
@@ -60,6 +63,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
     // autoscan cleans each folder (path.Clean) before the trigger's rewrite (manual.go:78).
     intent = rewriteIntent({ ...intent, paths: intent.paths.map((p) => ({ ...p, path: cleanFolder(p.path) })) }, manualRewrite);
     if (manual && manual.PRIORITY !== 0) intent.priority = manual.PRIORITY;
+    Object.assign(intent, manualRouting);
     return submitAnswer(intent, req, reply, deps);
   };
   // chi serves the manual trigger with and without the trailing slash (router.go:72-79 mounts it at /manual).
@@ -74,6 +78,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
 
   const aTrain = config.A_TRAIN;
   const aTrainRewrite = aTrainRewriter(aTrain);
+  const aTrainRouting = triggerRouting(config, aTrain);
   app.post<{ Params: { drive: string } }>('/triggers/a-train/:drive', { onRequest: requireAuth }, async (req, reply) => {
     let intent;
     try {
@@ -84,13 +89,14 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
       return sendError(req, reply, 400, err.message);
     }
     if (!intent) return reply.send({ status: 'ignored', reason: 'the event names no folder' });
-    return submitAnswer(intent, req, reply, deps);
+    return submitAnswer({ ...intent, ...aTrainRouting }, req, reply, deps);
   });
   app.route({ method: [...NOT_ALLOWED], url: '/triggers/a-train/:drive', onRequest: requireAuth, handler: notAllowed('POST') });
 
   for (const [name, trigger] of triggers) {
     if (name === 'manual' || name === 'a-train') continue;
     const rewrite = placeRewriter(trigger.REWRITE);
+    const routing = triggerRouting(config, trigger as TriggerRoute);
     // The same recognizers and intake as POST /<secret>; the trigger's rewrite and priority are added.
     const recognizers: Recognizer[] = deps.recognizers.map((recognize) => (body) => {
       let intent = recognize(body);
@@ -99,7 +105,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
         throw new PayloadError('Required fields are missing: a Lidarr Download needs trackFiles', 'Lidarr');
       }
       intent = intent && rewriteIntent(intent, rewrite);
-      if (intent?.kind === 'scan') intent.priority = trigger.PRIORITY;
+      if (intent?.kind === 'scan') Object.assign(intent, { priority: trigger.PRIORITY }, routing);
       return intent;
     });
     const routeDeps = { ...deps, recognizers };

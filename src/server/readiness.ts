@@ -1,4 +1,5 @@
 import type { AppDeps } from './deps.ts';
+import { PlexTarget } from '../targets/plex/target.ts';
 
 /**
  * Why no enabled target can scan yet, or undefined when one can. A scan request is still queued (nothing is
@@ -8,7 +9,8 @@ import type { AppDeps } from './deps.ts';
 export function notReadyReason(deps: Pick<AppDeps, 'targets' | 'setupProblems'>): string | undefined {
   const targets = deps.targets ?? [];
   if (targets.length === 0) return 'no media server is enabled (PLEX_ENABLED is false and no JELLYFIN or EMBY): the scan waits in the queue';
-  if (targets.some((t) => t.name !== 'plex')) return undefined;
+  // A target that is not Plex is taken as able to scan.
+  if (targets.some((t) => !(t instanceof PlexTarget))) return undefined;
   // The check runs once, at start. A config problem (no token, no scanner) stays until a restart; Plex being
   // down or without libraries (PLEX_LOCAL_URL) may end at any time, so it is not repeated to every request.
   const problems = (deps.setupProblems?.() ?? []).filter((p) => p.key !== 'PLEX_LOCAL_URL');

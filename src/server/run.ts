@@ -5,6 +5,8 @@ import type { Logger } from '../log.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { QueueIntake } from '../queue/intake.ts';
+import { relayRouteTable, routeRequest } from '../queue/route.ts';
+import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import { openQueue } from '../queue/open.ts';
@@ -108,10 +110,18 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   });
   const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
-  const intake = new QueueIntake(store, () => ({ ...timing, roots: libraries.known() }), (results, requests) => {
-    metrics.committed(requests, results);
-    if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
-  });
+  // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
+  const routes = relayRouteTable(targets, namedTargets(config));
+  const intake = new QueueIntake(
+    store,
+    () => ({ ...timing, roots: libraries.known() }),
+    (results, requests) => {
+      metrics.committed(requests, results);
+      if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
+    },
+    undefined,
+    (req) => routeRequest(routes, req),
+  );
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))
@@ -182,19 +192,22 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const shown = opts.firstStart ? url : shortSecretUrl(base, config.SERVER_PASS);
   const where = opts.firstStart ? '' : ` (the full secret is SERVER_PASS in ${opts.configPath ?? 'the config file'})`;
   log.info({ url: shown, port, queue: store.location, ...(store.shared ? { relay: store.shared.relayId } : {}) }, `scan URL: ${shown}${where}`);
-  const plex = targets.find((t): t is PlexTarget => t instanceof PlexTarget);
-  const setupChecked = plex
-    ? plexSetupProblems(config, plex.backend).then(
+  // What each Plex target's scan method needs, checked once at start against its own settings.
+  const plexTargets = targets.filter((t): t is PlexTarget => t instanceof PlexTarget);
+  const setupChecked = Promise.all(
+    plexTargets.map((plex) =>
+      plexSetupProblems(plex.config, plex.backend).then(
         (problems) => {
-          setupProblems = problems;
+          setupProblems = [...setupProblems, ...problems];
           for (const p of problems) {
-            if (opts.firstStart) log.info({ target: 'plex', key: p.key }, `next step: ${p.message}`);
-            else log.warn({ target: 'plex', key: p.key }, p.message);
+            if (opts.firstStart) log.info({ target: plex.name, key: p.key }, `next step: ${p.message}`);
+            else log.warn({ target: plex.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: 'plex', err: (err as Error).message }, 'the Plex set-up check failed'),
-      )
-    : Promise.resolve();
+        (err: unknown) => log.warn({ target: plex.name, err: (err as Error).message }, 'the Plex set-up check failed'),
+      ),
+    ),
+  );
   return {
     app,
     store,

@@ -79,12 +79,12 @@ class PgEnqueueIO implements EnqueueIO {
     }
   }
 
-  pendingIn(folders: string[], removal: number): ScanRow[] {
-    return [...this.rows.values()].filter((r) => r.removal === removal && folders.includes(r.folder));
+  pendingIn(folders: string[], removal: number, targets: string | null): ScanRow[] {
+    return [...this.rows.values()].filter((r) => r.removal === removal && (r.targets ?? null) === targets && folders.includes(r.folder));
   }
 
-  pendingBelow(low: string, high: string, removal: number): ScanRow[] {
-    return [...this.rows.values()].filter((r) => r.removal === removal && r.folder >= low && r.folder < high);
+  pendingBelow(low: string, high: string, removal: number, targets: string | null): ScanRow[] {
+    return [...this.rows.values()].filter((r) => r.removal === removal && (r.targets ?? null) === targets && r.folder >= low && r.folder < high);
   }
 
   insert(s: NewScan): number {
@@ -93,6 +93,7 @@ class PgEnqueueIO implements EnqueueIO {
     this.rows.set(id, {
       id, folder: s.folder, status: 'pending', priority: s.priority, source: s.source, event: s.event, title: s.title, ids: s.ids, update_type: s.updateType,
       requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null, removal: s.removal, hold_until: s.holdUntil, files_more: 0,
+      targets: s.targets,
     });
     this.samples.set(id, { size: 0, has: new Set() });
     return id;
@@ -200,13 +201,14 @@ class PgEnqueueIO implements EnqueueIO {
     const { rows } = await this.db.query<{ pids: number[] | null; ids: number[] | null }>({
       name: 'scanrelay.enqueue.write',
       text: `WITH new AS (
-         INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more)
-         SELECT folder, 'pending', priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more
-         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::bigint[], $11::bigint[], $12::bigint[], $13::int[], $14::bigint[], $15::int[])
-           AS n(folder, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more)
-         RETURNING id, folder, removal
+         INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets)
+         SELECT folder, 'pending', priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::bigint[], $11::bigint[], $12::bigint[], $13::int[], $14::bigint[], $15::int[], $45::text[])
+           AS n(folder, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets)
+         RETURNING id, folder, removal, coalesce(targets, '') AS route
        ), ids AS (
-         SELECT p.pid, new.id FROM unnest($16::bigint[], $1::text[], $13::int[]) AS p(pid, folder, removal) JOIN new USING (folder, removal)
+         SELECT p.pid, new.id FROM unnest($16::bigint[], $1::text[], $13::int[], $45::text[]) AS p(pid, folder, removal, targets)
+           JOIN new ON new.folder = p.folder AND new.removal = p.removal AND new.route = coalesce(p.targets, '')
        ), merged AS (
          UPDATE scans s SET requests = coalesce(u.requests, s.requests), priority = coalesce(u.priority, s.priority), last_at = coalesce(u.last_at, s.last_at),
            first_at = coalesce(u.first_at, s.first_at), due_at = coalesce(u.due_at, s.due_at), update_type = coalesce(u.update_type, s.update_type),
@@ -230,6 +232,7 @@ class PgEnqueueIO implements EnqueueIO {
         files.map((f) => f[0]), files.map((f) => f[1]),
         ...partColumns(parts),
         note?.channel ?? null, note?.payload ?? null,
+        col(n, 'targets'),
       ],
     });
     const [pids, ids] = [rows[0]?.pids ?? [], rows[0]?.ids ?? []];
@@ -251,7 +254,7 @@ class PgEnqueueIO implements EnqueueIO {
  * The statements above are prepared once per connection (named). They list the columns they return, so a later
  * migration that adds one does not change a prepared statement's result.
  */
-const SCAN_COLUMNS = ['id', 'folder', 'status', 'priority', 'source', 'event', 'title', 'ids', 'update_type', 'requests', 'upgrade', 'first_at', 'last_at', 'due_at', 'finished_at', 'removal', 'hold_until', 'files_more']
+const SCAN_COLUMNS = ['id', 'folder', 'status', 'priority', 'source', 'event', 'title', 'ids', 'update_type', 'requests', 'upgrade', 'first_at', 'last_at', 'due_at', 'finished_at', 'removal', 'hold_until', 'files_more', 'targets']
   .map((c) => `s.${c}`)
   .join(', ');
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
+import { routeNames } from '../route.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
@@ -158,11 +159,11 @@ export class PgQueueStore implements QueueBackend {
         await this.adopt(db, targets, now);
       }
       // Scans of new files first: a removal scan due in the same pass waits for them (as in the SQLite store).
-      const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until'>>(
-        `SELECT id, folder, removal, hold_until FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
+      const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
+        `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
         [now, limit],
       );
-      const ready: Array<{ id: number; at: number }> = [];
+      const ready: Array<{ id: number; at: number; targets: string[] }> = [];
       for (const row of due) {
         if (row.removal && row.hold_until !== null && now < row.hold_until) {
           const { rows: open } = await db.query<{ n: number; pendingDue: number | null }>(
@@ -177,17 +178,18 @@ export class PgQueueStore implements QueueBackend {
           }
         }
         // A removal scan's deliveries are due a moment later, so the claim order hands out new files first.
-        ready.push({ id: row.id, at: row.removal ? now + 1 : now });
+        ready.push({ id: row.id, at: row.removal ? now + 1 : now, targets: routedTo(row.targets, targets) });
       }
       if (!ready.length) return 0;
       await db.query(`UPDATE scans SET status = 'active' WHERE id = ANY($1::bigint[])`, [ready.map((r) => r.id)]);
-      if (targets.length) {
+      const pairs = ready.flatMap((r) => r.targets.map((t) => ({ ...r, t })));
+      if (pairs.length) {
         await db.query(
           `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
-           SELECT s.id, t, 'waiting', 0, r.at, s.priority FROM unnest($1::bigint[], $2::bigint[]) AS r(id, at)
-           JOIN scans s ON s.id = r.id CROSS JOIN unnest($3::text[]) AS t
+           SELECT s.id, r.t, 'waiting', 0, r.at, s.priority FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS r(id, at, t)
+           JOIN scans s ON s.id = r.id
            ON CONFLICT DO NOTHING`,
-          [ready.map((r) => r.id), ready.map((r) => r.at), targets],
+          [pairs.map((r) => r.id), pairs.map((r) => r.at), pairs.map((r) => r.t)],
         );
       }
       return ready.length;
@@ -317,11 +319,11 @@ export class PgQueueStore implements QueueBackend {
   private async requeueParts(db: Db, scanId: number, now: number): Promise<string[]> {
     const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
     if (parts.length === 0) return [];
-    const scan = (await db.query<{ removal: number; files_more: number }>(`SELECT removal, files_more FROM scans WHERE id = $1`, [scanId])).rows[0];
+    const scan = (await db.query<{ removal: number; files_more: number; targets: string | null }>(`SELECT removal, files_more, targets FROM scans WHERE id = $1`, [scanId])).rows[0];
     const removal = scan?.removal === 1;
     // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
     const files = scan?.files_more ? [] : (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
-    const requests = partRequests(parts, files, removal);
+    const requests = partRequests(parts, files, removal, scan?.targets ?? null);
     const results = await enqueueInTx(db, requests, { delayMs: 0, maxMs: 0 }, now);
     for (const [i, p] of parts.entries()) {
       await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [
@@ -511,3 +513,18 @@ export class PgQueueStore implements QueueBackend {
 }
 
 const SET_META = `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
+/**
+ * The deliveries of a scan that becomes due on a shared queue: every server a relay has (`servers`, <name>@<id>)
+ * for a scan without a route; for a routed one, the servers of the targets it names, by the name before the "@"
+ * (relays sharing a queue name their targets alike). A routed name no running relay has yet gets a delivery by
+ * its bare name, which a relay with that target claims (RelayRegistry.claimKeys), and which waits meanwhile.
+ */
+export function routedTo(route: string | null | undefined, servers: readonly string[]): string[] {
+  const names = routeNames(route);
+  if (!names) return [...servers];
+  return names.flatMap((name) => {
+    const mine = servers.filter((s) => s === name || s.startsWith(`${name}@`));
+    return mine.length ? mine : [name];
+  });
+}

@@ -35,6 +35,8 @@ export function scanView(e: QueueEntry) {
     tookMs: e.finishedAt === null ? null : Math.max(0, e.finishedAt - e.firstAt),
     /** Why a scan that is due still waits (a shared queue with no relay that has a target), else null. */
     waiting: e.waiting ?? null,
+    /** The targets it was routed to when queued (docs/targets.md); null: every target. A pending scan has no deliveries yet. */
+    targets: e.targets ?? null,
     deliveries: e.deliveries.map((d) => ({
       /** The delivery's name in the queue: plex, jellyfin, emby; on a shared queue the server's, plex@<its id>. */
       target: d.target,

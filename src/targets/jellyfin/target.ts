@@ -4,6 +4,9 @@ import type { PathRewriter } from '../../paths/rewrite.ts';
 import { answeredWithout, resultFromError } from '../http.ts';
 import { itemForTarget } from '../rewrite.ts';
 import { MediaBrowserClient } from '../media-browser/client.ts';
+import { placeRewriter } from '../../paths/rewrite.ts';
+import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
+import type { TargetRequest } from '../../config/target-base.ts';
 
 /**
  * Jellyfin or Emby: tells the server which paths changed (the files when the request named them, else
@@ -12,7 +15,8 @@ import { MediaBrowserClient } from '../media-browser/client.ts';
  */
 export class MediaBrowserTarget implements Target {
   constructor(
-    readonly name: 'jellyfin' | 'emby',
+    /** The TARGETS key (`jellyfin`/`emby` for the top-level sections). */
+    readonly name: string,
     private readonly client: MediaBrowserClient,
     private readonly log: Logger,
     /** This server's own rewrite (JELLYFIN.REWRITE / EMBY.REWRITE): the relay's path as it names it. */
@@ -64,6 +68,11 @@ export class MediaBrowserTarget implements Target {
 }
 
 /** Jellyfin: the API at the configured URL. */
-export function jellyfinTarget(url: string, apiKey: string, log: Logger, rewrite?: PathRewriter): MediaBrowserTarget {
-  return new MediaBrowserTarget('jellyfin', new MediaBrowserClient('Jellyfin', url, apiKey), log, rewrite);
+export function jellyfinTarget(url: string, apiKey: string, log: Logger, rewrite?: PathRewriter, name = 'jellyfin', request?: TargetRequest): MediaBrowserTarget {
+  return new MediaBrowserTarget(name, new MediaBrowserClient('Jellyfin', url, apiKey, '', request), log, rewrite);
+}
+
+/** A Jellyfin `TARGETS` entry (or the JELLYFIN section, named `jellyfin`). */
+export function createJellyfinTarget(name: string, entry: JellyfinTargetConfig, log: Logger): MediaBrowserTarget {
+  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { UpdateType } from '../../core/scan.ts';
+import type { TargetRequest } from '../../config/target-base.ts';
 import { classifyStatus, httpRequest, parseJsonAnswer } from '../http.ts';
 
 /** The answers read (docs/protocols.md section 4); the servers add fields freely. */
@@ -29,16 +30,27 @@ export class MediaBrowserClient {
     url: string,
     private readonly apiKey: string,
     prefix: '' | '/emby' = '',
+    /** The target's REQUEST options (config/target-base.ts): timeout in seconds, certificate check, extra headers. */
+    private readonly request: Partial<TargetRequest> = {},
   ) {
     const trimmed = url.replace(/\/+$/, '');
     this.base = prefix && trimmed.toLowerCase().endsWith(prefix) ? trimmed : `${trimmed}${prefix}`;
   }
 
   private async call(method: string, path: string, what: string, body?: unknown): Promise<string> {
-    const headers: Record<string, string> = { Accept: 'application/json', ...this.authHeader() };
+    // The user's HEADERS first: the key and the content type are the API's own.
+    const headers: Record<string, string> = { ...this.request.HEADERS, Accept: 'application/json', ...this.authHeader() };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const { TIMEOUT, VERIFY_SSL } = this.request;
     const res = await httpRequest(
-      { method, url: `${this.base}${path}`, headers, body: body === undefined ? undefined : JSON.stringify(body) },
+      {
+        method,
+        url: `${this.base}${path}`,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        ...(TIMEOUT !== undefined ? { timeoutMs: TIMEOUT * 1000 } : {}),
+        ...(VERIFY_SSL !== undefined ? { verifyTls: VERIFY_SSL } : {}),
+      },
       `${this.product} (${method} ${path})`,
     );
     const err = classifyStatus(res.status, `${this.product} ${what}`, res.text);

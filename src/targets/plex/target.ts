@@ -96,7 +96,6 @@ export interface PlexSteps {
  * Steps after the scan run after the delivery is recorded (see AfterDelivery) and hold the turn too.
  */
 export class PlexTarget implements Target {
-  readonly name = 'plex';
   /** One scan at a time per Plex server, from the before-command to the after-command (plex.py:134-232). */
   readonly serial = true;
   private readonly timings: PlexTimings;
@@ -112,6 +111,8 @@ export class PlexTarget implements Target {
     readonly backend: PlexScanBackend,
     private readonly log: Logger,
     private readonly steps: PlexSteps,
+    /** The TARGETS key (`plex` for the top-level PLEX_* keys): its deliveries, turn and logs go by it. */
+    readonly name = 'plex',
   ) {
     this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps.timings };
     if (steps.rewrite) this.toTargetPath = steps.rewrite;
@@ -129,6 +130,11 @@ export class PlexTarget implements Target {
   }
 
   readonly toTargetPath?: (path: string) => string;
+
+  /** The config this target's steps read: the relay's, with this target's own PLEX_* settings (named-targets.ts plexConfigView). */
+  get config(): Config {
+    return this.steps.config;
+  }
 
   async deliver(queued: ScanItem): Promise<DeliveryResult> {
     const item = itemForTarget(queued, this.steps.rewrite);

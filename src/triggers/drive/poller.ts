@@ -1,3 +1,4 @@
+import { triggerRouting } from '../../config/named-targets.ts';
 import type { DriveControl, DriveStatus } from '../../core/status.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
@@ -323,6 +324,8 @@ export class DrivePoller implements DriveControl {
   private requestsFor(result: ChangeResult): ScanRequest[] {
     const { config, log } = this.opts;
     const seen = new Set<string>();
+    // GOOGLE's TARGETS / EXCLUDE_TARGETS and DELAY.
+    const routing = triggerRouting(config, config.GOOGLE);
     const paths: SinglePathIntent[] = [];
     const add = (path: string, kind: 'file' | 'gone', event: string) => {
       if (seen.has(`${kind}:${path}`)) return;
@@ -331,7 +334,7 @@ export class DrivePoller implements DriveControl {
         log.info({ path }, `not scanning ${path}: already in the Plex database`);
         return;
       }
-      paths.push({ source: 'Drive', event, updateType: kind === 'gone' ? 'Deleted' : event === 'new' ? 'Created' : 'Modified', path: { path, kind } });
+      paths.push({ source: 'Drive', event, updateType: kind === 'gone' ? 'Deleted' : event === 'new' ? 'Created' : 'Modified', path: { path, kind }, ...routing });
     };
     for (const s of result.scans) add(s.path, 'file', s.reason);
     for (const r of result.removals) add(r.path, 'gone', 'removed');

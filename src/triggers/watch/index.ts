@@ -1,3 +1,4 @@
+import { triggerRouting } from '../../config/named-targets.ts';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -15,7 +16,11 @@ interface WatchRoot {
   rewrite?: PathRewriter;
   filter?: WatchFilter;
   priority: number;
+  /** Its TARGETS / EXCLUDE_TARGETS and DELAY (config/named-targets.ts triggerRouting). */
+  routing?: { targets?: string[]; delay?: number };
 }
+
+type Gathered = { event: WatchEventName; scan: WatchScan; priority: number; routing?: WatchRoot['routing'] };
 
 export interface FolderWatcherOptions {
   config: Config;
@@ -45,7 +50,7 @@ export function watchErrorMessage(err: NodeJS.ErrnoException): string {
  */
 export class FolderWatcher {
   private watcher: FSWatcher | undefined;
-  private pending = new Map<string, { event: WatchEventName; scan: WatchScan; priority: number }>();
+  private pending = new Map<string, Gathered>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private limitLogged = false;
@@ -63,6 +68,7 @@ export class FolderWatcher {
             rewrite: placeRewriter(p.REWRITE),
             filter: p.INCLUDE.length || p.EXCLUDE.length ? watchFilter(p) : undefined,
             priority: p.PRIORITY,
+            routing: triggerRouting(opts.config, p),
           },
     );
     this.roots = this.entries.map((e) => e.root);
@@ -123,7 +129,7 @@ export class FolderWatcher {
       if (entry.rewrite) scan = { ...scan, path: { ...scan.path, path: entry.rewrite(scan.path.path) } };
     }
     this.log.debug({ event, path }, 'watch event');
-    this.pending.set(`${scan.updateType}:${scan.path.kind}:${scan.path.path}`, { event, scan, priority: entry.priority });
+    this.pending.set(`${scan.updateType}:${scan.path.kind}:${scan.path.path}`, { event, scan, priority: entry.priority, routing: entry.routing });
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();
@@ -144,10 +150,10 @@ export class FolderWatcher {
     return this.flushing;
   }
 
-  private async queue(batch: Array<{ event: WatchEventName; scan: WatchScan; priority: number }>): Promise<void> {
+  private async queue(batch: Gathered[]): Promise<void> {
     const { config, intake } = this.opts;
     const { requests, skipped } = resolveEach(
-      batch.map(({ event, scan, priority }) => ({ source: 'Watch', event, updateType: scan.updateType, path: scan.path, ...(priority ? { priority } : {}) })),
+      batch.map(({ event, scan, priority, routing }) => ({ source: 'Watch', event, updateType: scan.updateType, path: scan.path, ...(priority ? { priority } : {}), ...routing })),
       config,
     );
     for (const s of skipped) {

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { audiobookshelfTargetSchema } from './target-kinds/audiobookshelf.ts';
+import { tdarrTargetSchema } from './target-kinds/tdarr.ts';
+import { fileflowsTargetSchema } from './target-kinds/fileflows.ts';
+import { sonarrTargetSchema } from './target-kinds/sonarr.ts';
+import { radarrTargetSchema } from './target-kinds/radarr.ts';
+import { commandTargetSchema } from './target-kinds/command.ts';
+import { relayTargetSchema } from './target-kinds/relay.ts';
+import { embyTargetSchema } from './target-kinds/emby.ts';
+import { jellyfinTargetSchema } from './target-kinds/jellyfin.ts';
+import { plexTargetSchema } from './target-kinds/plex.ts';
+
+/**
+ * A target's name: the `TARGETS` key, stored with each delivery and shown everywhere. One URL path segment
+ * without "@" (a shared queue names a delivery <name>@<server id>) or "," (a scan's route lists names).
+ */
+export const targetNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a target name is letters, digits, ".", "_" and "-", starting with a letter or digit');
+
+/**
+ * One `TARGETS` entry, chosen by its TYPE. One line per kind: the kinds registry (targets/registry.ts) has the
+ * same list.
+ */
+export const targetSchema = z.discriminatedUnion('TYPE', [
+  plexTargetSchema,
+  jellyfinTargetSchema,
+  embyTargetSchema,
+  audiobookshelfTargetSchema,
+  tdarrTargetSchema,
+  fileflowsTargetSchema,
+  sonarrTargetSchema,
+  radarrTargetSchema,
+  commandTargetSchema,
+  relayTargetSchema,
+]);
+export type TargetConfig = z.infer<typeof targetSchema>;
+export type TargetType = TargetConfig['TYPE'];
+
+/** The TYPE values the union knows, for the message that names an unknown one. */
+export const TARGET_TYPES: readonly string[] = targetSchema.options.map((o) => o.shape.TYPE.value);
+
+/** `TARGETS`: name -> target. An entry whose TYPE is unknown is refused with the kinds that exist. */
+export const targetsSchema = z
+  .record(
+    targetNameSchema,
+    z.unknown().superRefine((entry, ctx) => {
+      const type = entry && typeof entry === 'object' ? (entry as { TYPE?: unknown }).TYPE : undefined;
+      if (typeof type === 'string' && TARGET_TYPES.includes(type)) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TYPE'],
+        message: `${type === undefined ? 'missing' : `unknown TYPE ${JSON.stringify(type)}`}: one of ${TARGET_TYPES.join(', ')}`,
+      });
+    }).pipe(targetSchema),
+  )
+  .default({});
+
+/**
+ * What every trigger may say about where its scans go (issue 39): `TARGETS` (only these) or `EXCLUDE_TARGETS`
+ * (all but these), absent = every target; `DELAY` in seconds replaces SERVER_SCAN_DELAY for what it queues.
+ */
+export const triggerRouteFields = {
+  TARGETS: z.array(targetNameSchema).min(1, 'name at least one target, or leave TARGETS out for all').optional(),
+  EXCLUDE_TARGETS: z.array(targetNameSchema).optional(),
+  DELAY: z.number().min(0).max(Math.floor((2 ** 31 - 1) / 1000)).optional(),
+};
+export type TriggerRoute = { TARGETS?: string[]; EXCLUDE_TARGETS?: string[]; DELAY?: number };
+
+/** TARGETS and EXCLUDE_TARGETS together say two things: refused (on the trigger's object schema). */
+export function oneSelection(route: TriggerRoute): boolean {
+  return !(route.TARGETS && route.EXCLUDE_TARGETS);
+}
+export const ONE_SELECTION = { message: 'TARGETS and EXCLUDE_TARGETS: use one of them', path: ['EXCLUDE_TARGETS'] };
+
+/** The target names a trigger's requests may go to; undefined: every target. */
+export function triggerSelection(route: TriggerRoute | undefined, names: readonly string[]): string[] | undefined {
+  if (route?.TARGETS) return [...route.TARGETS];
+  if (route?.EXCLUDE_TARGETS) return names.filter((n) => !route.EXCLUDE_TARGETS!.includes(n));
+  return undefined;
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { UserError } from '../../src/config/errors.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { namedTargets, plexConfigView, triggerRouting } from '../../src/config/named-targets.ts';
+import { plexTargetSchema } from '../../src/config/target-kinds/plex.ts';
+import { runCli, tempDir } from '../helpers/relay.ts';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+
+// Issue 39: TARGETS, a map of named targets. The plex_autoscan keys are the targets plex, jellyfin and emby.
+
+const load = (raw: Record<string, unknown>) => parseConfig({ SERVER_PASS: 'a-long-enough-secret-for-tests', ...raw }).config;
+const refused = (raw: Record<string, unknown>): string => {
+  try {
+    load(raw);
+  } catch (err) {
+    assert.ok(err instanceof UserError, String(err));
+    assert.equal(err.exitCode, 2);
+    assert.doesNotMatch(err.message, /\n/, 'one line');
+    return err.message;
+  }
+  assert.fail('the config was accepted');
+};
+
+describe('TARGETS: named targets', () => {
+  test('a config without TARGETS has the targets it had: plex from the PLEX_* keys, jellyfin and emby when enabled', () => {
+    const config = load({ PLEX_LOCAL_URL: 'http://plex:32400', PLEX_TOKEN: 't', PLEX_REWRITE: [{ from: '^/data/', to: '/media/' }], JELLYFIN: { ENABLED: true, URL: 'http://jf:8096', API_KEY: 'k' } });
+    const targets = namedTargets(config);
+    assert.deepEqual([...targets.keys()], ['plex', 'jellyfin']);
+    const plex = targets.get('plex')!;
+    assert.equal(plex.TYPE, 'plex');
+    assert.ok(plex.TYPE === 'plex' && plex.URL === 'http://plex:32400' && plex.TOKEN === 't');
+    assert.deepEqual(plex.REWRITE, [{ from: '^/data/', to: '/media/' }]);
+    // The top-level plex's view is the config itself: nothing reads differently.
+    assert.ok(plex.TYPE === 'plex');
+    const view = plexConfigView(config, plex);
+    for (const key of Object.keys(config) as Array<keyof typeof config>) assert.deepEqual(view[key], config[key], key);
+    assert.deepEqual([...namedTargets(load({ PLEX_ENABLED: false })).keys()], []);
+  });
+
+  test('a Plex entry takes the PLEX_* settings by the same names without the prefix, and its view puts them in place', () => {
+    const config = load({
+      PLEX_TOKEN: 'top',
+      TARGETS: { plex4k: { TYPE: 'plex', URL: 'http://4k:32400', TOKEN: '4k', ANALYZE_TYPE: 'OFF', EMPTY_TRASH: true, FIX_MISMATCHED: true, REFRESH_METADATA: true, SCAN_METHOD: 'api', REWRITE: [{ from: '^/data/', to: '/4k/' }] } },
+    });
+    const entry = namedTargets(config).get('plex4k')!;
+    assert.ok(entry.TYPE === 'plex');
+    const view = plexConfigView(config, entry);
+    assert.equal(view.PLEX_LOCAL_URL, 'http://4k:32400');
+    assert.equal(view.PLEX_TOKEN, '4k');
+    assert.equal(view.PLEX_ANALYZE_TYPE, 'off');
+    assert.equal(view.PLEX_EMPTY_TRASH, true);
+    assert.equal(view.PLEX_FIX_MISMATCHED, true);
+    assert.equal(view.PLEX_REFRESH_METADATA, true);
+    assert.equal(view.PLEX_SCAN_METHOD, 'api');
+    assert.deepEqual(view.PLEX_REWRITE, [{ from: '^/data/', to: '/4k/' }]);
+    // The relay's own keys stay the relay's.
+    assert.equal(view.SERVER_SCAN_DELAY, config.SERVER_SCAN_DELAY);
+    // Defaults are plex_autoscan's, as for the top-level keys.
+    const bare = plexTargetSchema.parse({ TYPE: 'plex' });
+    assert.equal(bare.ANALYZE_TYPE, 'basic');
+    assert.equal(bare.WAIT_FOR_EXTERNAL_SCANNERS, true);
+    assert.equal(bare.URL, 'http://localhost:32400');
+  });
+
+  test('triggers name their targets: TARGETS (only these), EXCLUDE_TARGETS (all but these), DELAY', () => {
+    const config = load({
+      TARGETS: { jf: { TYPE: 'jellyfin', URL: 'http://jf' }, emby2: { TYPE: 'emby', URL: 'http://emby' } },
+      SERVER_AUTOSCAN_TRIGGERS: { sonarr: { TARGETS: ['jf'], DELAY: 5 }, radarr: { EXCLUDE_TARGETS: ['jf'] }, lidarr: 3 },
+    });
+    assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.sonarr as never), { targets: ['jf'], delay: 5 });
+    assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.radarr as never), { targets: ['plex', 'emby2'] });
+    assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.lidarr as never), {});
+  });
+});
+
+describe('bad TARGETS config stops the start with one line naming the key (exit 2)', () => {
+  test('an unknown TYPE', () => {
+    assert.equal(refused({ TARGETS: { shelf: { TYPE: 'bookshelf', URL: 'http://x' } } }), 'config: TARGETS.shelf.TYPE: unknown TYPE "bookshelf": one of plex, jellyfin, emby');
+    assert.match(refused({ TARGETS: { shelf: { URL: 'http://x' } } }), /^config: TARGETS\.shelf\.TYPE: missing: one of plex/);
+  });
+
+  test('two targets of one name: TARGETS.plex beside the PLEX_* keys, TARGETS.jellyfin beside JELLYFIN', () => {
+    assert.match(refused({ TARGETS: { plex: { TYPE: 'plex' } } }), /^config: TARGETS\.plex: two targets are named "plex": this entry and the top-level PLEX_\* keys/);
+    assert.match(refused({ JELLYFIN: { ENABLED: true, URL: 'http://jf' }, TARGETS: { jellyfin: { TYPE: 'jellyfin', URL: 'http://jf2' } } }), /^config: TARGETS\.jellyfin: two targets are named "jellyfin"/);
+    // With the top-level Plex turned off, the name is free.
+    assert.deepEqual([...namedTargets(load({ PLEX_ENABLED: false, TARGETS: { plex: { TYPE: 'plex' } } })).keys()], ['plex']);
+  });
+
+  test('a trigger naming a target that does not exist', () => {
+    assert.equal(refused({ SERVER_AUTOSCAN_TRIGGERS: { sonarr: { TARGETS: ['plex4k'] } } }), 'config: SERVER_AUTOSCAN_TRIGGERS.sonarr.TARGETS: no target is named "plex4k" (targets: plex)');
+    assert.match(refused({ A_TRAIN: { EXCLUDE_TARGETS: ['jf'] } }), /^config: A_TRAIN\.EXCLUDE_TARGETS: no target is named "jf"/);
+    assert.match(refused({ WATCH: { ENABLED: true, PATHS: [{ PATH: '/m', TARGETS: ['nope'] }] } }), /^config: WATCH\.PATHS\.0\.TARGETS: no target is named "nope"/);
+    assert.match(refused({ GOOGLE: { TARGETS: ['nope'] } }), /^config: GOOGLE\.TARGETS: no target is named "nope"/);
+    assert.match(refused({ A_TRAIN: { TARGETS: ['plex'], EXCLUDE_TARGETS: ['plex'] } }), /^config: A_TRAIN\.EXCLUDE_TARGETS: TARGETS and EXCLUDE_TARGETS: use one of them/);
+  });
+
+  test('a pattern RE2 refuses, in INCLUDE, EXCLUDE or REWRITE', () => {
+    assert.match(refused({ TARGETS: { jf: { TYPE: 'jellyfin', URL: 'http://jf', INCLUDE: ['(?=lookahead)'] } } }), /^config: TARGETS\.jf\.INCLUDE\.0: invalid regular expression "\(\?=lookahead\)" \(RE2 syntax\)/);
+    assert.match(refused({ TARGETS: { jf: { TYPE: 'jellyfin', URL: 'http://jf', EXCLUDE: ['(a'] } } }), /^config: TARGETS\.jf\.EXCLUDE\.0: invalid regular expression/);
+    assert.match(refused({ TARGETS: { jf: { TYPE: 'jellyfin', URL: 'http://jf', REWRITE: [{ from: '\\1(x)', to: '' }] } } }), /^config: TARGETS\.jf\.REWRITE\.0\.from: invalid regular expression/);
+  });
+
+  test('a name a delivery cannot carry ("@" names a server on a shared queue)', () => {
+    assert.match(refused({ TARGETS: { 'plex@4k': { TYPE: 'plex' } } }), /^config: TARGETS\.plex@4k: a target name is letters, digits/);
+  });
+
+  test('the real command exits 2 with the line on stderr', async () => {
+    const dir = tempDir();
+    const configPath = join(dir, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ SERVER_PASS: 'a-long-enough-secret-for-tests', SERVER_PORT: 0, TARGETS: { shelf: { TYPE: 'bookshelf' } } }));
+    const out = await runCli(['--config', configPath, '--queuefile', join(dir, 'q.db'), 'server']);
+    assert.equal(out.code, 2, out.stderr);
+    assert.match(out.stderr, /TARGETS\.shelf\.TYPE: unknown TYPE "bookshelf"/);
+  });
+});

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { namedTargets } from '../../src/config/named-targets.ts';
+import type { QueueBackend } from '../../src/queue/backend.ts';
+import { QueueIntake } from '../../src/queue/intake.ts';
+import { PgQueueStore } from '../../src/queue/pg/store.ts';
+import { routedTo } from '../../src/queue/pg/store.ts';
+import { routeRequest, routeTable } from '../../src/queue/route.ts';
+import { QueueStore } from '../../src/queue/store.ts';
+import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+
+// Issue 39: which targets a request goes to is decided once, when it is queued, and stored with its scan.
+
+const table = () =>
+  routeTable(
+    namedTargets(
+      parseConfig({
+        SERVER_PASS: 'a-long-enough-secret-for-tests',
+        PLEX_REWRITE: [{ from: '^/data/', to: '/plexdata/' }],
+        TARGETS: {
+          // Matched on its own path, after its rewrite: /data/Books -> /audiobooks.
+          books: { TYPE: 'jellyfin', URL: 'http://jf', REWRITE: [{ from: '^/data/Books/', to: '/audiobooks/' }], INCLUDE: ['^/audiobooks/'] },
+          plex4k: { TYPE: 'plex', URL: 'http://4k', INCLUDE: ['2160p'], EXCLUDE: ['/Extras/'] },
+        },
+      }).config,
+    ),
+  );
+const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });
+
+describe('the routing table (queue/route.ts routeRequest): a pure function of the trigger and the path', () => {
+  test('each target takes a path by its own INCLUDE/EXCLUDE on its own path; a trigger narrows the candidates', () => {
+    const t = table();
+    // plex takes everything; books only its rewritten /audiobooks; plex4k only 2160p outside Extras.
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)')), ['plex']);
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune')), ['books', 'plex']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { files: ['/data/Movies/Heat (1995)/Heat 2160p.mkv'] })), ['plex', 'plex4k']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)/Extras', { files: ['/data/Movies/Heat (1995)/Extras/Heat 2160p.mkv'] })), ['plex']);
+    // Every target takes it: no route is stored (undefined), so it goes where every scan went before.
+    assert.equal(routeRequest(t, req('/data/Books/Dune 2160p')), undefined);
+    // The trigger's own list.
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune', { targets: ['books'] })), ['books']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['books'] })), []);
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p', { targets: ['plex4k', 'books'] })), ['books', 'plex4k']);
+  });
+
+  test('on a shared queue a routed scan goes to the servers of its targets, by name, or waits by its bare name', () => {
+    const servers = ['jf@abc', 'plex4k@m2', 'plex@m1'];
+    assert.deepEqual(routedTo(null, servers), servers);
+    assert.deepEqual(routedTo('plex', servers), ['plex@m1']);
+    assert.deepEqual(routedTo('jf,plex4k', servers), ['jf@abc', 'plex4k@m2']);
+    assert.deepEqual(routedTo('books', servers), ['books']);
+  });
+});
+
+let cluster: PgCluster;
+const opened: QueueBackend[] = [];
+before(async () => {
+  cluster = await startPgCluster();
+});
+after(async () => {
+  for (const s of opened) await s.close();
+  cluster?.destroy();
+});
+
+const STORES: Array<[string, () => Promise<QueueBackend>]> = [
+  ['SQLite', async () => new QueueStore(':memory:')],
+  [
+    'PostgreSQL',
+    async () => {
+      const s = await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'relay-a' });
+      opened.push(s);
+      return s;
+    },
+  ],
+];
+
+const timing = { delayMs: 10_000, maxMs: 30_000 };
+
+for (const [name, open] of STORES) {
+  describe(`routes stored with the scan (${name})`, () => {
+    test('requests with different routes are kept apart; the same route coalesces; activation delivers to exactly the route', async () => {
+      const store = await open();
+      const intake = new QueueIntake(store, () => timing, undefined, undefined, (r) => routeRequest(table(), r));
+      const [a, b, c, d, e] = await intake.enqueue([
+        req('/data/Books/Dune', { targets: ['books'] }),
+        req('/data/Books/Dune', { files: ['/data/Books/Dune/ch1.m4b'] }),
+        req('/data/Books/Dune/Part 2', { targets: ['books'] }),
+        req('/data/Movies/Heat (1995)', { targets: ['books'] }),
+        req('/data/Books/Dune', { targets: ['plex', 'books'] }),
+      ]);
+      assert.equal(a!.status, 'queued');
+      // Another route at the same folder: its own scan.
+      assert.equal(b!.status, 'queued');
+      assert.notEqual(b!.id, a!.id);
+      // The same route below: merged into the first.
+      assert.equal(c!.status, 'merged');
+      assert.equal(c!.id, a!.id);
+      // Its trigger sends to books alone, and books does not take movies: queued nowhere.
+      assert.equal(d!.status, 'unrouted');
+      // plex and books = what every target takes for this folder = b's route.
+      assert.equal(e!.id, b!.id);
+      const due = Date.now() + 60_000;
+      await store.activateDue(['plex', 'books', 'plex4k'], due);
+      const byTarget = async (target: string) => (await store.claimDeliveries(10, due, target)).map((x) => x.item.id).sort();
+      assert.deepEqual(await byTarget('books'), [a!.id, b!.id].sort());
+      assert.deepEqual(await byTarget('plex'), [b!.id]);
+      assert.deepEqual(await byTarget('plex4k'), []);
+    });
+
+    test("a scan's DELAY replaces SERVER_SCAN_DELAY for it alone", async () => {
+      const store = await open();
+      const now = Date.now();
+      const [fast, slow] = await store.enqueueMany([req('/d/A', { delay: 1 }), req('/d/B')], timing, now);
+      assert.equal(fast!.dueAt, now + 1000);
+      assert.equal(slow!.dueAt, now + 10_000);
+    });
+  });
+}

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { buildTargets } from '../../src/targets/index.ts';
+import { MediaBrowserTarget } from '../../src/targets/jellyfin/target.ts';
+import { PlexTarget } from '../../src/targets/plex/target.ts';
+import { FakeMediaServer } from '../fakes/jellyfin.ts';
+import { scanItem, testConfig } from '../helpers/plex-target.ts';
+
+const silent = pino({ level: 'silent' });
+
+describe('the targets registry: every named target built by its TYPE', () => {
+  let jf: FakeMediaServer;
+  before(async () => {
+    jf = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
+  });
+  after(async () => jf.stop());
+
+  test('the PLEX_* keys are `plex`; TARGETS entries keep their names; each Plex reads its own settings', () => {
+    const targets = buildTargets(
+      testConfig({
+        PLEX_TOKEN: 'main',
+        PLEX_LOCAL_URL: 'http://127.0.0.1:9',
+        TARGETS: {
+          plex4k: { TYPE: 'plex', URL: 'http://127.0.0.1:10', TOKEN: '4k', EMPTY_TRASH: true, REWRITE: [{ from: '^/data/', to: '/4k/' }] },
+          kids: { TYPE: 'jellyfin', URL: jf.url, API_KEY: 'jf-key' },
+          shed: { TYPE: 'emby', URL: jf.url, API_KEY: 'jf-key' },
+        },
+      }),
+      silent,
+    );
+    assert.deepEqual(targets.map((t) => t.name), ['plex', 'plex4k', 'kids', 'shed']);
+    const [plex, plex4k] = targets as [PlexTarget, PlexTarget];
+    assert.ok(plex instanceof PlexTarget && plex4k instanceof PlexTarget);
+    assert.equal(plex.config.PLEX_TOKEN, 'main');
+    assert.equal(plex4k.config.PLEX_TOKEN, '4k');
+    assert.equal(plex4k.config.PLEX_LOCAL_URL, 'http://127.0.0.1:10');
+    assert.equal(plex4k.config.PLEX_EMPTY_TRASH, true);
+    assert.equal(plex.config.PLEX_EMPTY_TRASH, false);
+    assert.equal(plex4k.toTargetPath?.('/data/Movies/X'), '/4k/Movies/X');
+    assert.equal(plex.toTargetPath, undefined);
+    assert.ok(targets[2] instanceof MediaBrowserTarget && targets[3] instanceof MediaBrowserTarget);
+    for (const t of targets) t.close?.();
+  });
+
+  test('a Jellyfin entry delivers under its name, with its own rewrite', async () => {
+    const [kids] = buildTargets(
+      testConfig({ PLEX_ENABLED: false, TARGETS: { kids: { TYPE: 'jellyfin', URL: jf.url, API_KEY: 'jf-key', REWRITE: [{ from: '^/data/', to: '/media/' }] } } }),
+      silent,
+    );
+    assert.equal(kids!.name, 'kids');
+    const result = await kids!.deliver(scanItem({ folder: '/data/Kids/Bluey' }));
+    assert.equal(result.outcome, 'done');
+    assert.deepEqual(jf.updates.map((u) => u.path), ['/media/Kids/Bluey']);
+  });
+});
