@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import pino from 'pino';
 import { analyzeFiles } from '../../../src/targets/plex/analyze.ts';
 import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
@@ -44,10 +44,10 @@ async function scanAndSettle(plex: FakePlex, config: ReturnType<typeof testConfi
 
 describe('after the scan', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
 
   describe('scan completion', () => {
     test('watches /activities until the section scan ends, then records "completed" and empties the trash after it', async () => {

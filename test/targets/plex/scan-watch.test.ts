@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterEach, beforeEach, test } from 'node:test';
 import { ActivityFeed, type RunningScan } from '../../../src/targets/plex/activity-feed.ts';
 import { PlexApi } from '../../../src/targets/plex/api.ts';
 import { ScanWatch } from '../../../src/targets/plex/completion.ts';
@@ -9,10 +9,10 @@ import { recordingLogger } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 
 let plex: FakePlex;
-before(async () => {
+beforeEach(async () => {
   plex = await new FakePlex().start();
 });
-after(async () => plex.stop());
+afterEach(async () => plex.stop());
 
 const timings = { pollMs: 20, maxMs: 60_000, fallbackMs: 50 };
 

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { FakePlex } from '../../fakes/plex.ts';
 import { makePlexTarget, mediaTree, recordingLogger, runQueue, scanItem, testConfig } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 
 describe('waits before the scan', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
   const base = (tree: ReturnType<typeof mediaTree>, o: Record<string, unknown> = {}) =>
     testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off', ...o });
 
