@@ -89,7 +89,8 @@ describe('after the scan', () => {
     test('safety: the watch is capped; a scan that never ends is "sent, completion unknown"', async () => {
       const { tree, config } = setup(plex);
       tree.put('/data/Movies/Long (2000)/l.mkv');
-      plex.scanActivityMs = 5_000;
+      // Runs until the test ends it (stopScans): on a slow machine a 5 s scan could end before the 300 ms cap is read.
+      plex.scanActivityMs = 600_000;
       const q = runQueue([makePlexTarget(plex, config, { timings: { completionMaxMs: 300 } })]);
       try {
         const id = q.enqueue('/data/Movies/Long (2000)', ['/data/Movies/Long (2000)/l.mkv']);
