@@ -125,7 +125,13 @@ describe('scan completion from the notification stream', () => {
           plex.dropStreams();
         } else if (phase === 1 && completions().filter((l) => l.via === 'polling').length >= 4) {
           phase = 2;
-          plex.streaming = true;
+          // Plex streams again once a whole reconnect try was refused (websocket, then SSE): flipped at a moment a
+          // timer picks, a try could find the websocket refused and SSE open, and rightly settle on SSE.
+          plex.onStreamRefused = (transport) => {
+            if (transport !== 'sse') return;
+            plex.onStreamRefused = undefined;
+            plex.streaming = true;
+          };
         }
       }, 5);
       try {
