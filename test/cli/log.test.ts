@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
 import { rotatingLogFile } from '../../src/log-file.ts';
-import { CLI, tempDir } from '../helpers/relay.ts';
+import { CLI, HANG_MS, tempDir } from '../helpers/relay.ts';
 
 /** Runs `scanrelay server` until `done(output)` says enough, then stops it; bounded by a timeout. */
 function runServer(command: string, args: string[], done: (out: string) => boolean, env: NodeJS.ProcessEnv = {}): Promise<string> {
@@ -15,7 +15,7 @@ function runServer(command: string, args: string[], done: (out: string) => boole
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`timed out; output so far:\n${out}`));
-    }, 30_000);
+    }, HANG_MS);
     const onData = (d: Buffer) => {
       out += d.toString('utf8');
       if (done(out)) proc.kill('SIGTERM');

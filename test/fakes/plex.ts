@@ -109,6 +109,11 @@ export class FakePlex extends SwitchableServer {
   streaming = true;
   /** false: websocket upgrades are refused (a proxy that drops them); SSE still works. */
   websocketAvailable = true;
+  /**
+   * Called as a stream request is refused (404 while `streaming` is false): a test can let Plex stream again at an
+   * exact point of the client's reconnect cycle, instead of at whatever moment a timer fires.
+   */
+  onStreamRefused: ((transport: 'websocket' | 'sse') => void) | undefined;
   /** Plex's SSE ping interval. */
   ssePingMs = 10_000;
   readonly streams = new Set<StreamClient>();
@@ -163,7 +168,10 @@ export class FakePlex extends SwitchableServer {
     const path = url.pathname;
     if (path === '/:/eventsource/notifications' && req.method === 'GET') {
       if (token !== this.token) return send(401, '<html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1></body></html>', 'text/html');
-      if (!this.streaming) return send(404, '');
+      if (!this.streaming) {
+        send(404, '');
+        return this.onStreamRefused?.('sse');
+      }
       call.status = 200;
       return this.openSse(res);
     }
@@ -376,7 +384,12 @@ export class FakePlex extends SwitchableServer {
     const call: RecordedCall = { method: 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, token, tokenIn: req.headers['x-plex-token'] ? 'header' : token ? 'query' : 'none', status: 0, at: Date.now() };
     this.calls.push(call);
     if (this.mode === 'error503') return void (call.status = 503, refuse(503, 'Service Unavailable'));
-    if (url.pathname !== '/:/websockets/notifications' || !this.streaming || !this.websocketAvailable) return void (call.status = 404, refuse(404, 'Not Found'));
+    if (url.pathname !== '/:/websockets/notifications' || !this.streaming || !this.websocketAvailable) {
+      call.status = 404;
+      refuse(404, 'Not Found');
+      if (url.pathname === '/:/websockets/notifications' && !this.streaming) this.onStreamRefused?.('websocket');
+      return;
+    }
     if (token !== this.token) return void (call.status = 401, refuse(401, 'Unauthorized'));
     call.status = 101;
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import pino from 'pino';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
@@ -11,7 +12,7 @@ import { PlexDatabase } from '../../src/targets/plex/database.ts';
 import { RcloneRc } from '../../src/targets/plex/rclone-rc.ts';
 import { PlexTarget, type PlexSteps, type PlexTimings } from '../../src/targets/plex/target.ts';
 import { plexApiFor } from '../../src/targets/plex/tls-policy.ts';
-import type { FakePlex } from '../fakes/plex.ts';
+import { FakePlex } from '../fakes/plex.ts';
 import { tempDir } from './relay.ts';
 
 /** A full config as loading a file would give it (plex_autoscan defaults for everything not set). */
@@ -45,15 +46,26 @@ export function recordingLogger(): { log: Logger; lines: Array<Record<string, an
   return { log, lines };
 }
 
+/**
+ * A fake Plex of this test's own, stopped when the test ends. A fake shared by several tests carries one test's
+ * scans (shown as running library scans), streams and counters into the next, which then waits for "another Plex
+ * library scan" or counts calls it did not make.
+ */
+export async function ownPlex(t: TestContext, opts?: ConstructorParameters<typeof FakePlex>[0]): Promise<FakePlex> {
+  const plex = await new FakePlex(opts).start();
+  t.after(() => plex.stop());
+  return plex;
+}
+
 export function makePlexTarget(
   plex: FakePlex,
   config: Config,
-  opts: { timings?: Partial<PlexTimings>; log?: Logger; notifications?: PlexSteps['notifications'] } = {},
+  opts: { timings?: Partial<PlexTimings>; log?: Logger; notifications?: PlexSteps['notifications']; t?: TestContext } = {},
 ): PlexTarget {
   const api = plexApiFor({ ...config, PLEX_LOCAL_URL: plex.url });
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
   const log = opts.log ?? pino({ level: 'silent' });
-  return new PlexTarget(new PlexApiBackend(api), log, {
+  const target = new PlexTarget(new PlexApiBackend(api), log, {
     config,
     api,
     db: new PlexDatabase(config.PLEX_DATABASE_PATH),
@@ -61,6 +73,9 @@ export function makePlexTarget(
     timings: { ...FAST_TIMINGS, ...opts.timings },
     notifications: opts.notifications,
   });
+  // Given the test: its notification stream closes when the test ends, instead of reconnecting for the rest of the file.
+  opts.t?.after(() => target.close());
+  return target;
 }
 
 /** A ScanItem as the queue hands it over. */

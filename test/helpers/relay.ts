@@ -19,6 +19,14 @@ export function startNodeFlags(): string[] {
   return flags[1]!.split(' ').filter(Boolean);
 }
 
+/**
+ * How long a child process may take to start or end before the test calls it hung and kills it. A guard, not a
+ * speed check: a relay started through tsx took 32 s to log its scan URL beside two busy loops on a shared
+ * 2-core machine, past the 30 s this used to be. It stays under the runner's --test-timeout (300 s), so a real
+ * hang still fails with the output so far and leaves no process behind.
+ */
+export const HANG_MS = 240_000;
+
 export function tempDir(prefix = 'scanrelay-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
@@ -149,7 +157,7 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
       check();
     });
 
-  const started = await waitForLog((e) => typeof e.msg === 'string' && e.msg.startsWith('scan URL'), 30_000);
+  const started = await waitForLog((e) => typeof e.msg === 'string' && e.msg.startsWith('scan URL'), HANG_MS);
   if (logFd !== undefined) {
     clearInterval(logPoll);
     closeSync(logFd);
@@ -180,7 +188,7 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
 }
 
 /**
- * Runs a program to its end (killed after `timeoutMs`, 30 s by default), or until `until` says its output so far
+ * Runs a program to its end (killed after `timeoutMs`, HANG_MS by default), or until `until` says its output so far
  * is enough (then SIGTERM); stdout and stderr together, as a terminal shows them.
  */
 export function runProcess(
@@ -191,7 +199,7 @@ export function runProcess(
   return new Promise((resolveRun) => {
     const proc = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? HANG_MS);
     const onData = (d: Buffer) => {
       out += d;
       if (opts.until?.(out)) proc.kill('SIGTERM');
@@ -213,7 +221,7 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
     let stderr = '';
     proc.stdout.on('data', (d) => (stdout += d));
     proc.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? HANG_MS);
     proc.on('exit', (code) => {
       clearTimeout(timer);
       resolveRun({ code, stdout, stderr });

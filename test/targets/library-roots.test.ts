@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import pino from 'pino';
 import { jellyfinTarget } from '../../src/targets/jellyfin/target.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
@@ -10,12 +10,12 @@ import { makePlexTarget, testConfig } from '../helpers/plex-target.ts';
 describe('library roots of the enabled targets (the intake check)', () => {
   let plex: FakePlex;
   let jellyfin: FakeMediaServer;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
     jellyfin = await new FakeMediaServer().start();
     jellyfin.virtualFolders = [{ Name: 'Shows', Locations: ['/media/tv', '/media/tv2'], CollectionType: 'tvshows' }];
   });
-  after(async () => {
+  afterEach(async () => {
     await plex.stop();
     await jellyfin.stop();
   });
@@ -46,7 +46,10 @@ describe('library roots of the enabled targets (the intake check)', () => {
     }
   });
 
-  test('a server that is down is not asked again for a few seconds: a burst of requests makes one attempt', async () => {
+  test('a server that is down is not asked again for a few seconds: a burst of requests makes one attempt', async (t) => {
+    // The window is a time: the test's own clock says when it passed, not the machine's (a loaded machine could
+    // spend the whole 200 ms on the burst, and the check after it would then ask again).
+    t.mock.timers.enable({ apis: ['Date'], now: 1_700_000_000_000 });
     let attempts = 0;
     const down = { name: 'plex', libraryRoots: async () => {
       attempts++;
@@ -57,7 +60,10 @@ describe('library roots of the enabled targets (the intake check)', () => {
     await roots.check(['/data/Movies/Later']);
     assert.ok(burst.every((r) => r.unknown.includes('plex') && r.outside.length === 1), 'unknown, so nothing is refused on its account');
     assert.equal(attempts, 1, 'the burst shares one attempt, and the check after it makes none');
-    await new Promise((r) => setTimeout(r, 250));
+    t.mock.timers.tick(199);
+    await roots.check(['/data/Movies/Still']);
+    assert.equal(attempts, 1, 'not asked again within the window');
+    t.mock.timers.tick(51);
     await roots.check(['/data/Movies/Again']);
     assert.equal(attempts, 2, 'asked again once the window passed');
   });

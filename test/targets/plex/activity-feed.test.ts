@@ -28,12 +28,15 @@ function fakeApi() {
   };
 }
 
-test('many scans reading at once share one read', async () => {
+test('many scans reading at once share one read', async (t) => {
+  // The snapshot's age is read from the test's clock: on a loaded machine the 500 reads may take longer than maxAge.
+  t.mock.timers.enable({ apis: ['Date'], now: 1_700_000_000_000 });
   const api = fakeApi();
   const feed = new ActivityFeed(api, 1000);
   const results = await Promise.all(Array.from({ length: 500 }, () => feed.current()));
   assert.equal(api.calls.length, 1);
   assert.ok(results.every((r) => r.length === 1 && r[0]!.sectionId === '1' && r[0]!.uuid === 'u1'));
+  t.mock.timers.tick(999);
   await feed.current();
   assert.equal(api.calls.length, 1, 'a snapshot younger than maxAge is reused');
 });

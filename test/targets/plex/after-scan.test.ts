@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import pino from 'pino';
 import { analyzeFiles } from '../../../src/targets/plex/analyze.ts';
 import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
@@ -44,10 +44,10 @@ async function scanAndSettle(plex: FakePlex, config: ReturnType<typeof testConfi
 
 describe('after the scan', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
 
   describe('scan completion', () => {
     test('watches /activities until the section scan ends, then records "completed" and empties the trash after it', async () => {
@@ -89,7 +89,8 @@ describe('after the scan', () => {
     test('safety: the watch is capped; a scan that never ends is "sent, completion unknown"', async () => {
       const { tree, config } = setup(plex);
       tree.put('/data/Movies/Long (2000)/l.mkv');
-      plex.scanActivityMs = 5_000;
+      // Runs until the test ends it (stopScans): on a slow machine a 5 s scan could end before the 300 ms cap is read.
+      plex.scanActivityMs = 600_000;
       const q = runQueue([makePlexTarget(plex, config, { timings: { completionMaxMs: 300 } })]);
       try {
         const id = q.enqueue('/data/Movies/Long (2000)', ['/data/Movies/Long (2000)/l.mkv']);

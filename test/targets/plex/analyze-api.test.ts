@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { afterEach, beforeEach, test } from 'node:test';
 import { FakePlex, type FakeItem } from '../../fakes/plex.ts';
 import { makePlexTarget, recordingLogger, runQueue, testConfig } from '../../helpers/plex-target.ts';
 import { tempDir, waitFor } from '../../helpers/relay.ts';
 
 let plex: FakePlex;
-before(async () => {
+beforeEach(async () => {
   plex = await new FakePlex().start();
   // Section 1 Movies, section 2 TV (the fake's defaults). Old items first, so a listing newest-first pages.
   const items: FakeItem[] = [];
@@ -18,7 +18,7 @@ before(async () => {
   items.push({ ratingKey: '23', sectionId: '2', type: 'episode', parentRatingKey: '21', file: '/data/TV/Dark/Season 01/e2.mkv', addedAt: 1_700_000_002 });
   plex.items = items;
 });
-after(async () => plex.stop());
+afterEach(async () => plex.stop());
 
 /** An API-only relay: a token, and a Plex database path this machine cannot read. */
 function apiOnly(o: Record<string, unknown> = {}) {

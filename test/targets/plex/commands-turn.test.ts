@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { FakePlex } from '../../fakes/plex.ts';
 import { makePlexTarget, recordingLogger, runQueue, testConfig } from '../../helpers/plex-target.ts';
 import { tempDir, waitFor } from '../../helpers/relay.ts';
@@ -15,10 +15,10 @@ import { tempDir, waitFor } from '../../helpers/relay.ts';
  */
 describe('before/after commands: one scan holds Plex\'s turn from its before-command to its after-command', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
 
   const commands = (log: string) => ({
     RUN_COMMAND_BEFORE_SCAN: `echo "before $SCANRELAY_PATH" >> '${log}'`,

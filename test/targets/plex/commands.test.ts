@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { runScanCommand } from '../../../src/targets/plex/commands.ts';
 import { FakePlex } from '../../fakes/plex.ts';
 import { makePlexTarget, mediaTree, recordingLogger, runQueue, testConfig } from '../../helpers/plex-target.ts';
@@ -65,10 +65,10 @@ describe('RUN_COMMAND_BEFORE_SCAN / RUN_COMMAND_AFTER_SCAN', () => {
 
   describe('around a real scan', () => {
     let plex: FakePlex;
-    before(async () => {
+    beforeEach(async () => {
       plex = await new FakePlex().start();
     });
-    after(async () => plex.stop());
+    afterEach(async () => plex.stop());
 
     test('the before command runs before the scan, the after command after it; a failing before command does not stop the scan', async () => {
       const tree = mediaTree();

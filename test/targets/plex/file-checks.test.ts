@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { decideFileCheck } from '../../../src/targets/plex/file-checks.ts';
-import { FakePlex } from '../../fakes/plex.ts';
-import { makePlexTarget, mediaTree, runQueue, scanItem, testConfig } from '../../helpers/plex-target.ts';
+import { makePlexTarget, mediaTree, ownPlex, runQueue, scanItem, testConfig } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 
 const FILE = '/data/Movies/Heat (1995)/Heat (1995).mkv';
@@ -47,17 +46,14 @@ describe('file checks: plex_autoscan decisions (pure)', () => {
   });
 });
 
+// Each test has a fake Plex of its own: a scan an earlier test sent may still show as running on a shared one, and
+// PLEX_WAIT_FOR_EXTERNAL_SCANNERS (on by default) then holds the next test's scan.
 describe('file checks through the queue (real files, fake Plex)', () => {
-  let plex: FakePlex;
-  before(async () => {
-    plex = await new FakePlex().start();
-  });
-  after(async () => plex.stop());
-
-  test('a file that appears late gets exactly one scan, after it appears, and other items are not held back', async () => {
+  test('a file that appears late gets exactly one scan, after it appears, and other items are not held back', async (t) => {
+    const plex = await ownPlex(t);
     const tree = mediaTree();
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 50, SERVER_FILE_CHECK_DELAY: 0.1, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off' });
-    const q = runQueue([makePlexTarget(plex, config)], { concurrency: 1 });
+    const q = runQueue([makePlexTarget(plex, config, { t })], { concurrency: 1 });
     try {
       const before = plex.refreshes().length;
       const late = q.enqueue('/data/Movies/Late (2001)', ['/data/Movies/Late (2001)/Late (2001).mkv']);
@@ -78,10 +74,11 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     }
   });
 
-  test('a file that never appears: no scan, the item fails with a clear reason', async () => {
+  test('a file that never appears: no scan, the item fails with a clear reason', async (t) => {
+    const plex = await ownPlex(t);
     const tree = mediaTree();
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 3, SERVER_FILE_CHECK_DELAY: 0.05, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings });
-    const q = runQueue([makePlexTarget(plex, config)]);
+    const q = runQueue([makePlexTarget(plex, config, { t })]);
     try {
       const before = plex.refreshes().length;
       const id = q.enqueue('/data/Movies/Never (2003)', ['/data/Movies/Never (2003)/Never (2003).mkv']);
@@ -94,11 +91,12 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     }
   });
 
-  test('a file that never appears with SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: its folder is scanned once', async () => {
+  test('a file that never appears with SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: its folder is scanned once', async (t) => {
+    const plex = await ownPlex(t);
     const tree = mediaTree();
     tree.put('/data/Movies/Folder (2004)/other.nfo');
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 3, SERVER_FILE_CHECK_DELAY: 0.05, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION: true });
-    const q = runQueue([makePlexTarget(plex, config)]);
+    const q = runQueue([makePlexTarget(plex, config, { t })]);
     try {
       const id = q.enqueue('/data/Movies/Folder (2004)', ['/data/Movies/Folder (2004)/Folder (2004).mkv']);
       const entry = (await waitFor(() => (q.store.view.get(id)!.status === 'done' ? q.store.view.get(id)! : undefined), 10_000, 'folder scan'))!;
@@ -109,20 +107,22 @@ describe('file checks through the queue (real files, fake Plex)', () => {
     }
   });
 
-  test('SERVER_FILE_CHECKS_ENABLED false (a relay that cannot see the files) scans without checking; the default checks', async () => {
+  test('SERVER_FILE_CHECKS_ENABLED false (a relay that cannot see the files) scans without checking; the default checks', async (t) => {
+    const plex = await ownPlex(t);
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 5, SERVER_FILE_CHECK_DELAY: 60 });
     const item = scanItem({ folder: '/data/Movies/Unseen (2006)', files: ['/data/Movies/Unseen (2006)/u.mkv'] });
-    const checked = await makePlexTarget(plex, config).deliver(item);
+    const checked = await makePlexTarget(plex, config, { t }).deliver(item);
     assert.deepEqual(checked.outcome === 'retry' && [checked.retryAfterMs, checked.countsAsAttempt, checked.fileChecks], [60_000, false, 1]);
     assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Unseen (2006)').length, 0);
-    assert.equal((await makePlexTarget(plex, { ...config, SERVER_FILE_CHECKS_ENABLED: false }).deliver(item)).outcome, 'done');
+    assert.equal((await makePlexTarget(plex, { ...config, SERVER_FILE_CHECKS_ENABLED: false }, { t }).deliver(item)).outcome, 'done');
     assert.equal(plex.refreshes().filter((r) => r.path === '/data/Movies/Unseen (2006)').length, 1);
   });
 
-  test('a delete is not checked for existence: it is scanned at once', async () => {
+  test('a delete is not checked for existence: it is scanned at once', async (t) => {
+    const plex = await ownPlex(t);
     const tree = mediaTree();
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_MAX_FILE_CHECKS: 5, SERVER_FILE_CHECK_DELAY: 60, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings });
-    const target = makePlexTarget(plex, config);
+    const target = makePlexTarget(plex, config, { t });
     const result = await target.deliver(scanItem({ folder: '/data/Movies/Gone (2005)', files: ['/data/Movies/Gone (2005)/Gone.mkv'], updateType: 'Deleted' }));
     assert.equal(result.outcome, 'done');
     assert.ok(plex.refreshes().some((r) => r.path === '/data/Movies/Gone (2005)'));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ScanItem } from '../../../src/core/scan.ts';
 import { idsOfLegacyGuid, isMerged, judgeMatch, legacyGuid, matchSearchTitle, wantedIds } from '../../../src/targets/plex/fix-match.ts';
 import { FakePlexLibrary } from '../../fakes/plex-library.ts';
@@ -39,10 +39,10 @@ describe('PLEX_FIX_MISMATCHED: the rules', () => {
 
 describe('PLEX_FIX_MISMATCHED over the HTTP API (a fake Plex with Fix Match)', () => {
   let plex: FakePlexLibrary;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlexLibrary().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
   beforeEach(() => {
     plex.calls.length = 0;
     plex.sections = [

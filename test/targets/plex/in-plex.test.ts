@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
 import { filesInPlex } from '../../../src/targets/plex/in-plex.ts';
@@ -14,10 +14,10 @@ const FILE = '/data/Movies/Known (2000)/Known (2000).mkv';
 
 describe('SERVER_SKIP_FILES_IN_PLEX: files Plex already has', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
 
   function setup(o: Record<string, unknown> = {}, size = 5) {
     const tree = mediaTree();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ScanItem } from '../../../src/core/scan.ts';
 import { PlexApi } from '../../../src/targets/plex/api.ts';
 import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
@@ -16,15 +16,12 @@ import { waitFor } from '../../helpers/relay.ts';
  * The fake Plex runs its scans one at a time and records when each was asked for, started and ended.
  */
 
+// A fake Plex for each test: one test's scans, pace settings and streams never reach the next.
 let plex: FakePlex;
-before(async () => {
+beforeEach(async () => {
   plex = await new FakePlex().start();
 });
-after(async () => plex.stop());
-afterEach(() => {
-  plex.stopScans();
-  Object.assign(plex, { scanActivityMs: 0, scanStartDelayMs: 0, scanMsFor: undefined, streaming: true, websocketAvailable: true, skipsPath: () => false });
-});
+afterEach(async () => plex.stop());
 
 function config(extra: Record<string, unknown> = {}) {
   return testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, PLEX_ANALYZE_TYPE: 'off', SERVER_FILE_CHECKS_ENABLED: false, PLEX_DATABASE_PATH: '/nonexistent/plex.db', ...extra });
@@ -128,7 +125,13 @@ describe('scan completion from the notification stream', () => {
           plex.dropStreams();
         } else if (phase === 1 && completions().filter((l) => l.via === 'polling').length >= 4) {
           phase = 2;
-          plex.streaming = true;
+          // Plex streams again once a whole reconnect try was refused (websocket, then SSE): flipped at a moment a
+          // timer picks, a try could find the websocket refused and SSE open, and rightly settle on SSE.
+          plex.onStreamRefused = (transport) => {
+            if (transport !== 'sse') return;
+            plex.onStreamRefused = undefined;
+            plex.streaming = true;
+          };
         }
       }, 5);
       try {

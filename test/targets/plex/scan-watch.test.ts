@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterEach, beforeEach, test } from 'node:test';
 import { ActivityFeed, type RunningScan } from '../../../src/targets/plex/activity-feed.ts';
 import { PlexApi } from '../../../src/targets/plex/api.ts';
 import { ScanWatch } from '../../../src/targets/plex/completion.ts';
@@ -9,10 +9,10 @@ import { recordingLogger } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 
 let plex: FakePlex;
-before(async () => {
+beforeEach(async () => {
   plex = await new FakePlex().start();
 });
-after(async () => plex.stop());
+afterEach(async () => plex.stop());
 
 const timings = { pollMs: 20, maxMs: 60_000, fallbackMs: 50 };
 
@@ -45,8 +45,9 @@ test('a scan the stream shows running but whose "ended" never came does not hold
     plex.activities = [];
     assert.deepEqual(await watch.running(), []);
     assert.deepEqual(await watch.running(), []);
-    // A scan Plex really runs is reported, from the stream and /activities alike.
-    plex.scanActivityMs = 400;
+    // A scan Plex really runs is reported, from the stream and /activities alike. It runs until the test ends
+    // (stopScans): a short one could end before a slow machine's next look, and the look would rightly see none.
+    plex.scanActivityMs = 600_000;
     await fetch(`${plex.url}/library/sections/2/refresh?path=${encodeURIComponent('/data/TV/Show')}`, { headers: { 'X-Plex-Token': plex.token } });
     await waitFor(async () => (await watch.running()).some((s) => s.sectionId === '2'), 5000, 'running');
   } finally {
@@ -60,7 +61,8 @@ test('a watch aborted when scanrelay stops ends at once', async () => {
   const { log } = recordingLogger();
   const api = new PlexApi(plex.url, plex.token);
   const watch = new ScanWatch({ feed: new ActivityFeed(api, 0), timings, log });
-  plex.scanActivityMs = 5000;
+  // Running until the test ends it: the abort, not the scan's end, must end the watch.
+  plex.scanActivityMs = 600_000;
   const sentAt = Date.now();
   await fetch(`${plex.url}/library/sections/1/refresh?path=${encodeURIComponent('/data/Movies/Long')}`, { headers: { 'X-Plex-Token': plex.token } });
   const stop = new AbortController();

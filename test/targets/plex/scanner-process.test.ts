@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import pino from 'pino';
 import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
 import { containerLookupCommand, runningScanner, scannerProcessName } from '../../../src/targets/plex/scanner-process.ts';
 import { PlexTarget } from '../../../src/targets/plex/target.ts';
 import { FAST_TIMINGS, scanItem, testConfig } from '../../helpers/plex-target.ts';
-import { tempDir, waitFor } from '../../helpers/relay.ts';
+import { tempDir } from '../../helpers/relay.ts';
 
 /** A backend that records the scans it is asked for (the wait under test happens before it is called). */
 function recordingBackend(): PlexScanBackend & { scans: string[] } {
@@ -29,19 +31,25 @@ function recordingBackend(): PlexScanBackend & { scans: string[] } {
 // (plex.py:137-147, utils.py:86-132); with USE_DOCKER only one in the DOCKER_NAME container counts.
 describe('PLEX_WAIT_FOR_EXTERNAL_SCANNERS without PLEX_TOKEN: the Plex Media Scanner process', () => {
   const dir = tempDir('scanrelay-proc-');
-  // A program whose process is named "Plex Media Scanner", as the real one is (comm holds its first 15 characters).
-  const exe = join(dir, 'Plex Media Scanner');
+  // A program whose process is named like the real scanner (comm holds its first 15 characters). The process
+  // table is the machine's: a name of this run's own keeps other test files and other runs on the same machine
+  // from seeing this scanner, and this test from seeing theirs.
+  const name = `Plex Media Scanner ${randomBytes(4).toString('hex')}`;
+  const exe = join(dir, name);
   symlinkSync('/bin/sleep', exe);
+  // Each test starts its own scanner and stops it when it ends.
   let child: ChildProcess;
-  before(async () => {
+  beforeEach(async () => {
     child = spawn(exe, ['60'], { stdio: 'ignore' });
-    await waitFor(() => child.pid !== undefined, 5000, 'spawned');
+    await once(child, 'spawn');
   });
-  after(() => {
+  afterEach(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL');
+    await once(child, 'exit');
   });
   const config = (o: Record<string, unknown> = {}) =>
-    testConfig({ PLEX_TOKEN: '', PLEX_SCANNER: `${dir.replace(/ /g, '\\ ')}/Plex\\ Media\\ Scanner`, SERVER_FILE_CHECKS_ENABLED: false, PLEX_ANALYZE_TYPE: 'off', ...o });
+    testConfig({ PLEX_TOKEN: '', PLEX_SCANNER: `${dir.replace(/ /g, '\\ ')}/${name.replace(/ /g, '\\ ')}`, SERVER_FILE_CHECKS_ENABLED: false, PLEX_ANALYZE_TYPE: 'off', ...o });
 
   test('the name comes from PLEX_SCANNER without its shell escapes', () => {
     assert.equal(scannerProcessName('/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner'), 'Plex Media Scanner');
@@ -50,7 +58,7 @@ describe('PLEX_WAIT_FOR_EXTERNAL_SCANNERS without PLEX_TOKEN: the Plex Media Sca
   test('no scan is sent while the scanner runs; the scan goes once it has ended', async () => {
     const found = await runningScanner(config());
     assert.equal(found?.pid, child.pid);
-    assert.equal(found?.name, 'Plex Media Scanner');
+    assert.equal(found?.name, name);
     const backend = recordingBackend();
     const target = new PlexTarget(backend, pino({ level: 'silent' }), { config: config(), timings: FAST_TIMINGS });
     const held = await target.deliver(scanItem({ folder: '/data/Movies/Up' }));
@@ -60,15 +68,16 @@ describe('PLEX_WAIT_FOR_EXTERNAL_SCANNERS without PLEX_TOKEN: the Plex Media Sca
     const off = await new PlexTarget(backend, pino({ level: 'silent' }), { config: config({ PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false }), timings: FAST_TIMINGS }).deliver(scanItem({ folder: '/data/Movies/Up' }));
     assert.equal(off.outcome, 'done');
     backend.scans.length = 0;
+    // Reaped (the exit event), the process has left the process table.
     child.kill('SIGKILL');
-    await waitFor(async () => (await runningScanner(config())) === undefined, 5000, 'scanner gone');
+    await once(child, 'exit');
+    assert.equal(await runningScanner(config()), undefined);
     assert.equal((await target.deliver(scanItem({ folder: '/data/Movies/Up' }))).outcome, 'done');
     assert.deepEqual(backend.scans, ['/data/Movies/Up']);
-    child = spawn(exe, ['60'], { stdio: 'ignore' });
   });
 
   test('USE_DOCKER: only a scanner in the DOCKER_NAME container counts, found with plex_autoscan\'s docker inspect line', async () => {
-    await waitFor(async () => (await runningScanner(config())) !== undefined, 5000, 'scanner running');
+    assert.equal((await runningScanner(config()))?.pid, child.pid);
     const lines: string[] = [];
     const other = await runningScanner(config({ USE_DOCKER: true, DOCKER_NAME: 'plex' }), { shell: async (l) => (lines.push(l), 'sonarr\n') });
     assert.equal(other, undefined);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { PlexNotificationStream, type StreamMessage, type Transport } from '../../../src/targets/plex/notifications/stream.ts';
 import { FakePlex } from '../../fakes/plex.ts';
 import { recordingLogger } from '../../helpers/plex-target.ts';
@@ -18,10 +18,10 @@ function open(plex: FakePlex, transports: Transport[] = ['websocket', 'sse'], ex
 
 describe('Plex notification stream', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
 
   test('websocket: a scan shows as typed started / updated / ended events; the token goes as a header', async () => {
     const s = open(plex);
@@ -139,10 +139,10 @@ describe('Plex notification stream', () => {
 
 describe('Plex notification stream over https', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().useTls(plexLikeCertificate()).start();
   });
-  after(async () => plex?.stop());
+  afterEach(async () => plex?.stop());
 
   test('PLEX_VERIFY_SSL: a certificate that fails the check keeps the stream down; with the check off, wss and SSE connect', async () => {
     const { log } = recordingLogger();

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { FakePlex } from '../../fakes/plex.ts';
 import { makePlexTarget, mediaTree, recordingLogger, runQueue, scanItem, testConfig } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 
 describe('waits before the scan', () => {
   let plex: FakePlex;
-  before(async () => {
+  beforeEach(async () => {
     plex = await new FakePlex().start();
   });
-  after(async () => plex.stop());
+  afterEach(async () => plex.stop());
   const base = (tree: ReturnType<typeof mediaTree>, o: Record<string, unknown> = {}) =>
     testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_EXIST_PATH_MAPPINGS: tree.mappings, PLEX_ANALYZE_TYPE: 'off', ...o });
 
@@ -37,7 +37,9 @@ describe('waits before the scan', () => {
     }
   });
 
-  test('PLEX_WAIT_FOR_EXTERNAL_SCANNERS safety: the wait is capped, logged, and the scan goes ahead', async () => {
+  test('PLEX_WAIT_FOR_EXTERNAL_SCANNERS safety: the wait is capped, logged, and the scan goes ahead', async (t) => {
+    // The cap is a time: the test's clock passes it, so neither a sleep nor a slow machine decides when.
+    t.mock.timers.enable({ apis: ['Date'], now: 1_700_000_000_000 });
     const tree = mediaTree();
     tree.put('/data/Movies/Cap (2000)/cap.mkv');
     const { log, lines } = recordingLogger();
@@ -48,8 +50,9 @@ describe('waits before the scan', () => {
     try {
       const item = scanItem({ id: 77, folder: '/data/Movies/Cap (2000)', files: ['/data/Movies/Cap (2000)/cap.mkv'] });
       assert.equal((await target.deliver(item)).outcome, 'retry');
-      // Not a "nothing happens" window: the cap is a time, and this lets it pass.
-      await new Promise((r) => setTimeout(r, 200));
+      t.mock.timers.tick(149);
+      assert.equal((await target.deliver(item)).outcome, 'retry', 'still within the cap');
+      t.mock.timers.tick(1);
       assert.equal((await target.deliver(item)).outcome, 'done');
       assert.ok(lines.some((l) => l.key === 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS' && /gave up waiting/.test(l.msg)));
       // Other activity types (thumbnails, intros) are not library scans and hold nothing back.
