@@ -53,4 +53,24 @@ describe('the targets registry: every named target built by its TYPE', () => {
     assert.equal(result.outcome, 'done');
     assert.deepEqual(jf.updates.map((u) => u.path), ['/media/Kids/Bluey']);
   });
+
+  test('every kind beyond media servers is built from its TARGETS entry by TYPE, under its own name', () => {
+    const targets = buildTargets(
+      testConfig({
+        PLEX_ENABLED: false,
+        TARGETS: {
+          books: { TYPE: 'audiobookshelf', URL: 'http://127.0.0.1:9', TOKEN: 't' },
+          tdarr: { TYPE: 'tdarr', URL: 'http://127.0.0.1:9', DB_ID: 'lib1' },
+          flows: { TYPE: 'fileflows', URL: 'http://127.0.0.1:9' },
+          tv: { TYPE: 'sonarr', URL: 'http://127.0.0.1:9', API_KEY: 'k' },
+          films: { TYPE: 'radarr', URL: 'http://127.0.0.1:9', API_KEY: 'k' },
+          hook: { TYPE: 'command', COMMAND: ['/bin/true'] },
+          peer: { TYPE: 'relay', URL: 'http://127.0.0.1:9', PEER: 'autoscan' },
+        },
+      }),
+      silent,
+    );
+    assert.deepEqual(targets.map((t) => t.name), ['books', 'tdarr', 'flows', 'tv', 'films', 'hook', 'peer']);
+    for (const t of targets) t.close?.();
+  });
 });
