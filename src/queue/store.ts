@@ -9,6 +9,7 @@ import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './typ
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
 import { checkExpected, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
+import type { Logger } from '../log.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -41,9 +42,9 @@ export class QueueStore implements QueueBackend {
   /** One process owns the file: nothing is shared with other relays. */
   readonly shared = undefined;
 
-  constructor(file: string) {
+  constructor(file: string, log?: Logger) {
     this.location = file;
-    this.db = openQueueDb(file);
+    this.db = openQueueDb(file, log);
     this.view = new QueueView(this.db);
     this.meta = new QueueMeta(this.db);
     const db = this.db;
