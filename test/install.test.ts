@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, runProcess as run, tempDir } from './helpers/relay.ts';
+import { ROOT, runProcess as run, tempDir, waitFor } from './helpers/relay.ts';
 
 /** The ```sh block of docs/systemd.md that installs the relay. */
 function installCommands(): string[] {
@@ -75,7 +75,7 @@ test("docs/systemd.md's install, run in a fresh clone: `npm ci && npm prune --om
   assert.match(first.out, /scan URL: http:\/\/127\.0\.0\.1:\d+\//, first.out);
   // The first line names the release.
   const version = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')).version as string;
-  assert.match(first.out.split('\n')[0]!, new RegExp(`"msg":"scanrelay ${version.replace(/\./g, '\\.')}( \\(commit [0-9a-f]+\\))? starting"`));
+  assert.equal((JSON.parse(first.out.split('\n')[0]!) as { scanrelay?: string }).scanrelay, version, first.out);
   assert.ok(existsSync(join(clone, 'config', 'config.json')), 'first start writes config/config.json');
   const urls = readFileSync(loaded, 'utf8').split('\n').filter(Boolean);
   assert.ok(urls.some((u) => u.endsWith('/dist/scanrelay.js')), 'the relay ran the bundle');
@@ -83,6 +83,34 @@ test("docs/systemd.md's install, run in a fresh clone: `npm ci && npm prune --om
   // Every module it loaded is the bundle's or node's own, and the native module's loader.
   const outside = urls.filter((u) => u.startsWith(`file://${clone}/`) && !u.startsWith(`file://${clone}/dist/`) && !u.startsWith(`file://${clone}/bin/`) && !u.startsWith(`file://${clone}/probe`));
   assert.ok(outside.every((u) => /\/node_modules\/(better-sqlite3|bindings|file-uri-to-path)\//.test(u)), outside.join('\n'));
+
+  // What the bundle loads lazily works too: /metrics (prom-client, CommonJS, in a chunk of its own) and the dashboard
+  // (its assets beside the bundle).
+  const secret = (JSON.parse(readFileSync(join(clone, 'config', 'config.json'), 'utf8')) as { SERVER_PASS: string }).SERVER_PASS;
+  const relay = spawn(process.execPath, args, {
+    cwd: clone,
+    env: { ...process.env, SERVER_PORT: '0', SERVER_IP: '"127.0.0.1"', SCANRELAY_CONFIG: undefined, PLEX_AUTOSCAN_CONFIG: undefined, SCANRELAY_LOGLEVEL: 'INFO' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  relay.stdout.on('data', (d) => (out += d));
+  relay.stderr.on('data', (d) => (out += d));
+  try {
+    const base = await waitFor(() => /scan URL: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)?.[1], 60_000, 'the second start');
+    const metrics = await fetch(`${base}/metrics`);
+    const text = await metrics.text();
+    assert.equal(metrics.status, 200, text);
+    assert.match(text, new RegExp(`^scanrelay_relay_info\\{version="${version.replace(/\./g, '\\.')}",commit=""\\} 1$`, 'm'), 'no .git in this copy: no commit');
+    assert.match(text, /^scanrelay_process_resident_memory_bytes \d+/m);
+    const page = await fetch(`${base}/${secret}`, { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 200);
+    assert.ok((await page.text()).includes(`id="version"`));
+    const script = await fetch(`${base}/${secret}/dashboard.js`);
+    assert.equal(script.status, 200);
+  } finally {
+    relay.kill('SIGTERM');
+    await new Promise((r) => relay.once('exit', r));
+  }
 
   // An edited source without tsx: the launcher still runs the bundle and says the edit is not in it.
   writeFileSync(join(clone, 'src', 'cli', 'main.ts'), readFileSync(join(clone, 'src', 'cli', 'main.ts'), 'utf8') + '\n');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildInfo, versionText } from '../core/version.ts';
+import { buildInfo } from '../core/version.ts';
 import { startRelay } from '../server/run.ts';
 import { action, loadOrCreateConfig, loggerFor, settingsOf } from './context.ts';
 
@@ -11,10 +11,9 @@ export function registerServer(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const settings = settingsOf(cmd);
-        const log = await loggerFor(settings);
         // The first line says which release runs (CHANGELOG.md), so a log read later tells upgrades apart.
-        const build = buildInfo();
-        log.info({ version: build.version, commit: build.commit }, `scanrelay ${versionText(build)} starting`);
+        const { version, commit } = buildInfo();
+        const log = await loggerFor(settings, { first: { scanrelay: version, ...(commit ? { commit } : {}) } });
         const { config, created } = loadOrCreateConfig(settings, log);
         if (settings.layout) log.info({ queuefile: settings.queuefile, cachefile: settings.cachefile }, settings.layout);
         const relay = await startRelay({

@@ -165,7 +165,9 @@ export class Metrics {
   }
 
   private async load(): Promise<Registry> {
-    const { Registry, collectDefaultMetrics } = await import('prom-client');
+    // prom-client is CommonJS: its module.exports is the default export, in node and in the bundle alike (the
+    // bundle's chunk for it has no named exports).
+    const { Registry, collectDefaultMetrics } = (await import('prom-client')).default;
     const registry = new Registry();
     for (const view of this.views) registry.registerMetric(view as unknown as Parameters<Registry['registerMetric']>[0]);
     if (this.opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'scanrelay_' });

@@ -36,17 +36,21 @@ test('/metrics: scanrelay_relay_info carries the version and commit, on SQLite t
   assert.ok(page.includes(`<h1>scanrelay <small class="muted" id="version" title="the running release (CHANGELOG.md)">${VERSION} (commit ${COMMIT})</small></h1>`), page.slice(0, 800));
 });
 
-test('the first log line of a starting relay names the release', async () => {
+test('the first log line of a starting relay names the release; a start that fails early is still one line', async () => {
   const dir = tempDir();
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ SERVER_IP: '127.0.0.1', SERVER_PORT: 0, SERVER_PASS: 'version-secret', PLEX_ENABLED: false }));
   const r = await runProcess(process.execPath, [join(ROOT, 'bin', 'scanrelay.js'), '--config', config, '--queuefile', join(dir, 'queue.db'), 'server'], {
     cwd: dir,
-    env: { SCANRELAY_LOGLEVEL: 'INFO' },
+    env: { SCANRELAY_LOGLEVEL: 'INFO', SERVER_PORT: '0' },
     until: (out) => out.includes('scan URL'),
   });
-  const first = JSON.parse(r.out.split('\n')[0]!) as { msg: string; version: string; commit: string };
-  assert.equal(first.msg, `scanrelay ${VERSION} (commit ${COMMIT}) starting`);
-  assert.equal(first.version, VERSION);
-  assert.equal(first.commit, COMMIT);
+  const lines = r.out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; scanrelay?: string; commit?: string });
+  assert.equal(lines[0]!.scanrelay, VERSION, r.out);
+  assert.equal(lines[0]!.commit, COMMIT);
+  assert.equal(lines.filter((l) => l.scanrelay).length, 1, 'the first line only');
+
+  const bad = await runCli(['--config', config, '--queuefile', join(dir, 'queue.db'), 'server'], { env: { SERVER_PORT: '"x"' } });
+  assert.equal(bad.code, 2);
+  assert.equal((bad.stdout + bad.stderr).split('\n').filter(Boolean).length, 1, bad.stdout + bad.stderr);
 });
