@@ -43,10 +43,14 @@ function buildCommit() {
   }
 }
 
+/** Packages the sources load lazily, `createRequire(import.meta.url)('pkg')`, only when a config uses them. */
+const lazyPackages = new Set();
+
 /**
  * Each source file as it would run from dist/src/: `import.meta.url` names that place (migrations and assets
- * are found beside it, package.json above it), and the lazy `createRequire(import.meta.url)('pkg')` loads
- * become `require('pkg')`, which esbuild bundles and still runs only when reached.
+ * are found beside it, package.json above it). A lazy `createRequire(import.meta.url)('pkg')` becomes a require
+ * of dist/lazy/pkg.cjs, that package bundled on its own: a relay that never uses it never loads its code (the
+ * RE2 engine without patterns, pino-pretty off a terminal, the log rotation without --logfile).
  */
 const asInDist = {
   name: 'as-in-dist',
@@ -55,10 +59,15 @@ const asInDist = {
       if (!args.path.startsWith(join(root, 'src') + sep)) return undefined;
       const place = relative(root, args.path).split(sep).join('/').replace(/\.ts$/, '.js');
       const contents = readFileSync(args.path, 'utf8')
-        .replace(/createRequire\(import\.meta\.url\)\(/g, 'require(')
+        .replace(/createRequire\(import\.meta\.url\)\('([^']+)'\)/g, (_, pkg) => {
+          lazyPackages.add(pkg);
+          return `require(${JSON.stringify(`./lazy/${pkg.replace(/\//g, '+')}.cjs`)})`;
+        })
         .replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(`./${place}`)}, import.meta.url).href`);
       return { contents, loader: 'ts' };
     });
+    // Resolved at run time, beside the chunk that requires it (every chunk is in dist/ itself).
+    build.onResolve({ filter: /^\.\/lazy\// }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -94,6 +103,18 @@ await esbuild.build({
   legalComments: 'linked',
   logLevel: 'warning',
   plugins: [asInDist],
+});
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: Object.fromEntries([...lazyPackages].map((pkg) => [pkg.replace(/\//g, '+'), pkg])),
+  outdir: join(dist, 'lazy'),
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: compilerOptions.target.toLowerCase(),
+  legalComments: 'linked',
+  logLevel: 'warning',
 });
 copyAssets(join(root, 'src'));
 // The launcher runs dist/ while this stamp is newer than every source file; version.ts reads the commit.
