@@ -1,11 +1,17 @@
 # scanrelay: the relay as a container. Config, queue and drive cache live in one volume, /config.
 #   docker build -t scanrelay .
+#   (both architectures: docker buildx build --platform linux/amd64,linux/arm64 -t scanrelay .)
 #   docker run -d --name scanrelay -p 3468:3468 -v /opt/scanrelay:/config scanrelay
 # The first start writes a starter /config/config.json; edit it and restart.
 
-# Build stage: better-sqlite3 is a native module and the TypeScript is compiled to dist/ by `npm ci`
-# (the "prepare" script); both happen here so the final image has no compiler and no dev dependencies.
+# Build stage: better-sqlite3 is a native module, and `npm ci` bundles the relay into dist/ (the "prepare"
+# script, esbuild: a dev tool); `npm prune --omit=dev` then leaves better-sqlite3 alone in node_modules, so the
+# final image has no compiler, no tsx and no dev dependency. It runs on the platform being built (buildx
+# --platform linux/amd64,linux/arm64): the native module must match it.
+# SCANRELAY_COMMIT names the commit in --version, the first log line, the dashboard and /metrics
+# (docker buildx build --build-arg SCANRELAY_COMMIT=$(git rev-parse --short=12 HEAD) ...): the build context has no .git.
 FROM node:20-slim AS build
+ARG SCANRELAY_COMMIT=
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -14,10 +20,10 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY bin ./bin
 COPY src ./src
-RUN npm ci && npm prune --omit=dev && npm cache clean --force
+RUN SCANRELAY_COMMIT="$SCANRELAY_COMMIT" npm ci && npm prune --omit=dev && npm cache clean --force
 
-# Run stage: the compiled tree, production modules, and the sources (the launcher falls back to them
-# through tsx only if they were edited after the build).
+# Run stage: the bundle and the one native module (about 20 MB over node:20-slim: docs/docker.md). Without
+# src/ the launcher runs the bundle.
 FROM node:20-slim
 ENV NODE_ENV=production \
     SCANRELAY_CONFIG=/config/config.json
@@ -26,7 +32,6 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
-COPY src ./src
 # The image's unprivileged "node" user (uid 1000) owns the volume; run with --user to pick another.
 RUN mkdir -p /config && chown node:node /config
 USER node

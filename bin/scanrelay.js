@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Launcher. Runs the compiled tree (dist/, built by `npm ci`) while it is newer than every source file,
-// otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.
-// The compiled tree starts faster and uses ~25 MB less memory (no loader thread).
+// Launcher. Runs the bundle (dist/scanrelay.js, built by `npm ci`) while it is newer than every source file,
+// otherwise the TypeScript sources through tsx (a dev dependency), so an edited checkout never runs stale code.
+// A production install (`npm ci && npm prune --omit=dev`) has no tsx: it runs the bundle, and says so when
+// the sources changed after the build. The bundle starts faster and uses ~25 MB less memory (no loader thread).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { join } from 'node:path';
@@ -38,13 +39,26 @@ function newestMtime(dir) {
 
 const stamp = join(root, 'dist', '.built');
 const src = join(root, 'src');
-const fresh = !process.env.SCANRELAY_FROM_SOURCE && existsSync(stamp) && (!existsSync(src) || newestMtime(src) <= statSync(stamp).mtimeMs);
-if (fresh) {
-  await import('../dist/src/cli/main.js');
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
+const built = existsSync(stamp);
+const fresh = !process.env.SCANRELAY_FROM_SOURCE && built && (!existsSync(src) || newestMtime(src) <= statSync(stamp).mtimeMs);
+/** tsx's loader, when the dev dependencies are installed. */
+async function tsx() {
+  try {
+    return await import('tsx/esm/api');
+  } catch {
+    return undefined;
+  }
+}
+const loader = fresh ? undefined : await tsx();
+if (loader) {
+  loader.register();
   await import('../src/cli/main.ts');
+} else if (built) {
+  if (!fresh) process.stderr.write('scanrelay: src/ changed after dist/ was built; running dist/ (run `npm ci` or `npm run build` to include the change)\n');
+  await import('../dist/scanrelay.js');
+} else {
+  process.stderr.write('scanrelay: dist/ is not built: install with `npm ci` (a production install: `npm ci && npm prune --omit=dev`)\n');
+  process.exit(2);
 }
 // A server's command resolves once it listens; from here on the young generation may grow under load and
 // hot code is optimized.

@@ -1,49 +1,121 @@
-// Compiles src/ to dist/src/ (imports rewritten from .ts to .js) and copies every non-TypeScript file
-// (SQL migrations, page assets) beside it, so files read relative to a module are found in both trees.
-// Runs from `npm ci` / `npm install` (the "prepare" script), `npm ci --omit=dev` included: the compiler is
-// esbuild, which tsx (a runtime dependency) brings, so the build needs no dev dependency. It is the same
-// transform tsx applies when the sources run directly, so dist/ runs what the tests ran. Type checking is
-// `npm run typecheck`'s job. The launcher uses dist/ while it is fresh.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Bundles the relay into dist/: src/cli/main.ts and every package it uses become dist/scanrelay.js and the
+// chunks its lazily loaded commands need (esbuild, code splitting), so a production install needs no
+// compiler, no tsx and no JavaScript package at run time: only better-sqlite3, the one native module.
+// Non-TypeScript files (SQL migrations, page assets) are copied to dist/src/ at their place in src/.
+// Runs from `npm ci` / `npm install` (the "prepare" script); esbuild comes with tsx, a dev dependency, so
+// the production install is `npm ci && npm prune --omit=dev` (docs/systemd.md, the Dockerfile).
+// It is the same transform tsx applies when the sources run directly. Type checking is `npm run typecheck`'s job.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeNativeLeftovers } from './native-leftovers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-// esbuild as tsx resolves it (tsx depends on it), wherever npm placed it.
 const require = createRequire(import.meta.url);
-const esbuild = createRequire(require.resolve('tsx'))('esbuild');
+
+// The native module's compiler leftovers go first: a production install needs this step too.
+const sqliteDir = join(root, 'node_modules', 'better-sqlite3');
+if (existsSync(sqliteDir)) removeNativeLeftovers(sqliteDir);
+
+let esbuild;
+try {
+  // esbuild as tsx resolves it (tsx depends on it), wherever npm placed it.
+  esbuild = createRequire(require.resolve('tsx'))('esbuild');
+} catch {
+  // `npm ci --omit=dev` runs this script too, without esbuild: a dist/ that is there (a release tarball,
+  // an image layer) is kept; otherwise say what to run.
+  if (existsSync(join(dist, '.built'))) process.exit(0);
+  console.error('scanrelay: dist/ is built with dev dependencies: install with `npm ci && npm prune --omit=dev` (docs/systemd.md)');
+  process.exit(1);
+}
 const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8'));
 
-rmSync(dist, { recursive: true, force: true });
-
-/** Relative imports name the .ts file (allowImportingTsExtensions); the compiled tree has .js files. */
-const rewriteImports = (code) => code.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"(\.\.?\/[^"]*)\.ts"/g, '$1"$2.js"');
-
-function build(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    const out = join(dist, relative(root, path));
-    if (entry.isDirectory()) {
-      build(path);
-      continue;
-    }
-    mkdirSync(dirname(out), { recursive: true });
-    if (!entry.name.endsWith('.ts')) {
-      cpSync(path, out);
-      continue;
-    }
-    const { code } = esbuild.transformSync(readFileSync(path, 'utf8'), {
-      loader: 'ts',
-      format: 'esm',
-      platform: 'node',
-      target: compilerOptions.target.toLowerCase(),
-      tsconfigRaw: { compilerOptions },
-      sourcefile: path,
-    });
-    writeFileSync(out.replace(/\.ts$/, '.js'), rewriteImports(code));
+/** The commit being built: SCANRELAY_COMMIT (a Docker build argument), else git's HEAD when this is a checkout. */
+function buildCommit() {
+  if (process.env.SCANRELAY_COMMIT) return process.env.SCANRELAY_COMMIT.trim().slice(0, 12);
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
   }
 }
-build(join(root, 'src'));
-writeFileSync(join(dist, '.built'), `${new Date().toISOString()}\n`);
+
+/** Packages the sources load lazily, `createRequire(import.meta.url)('pkg')`, only when a config uses them. */
+const lazyPackages = new Set();
+
+/**
+ * Each source file as it would run from dist/src/: `import.meta.url` names that place (migrations and assets
+ * are found beside it, package.json above it). A lazy `createRequire(import.meta.url)('pkg')` becomes a require
+ * of dist/lazy/pkg.cjs, that package bundled on its own: a relay that never uses it never loads its code (the
+ * RE2 engine without patterns, pino-pretty off a terminal, the log rotation without --logfile).
+ */
+const asInDist = {
+  name: 'as-in-dist',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (!args.path.startsWith(join(root, 'src') + sep)) return undefined;
+      const place = relative(root, args.path).split(sep).join('/').replace(/\.ts$/, '.js');
+      const contents = readFileSync(args.path, 'utf8')
+        .replace(/createRequire\(import\.meta\.url\)\('([^']+)'\)/g, (_, pkg) => {
+          lazyPackages.add(pkg);
+          return `require(${JSON.stringify(`./lazy/${pkg.replace(/\//g, '+')}.cjs`)})`;
+        })
+        .replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(`./${place}`)}, import.meta.url).href`);
+      return { contents, loader: 'ts' };
+    });
+    // Resolved at run time, beside the chunk that requires it (every chunk is in dist/ itself).
+    build.onResolve({ filter: /^\.\/lazy\// }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+function copyAssets(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) copyAssets(path);
+    else if (!entry.name.endsWith('.ts')) {
+      const out = join(dist, relative(root, path));
+      mkdirSync(dirname(out), { recursive: true });
+      cpSync(path, out);
+    }
+  }
+}
+
+rmSync(dist, { recursive: true, force: true });
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { scanrelay: 'src/cli/main.ts' },
+  outdir: dist,
+  // Every chunk sits in dist/ itself, where the rewritten import.meta.url of each module expects it.
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: compilerOptions.target.toLowerCase(),
+  tsconfigRaw: { compilerOptions },
+  // The native module stays a package; the rest are optional native speed-ups their packages try and do without.
+  external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate'],
+  // Packages written as CommonJS call require() for node's own modules.
+  banner: { js: "import { createRequire as __scanrelayRequire } from 'node:module'; const require = __scanrelayRequire(import.meta.url);" },
+  legalComments: 'linked',
+  logLevel: 'warning',
+  plugins: [asInDist],
+});
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: Object.fromEntries([...lazyPackages].map((pkg) => [pkg.replace(/\//g, '+'), pkg])),
+  outdir: join(dist, 'lazy'),
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: compilerOptions.target.toLowerCase(),
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+copyAssets(join(root, 'src'));
+// The launcher runs dist/ while this stamp is newer than every source file; version.ts reads the commit.
+writeFileSync(join(dist, '.built'), `${JSON.stringify({ builtAt: new Date().toISOString(), commit: buildCommit() })}\n`);

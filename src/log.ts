@@ -13,6 +13,8 @@ export interface LogOptions {
   fileMaxBytes?: number;
   /** Human-readable lines; default: when stdout is a terminal. */
   pretty?: boolean;
+  /** Fields the first line carries, whatever it says (the release: CHANGELOG.md). */
+  first?: Record<string, unknown>;
 }
 
 /**
@@ -23,7 +25,14 @@ export interface LogOptions {
 export async function createLogger(opts: LogOptions): Promise<Logger> {
   const wantPretty = opts.pretty ?? process.stdout.isTTY === true;
   const stdout = wantPretty ? prettyStream() : joinedPerTurn(pino.destination({ dest: 1, sync: false }));
-  const options = { level: opts.level, base: undefined, timestamp: isoTimeCached };
+  // The first line carries `first` instead of a line of its own: a start that fails early stays one line.
+  let first = opts.first;
+  const mixin = () => {
+    const fields = first ?? {};
+    first = undefined;
+    return fields;
+  };
+  const options = { level: opts.level, base: undefined, timestamp: isoTimeCached, ...(first ? { mixin } : {}) };
   if (!opts.file) return pino(options, stdout);
   // Rotated at 2 MB, 5 kept, mode 0600, as log-file.ts says.
   const { stream: file, narrowed } = await rotatingLogFile(opts.file, opts.fileMaxBytes);

@@ -56,9 +56,11 @@ test("docs/docker.md's health check interval and build steps are the Dockerfile'
   assert.ok(every);
   assert.match(dockerfile, new RegExp(`HEALTHCHECK --interval=${every[1]}s `));
   assert.deepEqual(dockerCmd('HEALTHCHECK'), ['node', 'bin/scanrelay.js', 'health']);
-  // "a build stage runs `npm ci` ..., then drops the dev dependencies"
-  assert.match(text, /a build stage runs `npm ci`.*then drops the dev dependencies/);
-  assert.match(dockerfile, /^RUN npm ci && npm prune --omit=dev\b/m);
+  // "a build stage runs `npm ci` ..., then `npm prune --omit=dev`": the install docs/systemd.md and the README show.
+  assert.match(text, /a build stage runs `npm ci`.*then `npm prune --omit=dev`/);
+  assert.match(dockerfile, /^RUN (?:\w+="\$\w+" )?npm ci && npm prune --omit=dev\b/m);
+  assert.match(flat(read('docs/systemd.md')), /npm ci && npm prune --omit=dev/);
+  assert.match(flat(read('README.md')), /`npm ci && npm prune --omit=dev`/);
 });
 
 /** The numbers in the cell of bench/README.md's memory table, for the row and column named. */

@@ -49,7 +49,9 @@ test('the Dockerfile copies files that exist, runs `bin/scanrelay.js server` as 
   assert.ok(existsSync(join(ROOT, cmd.at(-2)!)));
   // The build stage compiles dist/ (npm ci's prepare script) and the final stage takes it.
   assert.match(dockerfile, /COPY --from=build \/app\/dist \.\/dist/);
-  assert.match(dockerfile, /RUN npm ci && npm prune --omit=dev/);
+  assert.match(dockerfile, /RUN (?:\w+="\$\w+" )?npm ci && npm prune --omit=dev/);
+  // The run stage has no source tree: the launcher runs the bundle (no tsx there).
+  assert.ok(!/^COPY src\b/m.test(dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))), 'no src/ in the final image');
   const user = ins.filter((i) => i.op === 'USER').at(-1)?.args;
   assert.ok(user && user !== 'root' && user !== '0', `non-root USER: ${user}`);
   assert.match(ins.find((i) => i.op === 'VOLUME')!.args, /\/config/);

@@ -13,8 +13,8 @@ export function settingsOf(cmd: Command): Settings {
   return resolveSettings(o);
 }
 
-export function loggerFor(settings: Settings, opts: { pretty?: boolean } = {}): Promise<Logger> {
-  return createLogger({ level: settings.loglevel, file: settings.logfile, pretty: opts.pretty });
+export function loggerFor(settings: Settings, opts: { pretty?: boolean; first?: Record<string, unknown> } = {}): Promise<Logger> {
+  return createLogger({ level: settings.loglevel, file: settings.logfile, pretty: opts.pretty, first: opts.first });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { packageVersion } from './version.ts';
+import { versionText } from '../core/version.ts';
 
 type Register = (program: Command) => void;
 
@@ -48,7 +48,7 @@ export async function buildProgram(args: readonly string[] = process.argv.slice(
     .option('--cachefile <file>', 'drive cache database (env SCANRELAY_CACHEFILE, PLEX_AUTOSCAN_CACHEFILE; default cache.db next to the config)')
     .option('--tokenfile <file>', 'drive OAuth token file (env SCANRELAY_TOKENFILE; default token.json next to the config)')
     // autoscan's `--version` prints the version and exits 0 (cmd/autoscan/main.go:94-106); so does this.
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .version(versionText(), '-V, --version', 'print the version and exit')
     // A command's own --help lists the global options too (--config and the files): they go before the command.
     // Descriptions wrap beside the widest command (40 columns) instead of running past an 80-column terminal.
     .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24 })

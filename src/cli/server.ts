@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { buildInfo } from '../core/version.ts';
 import { startRelay } from '../server/run.ts';
 import { action, loadOrCreateConfig, loggerFor, settingsOf } from './context.ts';
 
@@ -10,7 +11,9 @@ export function registerServer(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const settings = settingsOf(cmd);
-        const log = await loggerFor(settings);
+        // The first line says which release runs (CHANGELOG.md), so a log read later tells upgrades apart.
+        const { version, commit } = buildInfo();
+        const log = await loggerFor(settings, { first: { scanrelay: version, ...(commit ? { commit } : {}) } });
         const { config, created } = loadOrCreateConfig(settings, log);
         if (settings.layout) log.info({ queuefile: settings.queuefile, cachefile: settings.cachefile }, settings.layout);
         const relay = await startRelay({

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { distance } from 'fastest-levenshtein';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import type { z } from 'zod';
+import { nestedEnvOverrides, setAtPath } from './env-nested.ts';
 import { UserError } from './errors.ts';
 import { findJsonProblem, objectKeyOrder } from './json-position.ts';
 import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
@@ -84,6 +85,15 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
     input.GOOGLE = input.CLOUD;
     delete input.CLOUD;
   }
+
+  // SCANRELAY__SECTION__KEY and its __FILE form (env-nested.ts): nested keys and secrets from files.
+  let nested: JsonObject = input;
+  for (const o of nestedEnvOverrides(env, configSchema)) {
+    nested = setAtPath(nested, o.path, o.value);
+    fromEnv.add(o.path[0]!);
+    notices.push(`using environment setting ${o.variable} for ${o.path.join('.')} (it replaces the config file's value)`);
+  }
+  Object.assign(input, nested);
 
   for (const [key, why] of Object.entries(RETIRED_KEYS)) {
     if (key in input) {

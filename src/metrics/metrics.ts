@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { buildInfo } from '../core/version.ts';
 import type { NormalizedScanRequest } from '../core/scan.ts';
 import type { DeliveryEvent } from '../queue/scheduler.ts';
 import type { EnqueueResult } from '../queue/types.ts';
@@ -120,8 +121,12 @@ export class Metrics {
       gauge('scanrelay_held', 'Whether every scan is held (1) and why: mount_guard = an SERVER_ANCHOR_FILES file is missing', () => [
         { labels: { reason: 'mount_guard' }, value: held?.().held ? 1 : 0 },
       ]),
-      // Relays sharing one PostgreSQL queue: the queue depth is the shared queue's, the counters are this relay's.
-      ...(opts.relay ? [gauge('scanrelay_relay_info', 'This relay, named as it claims deliveries in a shared queue (SERVER_QUEUE_URL)', () => [{ labels: { relay: opts.relay! }, value: 1 }])] : []),
+      // Which release runs (CHANGELOG.md), and, on a shared PostgreSQL queue, the relay's name: there the queue
+      // depth is the shared queue's and the counters are this relay's.
+      gauge('scanrelay_relay_info', 'This relay: its release (version, commit where known) and, in a shared queue (SERVER_QUEUE_URL), its name', () => {
+        const { version, commit } = buildInfo();
+        return [{ labels: { version, commit: commit ?? '', ...(opts.relay ? { relay: opts.relay } : {}) }, value: 1 }];
+      }),
       this.scans,
       this.latency,
       this.drivePolls,
@@ -161,7 +166,9 @@ export class Metrics {
   }
 
   private async load(): Promise<Registry> {
-    const { Registry, collectDefaultMetrics } = await import('prom-client');
+    // prom-client is CommonJS: its module.exports is the default export, in node and in the bundle alike (the
+    // bundle's chunk for it has no named exports).
+    const { Registry, collectDefaultMetrics } = (await import('prom-client')).default;
     const registry = new Registry();
     for (const view of this.views) registry.registerMetric(view as unknown as Parameters<Registry['registerMetric']>[0]);
     if (this.opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'scanrelay_' });

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isBusy, openSqlite } from '../db/sqlite.ts';
-import { migrationFiles } from './rows.ts';
+import type { Logger } from '../log.ts';
+import { migrationFiles, newerSchemaError } from './rows.ts';
 
 /** How long one queue statement may block waiting for another process's lock. */
 export const QUEUE_BUSY_TIMEOUT_MS = 20;
@@ -16,10 +17,18 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
  * ./migrations run once each, in order. After that, a short busy wait: a lock held by another process must
  * not freeze the event loop; QueueIntake retries without blocking, other callers answer 503.
  */
-export function openQueueDb(file: string): Database.Database {
+export function openQueueDb(file: string, log?: Logger): Database.Database {
   const db = openSqlite(file, { durable: true, private: true });
+  try {
+    // Before anything changes the file: a queue from a newer release is left as it is.
+    const newer = newerSchemaError(file, appliedVersions(db), migrationFiles(MIGRATIONS_DIR));
+    if (newer) throw newer;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   incrementalVacuum(db);
-  migrate(db);
+  migrate(db, file, log);
   db.pragma(`busy_timeout = ${QUEUE_BUSY_TIMEOUT_MS}`);
   return db;
 }
@@ -49,11 +58,19 @@ export function freeSpace(db: Database.Database): void {
   db.pragma('incremental_vacuum');
 }
 
-function migrate(db: Database.Database): void {
+/** The migrations this file has had (none for a new file). */
+function appliedVersions(db: Database.Database): number[] {
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get();
+  return table ? db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version) : [];
+}
+
+function migrate(db: Database.Database, file: string, log?: Logger): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`);
-  const applied = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
-  for (const { version, sql } of migrationFiles(MIGRATIONS_DIR)) {
+  const applied = new Set(appliedVersions(db));
+  for (const { version, name, sql } of migrationFiles(MIGRATIONS_DIR)) {
     if (applied.has(version)) continue;
+    // Each step is logged as it runs: an upgrade says what it changed, and a slow one is not a silent hang.
+    log?.info({ queue: file, migration: name, schema: version }, `queue: migrating ${file} to schema ${version} (${name})`);
     db.transaction(() => {
       db.exec(sql);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());

@@ -14,7 +14,7 @@ export async function openQueue(
   queuefile: string,
   opts: { relayId: string; log?: Logger },
 ): Promise<QueueBackend> {
-  if (!config.SERVER_QUEUE_URL) return new QueueStore(queuefile);
+  if (!config.SERVER_QUEUE_URL) return new QueueStore(queuefile, opts.log);
   const { PgQueueStore } = await import('./pg/store.ts');
   return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000, ...(opts.log ? { log: opts.log } : {}) });
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
+import { UserError } from '../config/errors.ts';
 import { relativeTo } from '../paths/mapping.ts';
 import { routeNames } from './route.ts';
 import type { DeliveryRow, PartRow, QueueEntry, ScanRow } from './types.ts';
@@ -78,9 +79,24 @@ export function partRequests(parts: readonly PartRow[], files: readonly string[]
 }
 
 /** A store's numbered SQL migrations (`<n>_<name>.sql`), in order. */
-export function migrationFiles(dir: string): Array<{ version: number; sql: string }> {
+export function migrationFiles(dir: string): Array<{ version: number; name: string; sql: string }> {
   return readdirSync(dir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
     .sort()
-    .map((f) => ({ version: Number.parseInt(f, 10), sql: readFileSync(join(dir, f), 'utf8') }));
+    .map((f) => ({ version: Number.parseInt(f, 10), name: f, sql: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/**
+ * A queue a newer release wrote (a schema_migrations row above every migration this release has) is refused:
+ * this release would read rows whose meaning it does not know (an older relay merged a request into a removal
+ * scan it did not understand). `where` names the file or database, never a password. Undefined when it is known.
+ */
+export function newerSchemaError(where: string, applied: Iterable<number>, known: ReadonlyArray<{ version: number }>): UserError | undefined {
+  const newest = Math.max(0, ...applied);
+  const knows = Math.max(0, ...known.map((m) => m.version));
+  if (newest <= knows) return undefined;
+  return new UserError(
+    `${where} was written by a newer scanrelay (schema ${newest}; this one knows ${knows}): start that release again, ` +
+      `or restore the copy kept from before the upgrade (docs/upgrading.md)`,
+  );
 }

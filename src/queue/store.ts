@@ -12,6 +12,7 @@ import { routeNames } from './route.ts';
 import { checkExpected, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { SqliteOutbox } from './outbox.ts';
+import type { Logger } from '../log.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -46,9 +47,9 @@ export class QueueStore implements QueueBackend {
   /** One process owns the file: nothing is shared with other relays. */
   readonly shared = undefined;
 
-  constructor(file: string) {
+  constructor(file: string, log?: Logger) {
     this.location = file;
-    this.db = openQueueDb(file);
+    this.db = openQueueDb(file, log);
     this.view = new QueueView(this.db);
     this.meta = new QueueMeta(this.db);
     this.outbox = new SqliteOutbox(this.db);

@@ -6,11 +6,15 @@ import { postForm, ROOT, spawnRelay, tempDir } from '../helpers/relay.ts';
 
 const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
 
-/** Starts the real relay with `config`, sends one manual scan (and scrapes /metrics), and returns every module it resolved. */
+/**
+ * Starts the real relay with `config`, sends one manual scan (and scrapes /metrics), and returns every module it resolved.
+ * It runs the sources (SCANRELAY_FROM_SOURCE): the bundle in dist/ holds the packages, so no package is resolved
+ * there, and its chunks keep the same lazy boundaries (each dynamic import a chunk, each lazy require run when reached).
+ */
 async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?: boolean } = {}): Promise<string[]> {
   const dir = tempDir();
   const trace = join(dir, 'modules.txt');
-  const relay = await spawnRelay({ dir, config, nodeArgs: ['--import', TRACE_HOOK], env: { SCANRELAY_TRACE_MODULES: trace } });
+  const relay = await spawnRelay({ dir, config, nodeArgs: ['--import', TRACE_HOOK], env: { SCANRELAY_TRACE_MODULES: trace, SCANRELAY_FROM_SOURCE: '1' } });
   try {
     const answer = await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/Heat (1995)/Heat.mkv' });
     assert.equal(answer.status, 200);

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { UserError } from '../../config/errors.ts';
 import { QueueUnavailableError } from '../backend.ts';
-import { migrationFiles } from '../rows.ts';
+import type { Logger } from '../../log.ts';
+import { migrationFiles, newerSchemaError } from '../rows.ts';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -104,7 +105,7 @@ export async function inTransaction<T>(pool: pg.Pool, url: string, body: (db: Db
  * Connects once (a clear error when PostgreSQL is unreachable at start) and runs the migrations in
  * ./migrations in order, each once, under an advisory lock so that relays starting together do not race.
  */
-export async function connectAndMigrate(url: string, application: string): Promise<void> {
+export async function connectAndMigrate(url: string, application: string, log?: Logger): Promise<void> {
   const client = new pg.Client(clientConfig(url, application));
   // A connection lost between statements fails the next one; without a listener it would be a crash.
   client.on('error', () => undefined);
@@ -118,8 +119,14 @@ export async function connectAndMigrate(url: string, application: string): Promi
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    for (const { version, sql } of migrationFiles(MIGRATIONS_DIR)) {
+    const known = migrationFiles(MIGRATIONS_DIR);
+    // The database is named by its name alone: the URL can hold a password in more places than one.
+    const database = (await client.query<{ name: string }>('SELECT current_database() AS name')).rows[0]!.name;
+    const newer = newerSchemaError(`the queue database "${database}" (SERVER_QUEUE_URL)`, applied, known);
+    if (newer) throw newer;
+    for (const { version, name, sql } of known) {
       if (applied.has(version)) continue;
+      log?.info({ database, migration: name, schema: version }, `queue: migrating database "${database}" to schema ${version} (${name})`);
       await client.query('BEGIN');
       try {
         await client.query(sql);

@@ -52,7 +52,7 @@ export class PgQueueStore implements QueueBackend {
 
   /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
   static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
-    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`);
+    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`, opts.log);
     const store = new PgQueueStore(opts);
     await store.session.open();
     return store;
