@@ -12,15 +12,18 @@ export const wakePayload = (at: number) => `due ${at}`;
 const wakeTime = (payload: string | undefined) => (payload?.startsWith('due ') ? Number(payload.slice(4)) || undefined : undefined);
 
 /**
- * This relay's one long-lived connection: it listens for the other relays' wake-ups (LISTEN/NOTIFY). When the
- * connection is lost it is opened again (with backoff). The serial targets' turns are not held here: a turn is a
- * lease row (TurnLeases) that outlives a lost connection, so that a blip never frees Plex's turn while Plex scans.
+ * This relay's one long-lived connection: it listens for the other relays' wake-ups (LISTEN/NOTIFY) and holds
+ * the serial targets' turns as session-level advisory locks, which PostgreSQL keeps while the connection lives
+ * (a relay stalled by a busy machine keeps them) and drops when it dies. A lock alone would free Plex's turn on
+ * a connection blip while Plex still scans: TurnLeases pairs each lock with a lease row that outlives the
+ * connection. When the connection is lost it is opened again (with backoff), and the locks with it (relock).
  */
 export class QueueSession {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client | undefined> | undefined;
   private readonly listeners: Array<(at?: number) => void> = [];
   private readonly connected: Array<() => void> = [];
+  private readonly locked = new Set<string>();
   private closed = false;
   private retryMs = 500;
   private timer: NodeJS.Timeout | undefined;
@@ -78,6 +81,7 @@ export class QueueSession {
   private lost(client: pg.Client, err?: Error): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.locked.clear();
     if (!this.closed) this.reconnectLater(err);
   }
 
@@ -90,6 +94,36 @@ export class QueueSession {
     }, this.retryMs);
     this.timer.unref?.();
     this.retryMs = Math.min(this.retryMs * 2, 10_000);
+  }
+
+  /** Whether this connection holds the advisory lock of `key`. */
+  holds(key: string): boolean {
+    return this.locked.has(key);
+  }
+
+  /** Takes the advisory lock of `key`; false when another relay's connection holds it or the database is down. */
+  async lock(key: string): Promise<boolean> {
+    if (this.locked.has(key)) return true;
+    const client = await this.open();
+    if (!client) return false;
+    try {
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('scanrelay.turn'), hashtext($1)) AS ok`, [key]);
+      const ok = rows[0]?.ok === true && this.client === client;
+      if (ok) this.locked.add(key);
+      return ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async unlock(key: string): Promise<void> {
+    if (!this.locked.delete(key)) return;
+    const client = this.client;
+    try {
+      await client?.query(`SELECT pg_advisory_unlock(hashtext('scanrelay.turn'), hashtext($1))`, [key]);
+    } catch {
+      // The connection is gone, and the lock with it.
+    }
   }
 
   /** Whether the listening connection is up and answers (the health check). */

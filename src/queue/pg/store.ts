@@ -72,8 +72,8 @@ export class PgQueueStore implements QueueBackend {
     const session = this.session;
     const relays = (this.relays = new RelayRegistry(this.pool, opts.relayId, this.leaseMs, opts.log));
     const clock = (this.clock = new DbClock(opts.clock));
-    const turns = (this.turns = new TurnLeases(this.pool, opts.relayId, this.leaseMs));
-    // Back from a lost connection: the turns this relay still holds are renewed at once, before their lease runs out.
+    const turns = (this.turns = new TurnLeases(this.pool, session, opts.relayId, this.leaseMs));
+    // Back from a lost connection: the turns this relay still holds are locked and renewed at once.
     session.onConnect(() => {
       if (turns.names.length) void this.renewLeases();
     });
@@ -293,9 +293,10 @@ export class PgQueueStore implements QueueBackend {
       this.clock.observe(Number(row.now), before, this.clock.local());
       const lost = turns.filter((t) => !row.turns.includes(t)).map((t) => t.slice('turn:'.length));
       if (lost.length) {
-        this.turns.lost(lost);
+        await this.turns.lost(lost);
         this.opts.log?.warn({ targets: lost }, 'this relay was away from the queue database for longer than its lease: another relay took over the one-at-a-time turn');
       }
+      await this.turns.relock();
     } catch {
       // Down: the next renewal tries again; past the lease another relay may send it again (at least once).
     }

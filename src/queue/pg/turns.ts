@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { DB_NOW } from './clock.ts';
+import type { QueueSession } from './session.ts';
 
 /**
  * What taking a turn found: true (free, or already this relay's), false (another live relay holds it), or
@@ -10,11 +11,16 @@ import { DB_NOW } from './clock.ts';
 export type TurnTaken = boolean | 'taken over';
 
 /**
- * The serial targets' one-at-a-time turns across relays: a row in `leases` per turn (name `turn:<server>`), on the
- * database's clock. A connection blip or a PostgreSQL restart does not free a turn: the row stays, and the holder
- * renews it once it is back (its process is the row's owner). A relay killed while holding a turn stops renewing;
- * another takes the turn once the lease ran out, and learns that it took it over ('taken over'). A clean release
- * deletes the row, and the others take it at once.
+ * The serial targets' one-at-a-time turns across relays. A turn is two things, and a relay must get both:
+ * - an advisory lock on the relay's listening connection (QueueSession): held while that connection lives, so a
+ *   relay that is alive but stalled (a busy machine, a long pause) keeps its turn whatever its renewals do;
+ * - a row in `leases` (name `turn:<server>`, the database's clock), renewed with the relay's claims: it outlives a
+ *   connection blip or a PostgreSQL restart, so the lock that went with the connection is not the turn. The
+ *   holder takes its lock again when it is back; another relay that got the lock meanwhile finds the row held and
+ *   lets the lock go.
+ * A relay killed while holding a turn loses its lock at once and stops renewing the row; another relay takes the
+ * turn once the row ran out, and learns that it took it over ('taken over'). A clean release deletes the row and
+ * unlocks, and the others take it at once.
  */
 export class TurnLeases {
   /** This process: a relay restarted under the same name is another owner. */
@@ -23,9 +29,15 @@ export class TurnLeases {
 
   constructor(
     private readonly pool: Pick<pg.Pool, 'query'>,
+    private readonly session: QueueSession,
     private readonly relayId: string,
     private readonly leaseMs: number,
   ) {}
+
+  /** Back from a lost connection (or a lock another relay held a moment): the locks of the turns still held. */
+  async relock(): Promise<void> {
+    for (const t of this.held) if (!this.session.holds(t)) await this.session.lock(t);
+  }
 
   /** The turns this process holds (renewed with its claims). */
   get names(): string[] {
@@ -39,6 +51,7 @@ export class TurnLeases {
   /** One statement: the row is taken when it is absent, this process's, or ran out; the one before says who held it. */
   async take(target: string): Promise<TurnTaken> {
     const name = `turn:${target}`;
+    if (!(await this.session.lock(target))) return false;
     try {
       const { rows } = await this.pool.query<{ before: string | null }>(
         `WITH before AS (SELECT owner FROM leases WHERE name = $1)
@@ -51,13 +64,16 @@ export class TurnLeases {
       );
       const row = rows[0];
       if (!row) {
+        // Another relay's row: it holds the turn, and only its lock went with a lost connection.
         this.held.delete(target);
+        await this.session.unlock(target);
         return false;
       }
       this.held.add(target);
       return row.before !== null && row.before !== this.owner ? 'taken over' : true;
     } catch {
       // The database is down: nobody takes a turn; the holder keeps its row and renews it once back.
+      if (!this.held.has(target)) await this.session.unlock(target);
       return false;
     }
   }
@@ -71,11 +87,16 @@ export class TurnLeases {
     } catch {
       // Down: the row runs out after its lease, and whoever takes it then asks the server first.
       return false;
+    } finally {
+      await this.session.unlock(target);
     }
   }
 
   /** Forgets a turn another relay took over meanwhile (this one was away for longer than the lease). */
-  lost(targets: readonly string[]): void {
-    for (const t of targets) this.held.delete(t);
+  async lost(targets: readonly string[]): Promise<void> {
+    for (const t of targets) {
+      this.held.delete(t);
+      await this.session.unlock(t);
+    }
   }
 }
