@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle.
  */
 import { benchCoalesce } from './coalesce.ts';
 import { benchCrypt } from './crypt.ts';
@@ -9,6 +9,7 @@ import { benchHardening } from './hardening.ts';
 import { benchIntake } from './intake.ts';
 import { benchMemoryDrain } from './memory-drain.ts';
 import { benchPatterns } from './patterns.ts';
+import { benchPgIdle } from './pg-idle.ts';
 import { benchSharedQueue } from './shared-queue.ts';
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
@@ -24,4 +25,5 @@ if (want('crypt')) summary.crypt = await benchCrypt();
 if (want('hardening')) summary.hardening = await benchHardening();
 if (want('patterns')) summary.patterns = await benchPatterns();
 if (want('queue')) summary.queue = await benchSharedQueue();
+if (want('idle')) summary.idle = await benchPgIdle();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

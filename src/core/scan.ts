@@ -83,9 +83,12 @@ export type DeliveryResult =
    * Try again later: target unavailable. `retryAfterMs` overrides the backoff (e.g. a file check delay);
    * `fileChecks` is the new durable file-check count to store with the delivery. `holdTurn` (a serial target
    * only): the scan keeps the target's turn and is delivered again after the wait, before any other scan of
-   * that target (plex_autoscan's scan lock, held while it waits for Plex).
+   * that target (plex_autoscan's scan lock, held while it waits for Plex). `busy` (a serial target only): the
+   * server is busy with a scan that is not the relay's; the target's turn stays taken for `retryAfterMs`, the scan
+   * goes back to its place in line, and the next scan sent is again the first by priority and age
+   * (plex_autoscan's PriorityLock).
    */
-  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean; fileChecks?: number; holdTurn?: boolean }
+  | { outcome: 'retry'; error: string; slow?: boolean; retryAfterMs?: number; countsAsAttempt?: boolean; fileChecks?: number; holdTurn?: boolean; busy?: boolean }
   /** Will never succeed as it stands (no section for the path, bad request): recorded, not retried. */
   | { outcome: 'failed'; error: string };
 
@@ -102,6 +105,11 @@ export interface Target {
   available(): Promise<{ ok: boolean; error?: string; note?: string }>;
   /** Lets go of long-lived connections (scanrelay stopping). */
   close?(): void;
+  /**
+   * What the server is scanning now (Plex's /activities), empty when idle; throws when it cannot be asked. A relay
+   * that took a serial target's turn over from a relay that died asks it before sending anything.
+   */
+  scanning?(): Promise<string[]>;
   /**
    * Who the server is: its own id (Plex's machineIdentifier, Jellyfin's and Emby's server Id), the same whichever
    * relay or URL asks, and its name when it tells one. Relays sharing a queue tell "the same server" from

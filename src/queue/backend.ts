@@ -90,11 +90,14 @@ export interface SharedQueue {
   /** The running relays and their servers as people read them ("plex (Living Room)"), for the dashboard. */
   relays(): Promise<RunningRelay[]>;
   /**
-   * Takes a serial target's one-at-a-time turn across relays (true) or finds another relay holding it
-   * (false). Held until releaseTurn, or until this relay's connection dies.
+   * Takes a serial target's one-at-a-time turn across relays (true; also when this relay holds it already) or
+   * finds another relay holding it (false). Held until releaseTurn, across a lost connection and a database
+   * restart; a relay that dies holding it loses it once its lease runs out, and the relay that takes it then
+   * gets 'taken over': the server may still be running the dead relay's scan, so it asks before sending.
    */
-  takeTurn(target: string): Promise<boolean>;
-  releaseTurn(target: string): Promise<void>;
+  takeTurn(target: string): Promise<boolean | 'taken over'>;
+  /** `announce`: wake the other relays (a delivery ended; they may wait for the turn). A look that claimed nothing does not. */
+  releaseTurn(target: string, announce?: boolean): Promise<void>;
   /**
    * Called when a relay queued, finished or released something; `at`: the wake-up only says something is due
    * then (a queued scan), so a timer for that time will do.
@@ -142,6 +145,12 @@ export interface QueueBackend {
     now?: number,
   ): Awaitable<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }>;
   retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt?: boolean, fileChecks?: number): Awaitable<void>;
+  /**
+   * A claimed delivery goes back to waiting as it was: its place in line (its due time, its priority) and its
+   * attempts unchanged. For a serial target that is busy with a scan that is not the relay's: the next one
+   * claimed is again the first by priority and age, whichever was tried.
+   */
+  putBack(scanId: number, target: string, error: string): Awaitable<void>;
   /** `event`: written in the same transaction (the scan's end, once the target's after-steps confirmed it). */
   setDeliveryDetail(scanId: number, target: string, detail: string, event?: NotifyEvent): Awaitable<void>;
   recoverInFlight(): Awaitable<number>;

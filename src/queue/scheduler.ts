@@ -24,6 +24,10 @@ export interface SchedulerOptions {
   diskFull?: { failed(what: string): void };
   /** A target that does not answer for this long is told as `waiting` (NOTIFICATIONS), and `recovered` after. */
   waitingAfterMs?: number;
+  /** While a serial target's server still runs a scan of a relay that died holding its turn: the next look. */
+  settleRecheckMs?: number;
+  /** This relay's clock (a test seam: a relay whose clock is off). */
+  clock?: () => number;
 }
 
 export interface DeliveryEvent {
@@ -70,6 +74,8 @@ export class Scheduler {
   private readonly targets: Map<string, Target>;
   /** Holds told to the outbox once when they begin and once when they end. */
   private readonly holds: HoldTracker;
+  /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
+  private readonly settling = new Set<string>();
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
 
   constructor(
@@ -90,7 +96,13 @@ export class Scheduler {
       held: opts.held,
       heldRecheckMs: opts.heldRecheckMs ?? 15_000,
       diskFull: opts.diskFull,
+      settleRecheckMs: opts.settleRecheckMs ?? 1000,
+      clock: opts.clock ?? Date.now,
     };
+  }
+
+  private now(): number {
+    return this.opts.clock();
   }
 
   get targetNames(): string[] {
@@ -129,7 +141,7 @@ export class Scheduler {
   /** Something changed (a new request, a retry request): re-plan the next wake. */
   poke(): void {
     if (!this.running) return;
-    this.schedule(Date.now());
+    this.schedule(this.now());
   }
 
   /**
@@ -145,7 +157,7 @@ export class Scheduler {
     if (this.timer && at >= this.wakeAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.wakeAt = at;
-    const delay = Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS);
+    const delay = Math.min(Math.max(0, at - this.now()), MAX_TIMER_MS);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.wakeAt = Infinity;
@@ -163,7 +175,7 @@ export class Scheduler {
     this.ticking = true;
     const shared = this.store.shared;
     try {
-      const now = Date.now();
+      let now = this.now();
       if (this.opts.held?.()) {
         // Nothing becomes due or is sent while held; queued scans stay as they are.
         this.log.debug('deliveries held');
@@ -182,15 +194,27 @@ export class Scheduler {
         // A serial target's turn is shared by every relay of the queue: taken before claiming, so that
         // the media server never gets two scans at once, whichever relays send them.
         const turn = target.serial && shared !== undefined;
-        if (turn && !(await shared.takeTurn(target.name))) {
+        const took = turn ? await shared.takeTurn(target.name) : true;
+        if (!took) {
           elsewhere.add(target.name);
           continue;
+        }
+        if (took === 'taken over' || this.settling.has(target.name)) {
+          // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
+          // other relay sends meanwhile) and nothing is sent until the server says it is done.
+          if (await this.stillScanning(target)) {
+            elsewhere.add(target.name);
+            this.schedule(this.now() + this.opts.settleRecheckMs);
+            continue;
+          }
+          now = this.now();
         }
         let claimed: Awaited<ReturnType<QueueBackend['claimDeliveries']>> = [];
         try {
           claimed = await this.store.claimDeliveries(slots, now, target.name);
         } finally {
-          if (turn && claimed.length === 0) await shared.releaseTurn(target.name);
+          // A look that found nothing wakes nobody: the other relays look when they were told something changed.
+          if (turn && claimed.length === 0) await shared.releaseTurn(target.name, false);
         }
         // `delivery`: the name the queue gave this delivery (on a shared queue, the server's: plex@<id>).
         for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
@@ -199,13 +223,13 @@ export class Scheduler {
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
       const next = await this.store.nextWakeAt(free);
       // Shared: another relay's change is announced, and looked for anyway every pollMs.
-      const poll = shared ? Date.now() + shared.pollMs : undefined;
+      const poll = shared ? this.now() + shared.pollMs : undefined;
       const at = Math.min(next ?? Infinity, poll ?? Infinity);
       if (at !== Infinity) this.schedule(at);
     } catch (err) {
       if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed('the queue scheduler');
       else this.log.error({ err }, 'queue scheduler error; retrying in 5 s');
-      this.schedule(Date.now() + 5000);
+      this.schedule(this.now() + 5000);
     } finally {
       this.ticking = false;
       if (this.tickAgain) {
@@ -213,6 +237,28 @@ export class Scheduler {
         this.poke();
       }
     }
+  }
+
+  /**
+   * After taking a turn over: whether the server still runs a scan (the dead relay's, or its own library scan).
+   * A server that cannot be asked is taken as idle: a delivery to it then fails or retries as usual.
+   */
+  private async stillScanning(target: Target): Promise<boolean> {
+    let running: string[] = [];
+    try {
+      running = (await target.scanning?.()) ?? [];
+    } catch (err) {
+      this.log.debug({ target: target.name, err: (err as Error).message }, 'cannot ask the server whether it still scans');
+    }
+    if (running.length === 0) {
+      if (this.settling.delete(target.name)) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
+      return false;
+    }
+    if (!this.settling.has(target.name)) {
+      this.settling.add(target.name);
+      this.log.warn({ target: target.name, running }, 'took the one-at-a-time turn over from a relay that stopped renewing it; the server still scans, so nothing is sent until it is done');
+    }
+    return true;
   }
 
   private freeSlots(target: Target): number {
@@ -226,7 +272,7 @@ export class Scheduler {
    */
   private async deliver(item: ScanItem, targetName: string, sharedTurn = false, delivery = targetName): Promise<void> {
     this.inFlight++;
-    const started = Date.now();
+    const started = this.now();
     const target = this.targets.get(targetName);
     const serial = target?.serial === true;
     if (serial) this.serialBusy.add(targetName);
@@ -244,7 +290,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, Date.now(), targetName));
+      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName));
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -253,9 +299,18 @@ export class Scheduler {
       }
       result = await attempt();
     }
-    const ms = Date.now() - started;
+    const ms = this.now() - started;
     try {
-      releaseLater = await this.record(item, targetName, result, serial, sharedTurn, delivery);
+      if (serial && result.outcome === 'retry' && result.busy && this.running) {
+        // The server is busy with a scan that is not this relay's: the turn is held, not the scan (plex_autoscan's
+        // PriorityLock, threads.py:13-41). The scan goes back to its place; after the wait, the first in line goes.
+        await this.store.putBack(item.id, delivery, result.error);
+        this.log.debug({ scan: item.id, target: targetName, error: result.error, retryInMs: this.retryWait(item, result) }, 'server busy; the scan keeps its place in line and the turn stays taken');
+        this.holdTurnFor(targetName, sharedTurn, this.retryWait(item, result));
+        releaseLater = true;
+      } else {
+        releaseLater = await this.record(item, targetName, result, serial, sharedTurn, delivery);
+      }
       this.opts.onDelivery?.({ target: targetName, item, result, ms });
     } catch (err) {
       if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
@@ -269,6 +324,22 @@ export class Scheduler {
     }
   }
 
+  /**
+   * Keeps a serial target's turn for `ms` with no delivery in it, then lets the next look claim under it (the turn
+   * shared with other relays stays this relay's: the look takes it again as its own).
+   */
+  private holdTurnFor(target: string, sharedTurn: boolean, ms: number): void {
+    const wait = sleep(ms, undefined, { signal: this.holdAbort.signal }).then(
+      () => {
+        this.serialBusy.delete(target);
+        this.poke();
+      },
+      () => this.releaseSerial(target, sharedTurn),
+    );
+    this.afterSteps.add(wait);
+    void wait.finally(() => this.afterSteps.delete(wait));
+  }
+
   /** Frees a serial target's turn: this relay's, and the one shared with other relays when held. */
   private async releaseSerial(target: string, sharedTurn: boolean): Promise<void> {
     this.serialBusy.delete(target);
@@ -280,13 +351,13 @@ export class Scheduler {
     const what = item.removal ? removalScanLabel(item.requests) : undefined;
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
-    const now = Date.now();
+    const now = this.now();
     if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target));
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
       const { scanFinished } = await this.store.completeDelivery(item.id, delivery, { status: 'done', detail: result.detail, ...(event ? { event } : {}) });
-      this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: Date.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
+      this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
         this.runAfter(item, target, result.after, result.detail, serial, sharedTurn, delivery);
@@ -302,7 +373,7 @@ export class Scheduler {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
       if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target));
-      await this.store.retryDelivery(item.id, delivery, result.error, Date.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
+      await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
@@ -335,7 +406,7 @@ export class Scheduler {
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
       try {
-        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}) }, Date.now()));
+        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}) }, this.now()));
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }

@@ -128,6 +128,9 @@ export class QueueStore implements QueueBackend {
            file_checks = coalesce(@fileChecks, file_checks)
          WHERE scan_id = @scanId AND target = @target`,
       ),
+      putBack: db.prepare(
+        `UPDATE deliveries SET status = 'waiting', last_error = @error, attempts = attempts - 1 WHERE scan_id = @scanId AND target = @target AND status = 'sending'`,
+      ),
       setDetail: db.prepare(`UPDATE deliveries SET detail = @detail WHERE scan_id = @scanId AND target = @target`),
       openDeliveries: db.prepare<[number], { open: number; failed: number }>(
         `SELECT sum(status IN ('waiting', 'sending')) AS open, sum(status = 'failed') AS failed FROM deliveries WHERE scan_id = ?`,
@@ -314,6 +317,10 @@ export class QueueStore implements QueueBackend {
 
   retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): void {
     this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1, fileChecks: fileChecks ?? null });
+  }
+
+  putBack(scanId: number, target: string, error: string): void {
+    this.stmt.putBack.run({ scanId, target, error });
   }
 
   /** Replaces a finished delivery's detail (what its after-scan steps found). */

@@ -122,6 +122,32 @@ describe('two relays, one PostgreSQL queue', () => {
     }
   });
 
+  test('kill -9 of the relay whose Plex scan still runs: the other takes the turn over after its lease, asks Plex, and sends only once that scan ended', async () => {
+    const plex = await new FakePlex().start();
+    // The first scan runs on Plex until the test ends it; the others are short.
+    plex.scanMsFor = (path) => (path.includes('Long Scan') ? 600_000 : SCAN_MS);
+    const url = await cluster.createDatabase();
+    const a = await spawnRelay({ config: relayConfig(plex, url, 'relay-a', { SERVER_SCAN_DELAY: 0, SERVER_QUEUE_LEASE: 2 }) });
+    let b: RelayProcess | undefined;
+    try {
+      assert.equal((await send(a, 'Long Scan')).status, 200);
+      await waitFor(() => plex.activities.length > 0, 30_000, 'the long scan to run on Plex');
+      b = await spawnRelay({ config: relayConfig(plex, url, 'relay-b', { SERVER_SCAN_DELAY: 0, SERVER_QUEUE_LEASE: 2 }) });
+      assert.equal((await send(b, 'Next Scan')).status, 200);
+      await a.kill('SIGKILL');
+      // relay-b gets the turn once relay-a's lease ran out, and finds Plex still scanning relay-a's folder.
+      await b.waitForLog((e) => typeof e.msg === 'string' && e.msg.startsWith('took the one-at-a-time turn over'), 30_000);
+      assert.deepEqual(plex.refreshes().map((r) => r.path), ['/data/TV/Long Scan'], 'nothing sent while the scan of the dead relay runs');
+      plex.stopScans();
+      await waitFor(() => plex.refreshes().some((r) => r.path === '/data/TV/Next Scan'), 30_000, 'relay-b to send once Plex is idle');
+      assert.deepEqual(plex.scans.filter((s) => s.whileBusy).map((s) => s.path), [], 'Plex never got a scan while it scanned another');
+    } finally {
+      await a.kill();
+      await b?.kill();
+      await plex.stop();
+    }
+  });
+
   test('PostgreSQL lost while running: intake answers 503 (nothing queued), what was accepted is delivered once it is back', async () => {
     const plex = await new FakePlex().start();
     const url = await cluster.createDatabase();

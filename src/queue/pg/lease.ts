@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { DB_NOW } from './clock.ts';
 
 /** What a lease look-up found: whether this process holds it, and who does. */
 export interface LeaseState {
@@ -13,7 +14,6 @@ export interface LeaseState {
 type Queryable = Pick<pg.Pool, 'query'>;
 
 /** Now on the database's clock, so that relays whose clocks differ still agree on when a lease runs out. */
-const NOW = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
 
 /**
  * A named lease in the shared database (table `leases`): one process at a time holds it, for `ms` after its
@@ -35,7 +35,7 @@ export class PgLease {
   /** Takes the lease, or renews it when this process holds it; otherwise says who does. */
   async take(): Promise<LeaseState> {
     const { rows } = await this.db.query<{ since: number }>(
-      `INSERT INTO leases (name, holder, owner, expires_at, since) VALUES ($1, $2, $3, ${NOW} + $4, ${NOW})
+      `INSERT INTO leases (name, holder, owner, expires_at, since) VALUES ($1, $2, $3, ${DB_NOW} + $4, ${DB_NOW})
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, owner = excluded.owner, expires_at = excluded.expires_at,
          since = CASE WHEN leases.owner = excluded.owner THEN leases.since ELSE excluded.since END
        WHERE leases.owner = excluded.owner OR leases.expires_at <= excluded.since

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { NotifyEvent, StoredEvent } from '../../core/events.ts';
 import { decodeEvent, encodeEvent, type Outbox } from '../outbox.ts';
 import { poolQuery } from './connection.ts';
+import { DB_NOW } from './clock.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
@@ -43,12 +44,13 @@ export class PgOutbox implements Outbox {
   }
 
   async claim(destination: string, relay: string, leaseMs: number, now: number): Promise<number | undefined> {
+    // Relays compare leases on the database's clock, never their own: `now` (this relay's) serves SQLite only.
     const { rows } = await this.q<{ last_id: string }>(
-      `INSERT INTO event_cursors (destination, last_id, relay, lease_until) VALUES ($1, (SELECT coalesce(max(id), 0) FROM events), $2, $3)
+      `INSERT INTO event_cursors (destination, last_id, relay, lease_until) VALUES ($1, (SELECT coalesce(max(id), 0) FROM events), $2, ${DB_NOW} + $3)
        ON CONFLICT (destination) DO UPDATE SET relay = EXCLUDED.relay, lease_until = EXCLUDED.lease_until
-         WHERE event_cursors.relay IS NOT DISTINCT FROM EXCLUDED.relay OR event_cursors.lease_until IS NULL OR event_cursors.lease_until < $4
+         WHERE event_cursors.relay IS NOT DISTINCT FROM EXCLUDED.relay OR event_cursors.lease_until IS NULL OR event_cursors.lease_until < ${DB_NOW}
        RETURNING last_id`,
-      [destination, relay, now + leaseMs, now],
+      [destination, relay, leaseMs],
     );
     return rows[0] ? Number(rows[0].last_id) : undefined;
   }

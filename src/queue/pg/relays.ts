@@ -4,11 +4,11 @@ import type { Logger } from '../../log.ts';
 import type { RunningRelay } from '../backend.ts';
 import type { QueueEntry } from '../types.ts';
 import { WAKE_CHANNEL } from './session.ts';
+import { DB_NOW } from './clock.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
 /** The database's clock in ms: liveness is judged by one clock, whatever the relays' clocks say. */
-const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 /** How long a relay's start waits for its servers to say who they are (they are asked on after that). */
 const START_WAIT_MS = 3000;

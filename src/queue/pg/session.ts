@@ -12,16 +12,18 @@ export const wakePayload = (at: number) => `due ${at}`;
 const wakeTime = (payload: string | undefined) => (payload?.startsWith('due ') ? Number(payload.slice(4)) || undefined : undefined);
 
 /**
- * This relay's one long-lived connection: it listens for the other relays' wake-ups (LISTEN/NOTIFY) and
- * holds the serial targets' turns as session-level advisory locks, which PostgreSQL drops when the
- * connection dies, so a relay killed in the middle of a Plex scan never blocks the others. When the
- * connection is lost it is opened again (with backoff); the turns it held are gone with it.
+ * This relay's one long-lived connection: it listens for the other relays' wake-ups (LISTEN/NOTIFY) and holds
+ * the serial targets' turns as session-level advisory locks, which PostgreSQL keeps while the connection lives
+ * (a relay stalled by a busy machine keeps them) and drops when it dies. A lock alone would free Plex's turn on
+ * a connection blip while Plex still scans: TurnLeases pairs each lock with a lease row that outlives the
+ * connection. When the connection is lost it is opened again (with backoff), and the locks with it (relock).
  */
 export class QueueSession {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client | undefined> | undefined;
-  private readonly held = new Set<string>();
   private readonly listeners: Array<(at?: number) => void> = [];
+  private readonly connected: Array<() => void> = [];
+  private readonly locked = new Set<string>();
   private closed = false;
   private retryMs = 500;
   private timer: NodeJS.Timeout | undefined;
@@ -34,6 +36,11 @@ export class QueueSession {
 
   onWake(listener: (at?: number) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Called each time the connection is (re)opened. */
+  onConnect(listener: () => void): void {
+    this.connected.push(listener);
   }
 
   /** Opens the connection (or waits for the one being opened). Undefined while PostgreSQL is unreachable. */
@@ -65,6 +72,7 @@ export class QueueSession {
     }
     this.retryMs = 500;
     this.client = client;
+    for (const l of this.connected) l();
     // Whatever happened while the connection was down is looked at now.
     for (const l of this.listeners) l();
     return client;
@@ -73,8 +81,7 @@ export class QueueSession {
   private lost(client: pg.Client, err?: Error): void {
     if (this.client !== client) return;
     this.client = undefined;
-    if (this.held.size) this.log?.warn({ targets: [...this.held] }, 'the queue database connection was lost: the one-at-a-time turns it held are released');
-    this.held.clear();
+    this.locked.clear();
     if (!this.closed) this.reconnectLater(err);
   }
 
@@ -89,29 +96,45 @@ export class QueueSession {
     this.retryMs = Math.min(this.retryMs * 2, 10_000);
   }
 
-  /** Takes the turn of `target` across relays; false when another relay holds it or the database is down. */
-  async takeTurn(target: string): Promise<boolean> {
-    if (this.held.has(target)) return true;
+  /** Whether this connection holds the advisory lock of `key`. */
+  holds(key: string): boolean {
+    return this.locked.has(key);
+  }
+
+  /** Takes the advisory lock of `key`; false when another relay's connection holds it or the database is down. */
+  async lock(key: string): Promise<boolean> {
+    if (this.locked.has(key)) return true;
     const client = await this.open();
     if (!client) return false;
     try {
-      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('scanrelay.turn'), hashtext($1)) AS ok`, [target]);
-      if (rows[0]?.ok && this.client === client) this.held.add(target);
-      return rows[0]?.ok === true && this.client === client;
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('scanrelay.turn'), hashtext($1)) AS ok`, [key]);
+      const ok = rows[0]?.ok === true && this.client === client;
+      if (ok) this.locked.add(key);
+      return ok;
     } catch {
       return false;
     }
   }
 
-  async releaseTurn(target: string): Promise<void> {
-    if (!this.held.delete(target)) return;
+  async unlock(key: string): Promise<void> {
+    if (!this.locked.delete(key)) return;
     const client = this.client;
-    if (!client) return;
     try {
-      await client.query(`SELECT pg_advisory_unlock(hashtext('scanrelay.turn'), hashtext($1))`, [target]);
-      await client.query(`SELECT pg_notify($1, 'turn')`, [WAKE_CHANNEL]);
+      await client?.query(`SELECT pg_advisory_unlock(hashtext('scanrelay.turn'), hashtext($1))`, [key]);
     } catch {
       // The connection is gone, and the lock with it.
+    }
+  }
+
+  /** Whether the listening connection is up and answers (the health check). */
+  async healthy(): Promise<boolean> {
+    const client = this.client;
+    if (!client) return false;
+    try {
+      await client.query('SELECT 1');
+      return this.client === client;
+    } catch {
+      return false;
     }
   }
 

@@ -12,6 +12,8 @@ import type { NotifyEvent } from '../../core/events.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
 import { RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
+import { DB_NOW, DbClock } from './clock.ts';
+import { TurnLeases } from './turns.ts';
 
 export interface PgQueueOptions {
   url: string;
@@ -22,6 +24,8 @@ export interface PgQueueOptions {
   /** The slow safety-net poll. */
   pollMs?: number;
   log?: Logger;
+  /** The relay's own clock (a test seam: a relay whose clock is off); every time it writes is put on the database's. */
+  clock?: () => number;
 }
 
 type Db = Pick<pg.ClientBase, 'query'>;
@@ -33,8 +37,9 @@ type Db = Pick<pg.ClientBase, 'query'>;
  *   request merges into the one pending scan of its folder whichever relay took it;
  * - deliveries are claimed with FOR UPDATE SKIP LOCKED; a claim names the relay and holds a lease, renewed
  *   while the delivery runs, so a dead relay's claims are taken again once the lease runs out;
- * - a serial target's turn is a session-level advisory lock (QueueSession), dropped with a dead relay's connection;
- * - each change is announced with NOTIFY, and every relay also looks every `pollMs`.
+ * - a serial target's turn is a lease row (TurnLeases), kept across a lost connection, taken over from a dead relay;
+ * - each change is announced with NOTIFY, and every relay also looks every `pollMs`;
+ * - every time relays compare (due times, retry times, claims, leases) is on the database's clock (DbClock).
  */
 export class PgQueueStore implements QueueBackend {
   readonly location: string;
@@ -49,11 +54,15 @@ export class PgQueueStore implements QueueBackend {
   private readonly relays: RelayRegistry;
   private readonly leaseMs: number;
   private readonly renewTimer: NodeJS.Timeout;
+  private readonly clock: DbClock;
+  private readonly turns: TurnLeases;
+  private renewing: Promise<void> | undefined;
 
   /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
   static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
     await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`, opts.log);
     const store = new PgQueueStore(opts);
+    await store.readClock();
     await store.session.open();
     return store;
   }
@@ -68,14 +77,23 @@ export class PgQueueStore implements QueueBackend {
     this.session = new QueueSession(opts.url, `scanrelay ${opts.relayId} (session)`, opts.log);
     const session = this.session;
     const relays = (this.relays = new RelayRegistry(this.pool, opts.relayId, this.leaseMs, opts.log));
+    const clock = (this.clock = new DbClock(opts.clock));
+    const turns = (this.turns = new TurnLeases(this.pool, session, opts.relayId, this.leaseMs));
+    // Back from a lost connection: the turns this relay still holds are locked and renewed at once.
+    session.onConnect(() => {
+      if (turns.names.length) void this.renewLeases();
+    });
     this.shared = {
       relayId: opts.relayId,
       pollMs: opts.pollMs ?? 5000,
       join: (targets) => relays.join(targets),
       relays: () => relays.running(this.pool).catch((err: unknown) => Promise.reject(unavailable(err, opts.url))),
-      takeTurn: (t) => session.takeTurn(relays.turnKey(t)),
-      releaseTurn: (t) => session.releaseTurn(relays.turnKey(t)),
-      onWake: (l) => session.onWake(l),
+      takeTurn: (t) => turns.take(relays.turnKey(t)),
+      releaseTurn: async (t, announce = true) => {
+        if ((await turns.release(relays.turnKey(t))) && announce) await this.notify('turn');
+      },
+      // A wake-up's time is the database's; the timer it sets runs on this relay's clock.
+      onWake: (l) => session.onWake((at) => l(at === undefined ? undefined : clock.toLocal(at))),
     };
     this.view = {
       counts: () => this.counts(),
@@ -96,6 +114,13 @@ export class PgQueueStore implements QueueBackend {
     this.renewTimer.unref?.();
   }
 
+  /** Reads the database's clock: how far this relay's is off. */
+  private async readClock(): Promise<void> {
+    const before = this.clock.local();
+    const { rows } = await this.q<{ now: string }>(`SELECT ${DB_NOW} AS now`);
+    this.clock.observe(Number(rows[0]!.now), before, this.clock.local());
+  }
+
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
   private q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     return poolQuery<R>(this.pool, this.opts.url, sql, params);
@@ -114,26 +139,28 @@ export class PgQueueStore implements QueueBackend {
   async enqueueMany(
     requests: readonly NormalizedScanRequest[],
     timing: Timing,
-    now = Date.now(),
+    now = this.clock.local(),
     meta: Readonly<Record<string, string | null>> = {},
     expect: MetaExpect = {},
   ): Promise<EnqueueResult[]> {
+    const at = this.clock.toDb(now);
     return this.tx(async (db) => {
       // Under the queue's lock, which every meta write through enqueueMany takes: the compare and the set are one step.
       if (Object.keys(expect).length) {
         const { rows } = await db.query<{ key: string; value: string | null }>(`SELECT key, value FROM meta WHERE key = ANY($1::text[])`, [Object.keys(expect)]);
         checkExpected(expect, (key) => rows.find((r) => r.key === key)?.value ?? null);
       }
-      return this.enqueueIn(db, requests, timing, now, meta);
+      return this.enqueueIn(db, requests, timing, at, meta);
     }, true);
   }
 
   /** The marker is read under the queue's advisory lock, which every relay's enqueue takes: the check cannot race. */
   async enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): Promise<OnceResult> {
+    const at = this.clock.toDb(now);
     return this.tx(async (db) => {
       const prior = (await db.query<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [once.key])).rows[0]?.value ?? undefined;
       if (once.done(prior)) return { prior };
-      return { prior, results: await this.enqueueIn(db, requests, timing, now, { [once.key]: once.value(prior) }) };
+      return { prior, results: await this.enqueueIn(db, requests, timing, at, { [once.key]: once.value(prior) }) };
     }, true);
   }
 
@@ -141,11 +168,13 @@ export class PgQueueStore implements QueueBackend {
     // Delivered at commit, with the earliest due time: each relay sets its timer for it, none looks at once.
     const results = await enqueueInTx(db, requests, timing, now, { channel: WAKE_CHANNEL, payload: (r) => (r.length ? wakePayload(Math.min(...r.map((x) => x.dueAt))) : undefined) });
     for (const [key, value] of Object.entries(meta)) await db.query(SET_META, [key, value]);
-    return results;
+    // The caller reads due times on its own clock.
+    return results.map((r) => ({ ...r, dueAt: this.clock.toLocal(r.dueAt) }));
   }
 
   /** Due scans get a delivery for every server a live relay has (RelayRegistry), whichever relay finds them due. */
-  async activateDue(names: readonly string[], now = Date.now(), limit = 1000): Promise<number> {
+  async activateDue(names: readonly string[], local = this.clock.local(), limit = 1000): Promise<number> {
+    const now = this.clock.toDb(local);
     // Most looks find nothing due: no lock for those.
     const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
     const dueCount = due.rows[0]?.n ?? 0;
@@ -196,15 +225,16 @@ export class PgQueueStore implements QueueBackend {
     }, true);
   }
 
-  async claimDeliveries(limit: number, now = Date.now(), target?: string): Promise<Claimed[]> {
+  async claimDeliveries(limit: number, local = this.clock.local(), target?: string): Promise<Claimed[]> {
     if (limit <= 0) return [];
+    const now = this.clock.toDb(local);
     // This relay's target as the queue names it (its server's, and the name from before relays had ids).
     const keys = target === undefined ? [] : this.relays.claimKeys(target);
     if (target !== undefined && !keys.length) return [];
     if (target === undefined) {
       const out: Claimed[] = [];
       const targets = (await this.q<{ target: string }>(`SELECT DISTINCT target FROM deliveries WHERE status IN ('waiting', 'sending')`)).rows;
-      for (const t of targets) out.push(...(await this.claimDeliveries(limit - out.length, now, t.target)));
+      for (const t of targets) out.push(...(await this.claimDeliveries(limit - out.length, local, t.target)));
       return out;
     }
     // A waiting delivery that is due, or one whose claim ran out (its relay stopped renewing: it died). One
@@ -247,10 +277,33 @@ export class PgQueueStore implements QueueBackend {
     return out;
   }
 
-  /** Keeps this relay's running claims from running out. */
-  private async renewLeases(): Promise<void> {
+  /**
+   * Keeps this relay's running claims and its turns from running out, on the database's clock, in one statement
+   * that also reads that clock (a relay's clock stepped meanwhile is seen here).
+   */
+  private renewLeases(): Promise<void> {
+    this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async renew(): Promise<void> {
+    const turns = this.turns.names.map((t) => `turn:${t}`);
+    const before = this.clock.local();
     try {
-      await this.pool.query(`UPDATE deliveries SET lease_until = $2 WHERE status = 'sending' AND relay = $1`, [this.opts.relayId, Date.now() + this.leaseMs]);
+      const { rows } = await this.pool.query<{ now: string; turns: string[] }>(
+        `WITH d AS (UPDATE deliveries SET lease_until = ${DB_NOW} + $2 WHERE status = 'sending' AND relay = $1 RETURNING 1),
+              t AS (UPDATE leases SET expires_at = ${DB_NOW} + $2 WHERE owner = $3 AND name = ANY($4::text[]) RETURNING name)
+         SELECT ${DB_NOW} AS now, ARRAY(SELECT name FROM t) AS turns`,
+        [this.opts.relayId, this.leaseMs, this.turns.ownerId, turns],
+      );
+      const row = rows[0]!;
+      this.clock.observe(Number(row.now), before, this.clock.local());
+      const lost = turns.filter((t) => !row.turns.includes(t)).map((t) => t.slice('turn:'.length));
+      if (lost.length) {
+        await this.turns.lost(lost);
+        this.opts.log?.warn({ targets: lost }, 'this relay was away from the queue database for longer than its lease: another relay took over the one-at-a-time turn');
+      }
+      await this.turns.relock();
     } catch {
       // Down: the next renewal tries again; past the lease another relay may send it again (at least once).
     }
@@ -260,8 +313,9 @@ export class PgQueueStore implements QueueBackend {
     scanId: number,
     target: string,
     result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent },
-    now = Date.now(),
+    local = this.clock.local(),
   ): Promise<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }> {
+    const now = this.clock.toDb(local);
     // A delivery done locks only its scan's row (two targets of one scan finish one after the other), not the
     // queue: relays finish deliveries side by side, and beside the intake's commits. A failed one, or a scan that
     // ends failed, takes the queue's lock as well, since its parts are queued again.
@@ -340,9 +394,17 @@ export class PgQueueStore implements QueueBackend {
     await this.q(
       `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
        WHERE scan_id = $1 AND target = $2`,
-      [scanId, target, error, nextAt, countsAsAttempt ? 0 : 1, fileChecks ?? null],
+      [scanId, target, error, this.clock.toDb(nextAt), countsAsAttempt ? 0 : 1, fileChecks ?? null],
     );
-    await this.notify(wakePayload(nextAt));
+    await this.notify(wakePayload(this.clock.toDb(nextAt)));
+  }
+
+  /** No wake-up: the turn stays with this relay, which claims the next one itself. */
+  async putBack(scanId: number, target: string, error: string): Promise<void> {
+    await this.q(
+      `UPDATE deliveries SET status = 'waiting', last_error = $3, attempts = attempts - 1, lease_until = NULL WHERE scan_id = $1 AND target = $2 AND status = 'sending'`,
+      [scanId, target, error],
+    );
   }
 
   async setDeliveryDetail(scanId: number, target: string, detail: string, event?: NotifyEvent): Promise<void> {
@@ -364,7 +426,8 @@ export class PgQueueStore implements QueueBackend {
    * its deliveries wait for a relay that has it. Active scans with no delivery at all (left so by a relay
    * without targets before relays had a registry) get the live relays' targets.
    */
-  async failUnknownTargets(names: readonly string[], now = Date.now()): Promise<number> {
+  async failUnknownTargets(names: readonly string[], local = this.clock.local()): Promise<number> {
+    const now = this.clock.toDb(local);
     await this.tx(async (db) => this.adopt(db, await this.relays.activationTargets(db, names), now), true);
     return 0;
   }
@@ -389,7 +452,7 @@ export class PgQueueStore implements QueueBackend {
       [list, this.opts.relayId],
     );
     const times = [rows[0]?.due, rows[0]?.next, rows[0]?.lease].filter((t): t is number => typeof t === 'number');
-    return times.length ? Math.min(...times) : undefined;
+    return times.length ? this.clock.toLocal(Math.min(...times)) : undefined;
   }
 
   async countOpen(): Promise<number> {
@@ -421,7 +484,8 @@ export class PgQueueStore implements QueueBackend {
     }, true);
   }
 
-  async retryNow(id: number, now = Date.now()): Promise<boolean> {
+  async retryNow(id: number, local = this.clock.local()): Promise<boolean> {
+    const now = this.clock.toDb(local);
     const ok = await this.tx(async (db) => {
       const row = (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0];
       if (!row) return false;
@@ -440,13 +504,14 @@ export class PgQueueStore implements QueueBackend {
     return ok;
   }
 
+  /** The pooled connections and the listening one both answer: a relay deaf to wake-ups is not healthy. */
   async writable(): Promise<boolean> {
     try {
       await this.pool.query('SELECT 1');
-      return true;
     } catch {
       return false;
     }
+    return this.session.healthy();
   }
 
   private async notify(why: string): Promise<void> {
@@ -476,7 +541,7 @@ export class PgQueueStore implements QueueBackend {
     const seen = await this.relays.seen(this.pool).catch((err: unknown) => {
       throw unavailable(err, this.opts.url);
     });
-    return this.relays.describe(out, seen);
+    return this.relays.describe(out, seen, this.clock.now());
   }
 
   private async get(id: number): Promise<QueueEntry | undefined> {
@@ -506,6 +571,8 @@ export class PgQueueStore implements QueueBackend {
 
   async close(): Promise<void> {
     clearInterval(this.renewTimer);
+    // A clean stop hands its turns on at once (its deliveries and after-steps have ended).
+    for (const t of this.turns.names) await this.turns.release(t);
     await this.relays.leave();
     await this.session.close();
     await this.pool.end().catch(() => undefined);

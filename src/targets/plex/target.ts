@@ -256,6 +256,17 @@ export class PlexTarget implements Target {
     return name ? { id: machineIdentifier, name } : { id: machineIdentifier };
   }
 
+  /**
+   * The library scans Plex runs now: /activities (or its notification stream) with a token, else a running Plex
+   * Media Scanner process. Asked by a relay that took Plex's turn over from a relay that died, before it sends.
+   */
+  async scanning(): Promise<string[]> {
+    const api = this.steps.api;
+    if (api) return (await this.scanWatch(api).running()).map((a) => a.title ?? a.sectionId ?? 'a library scan');
+    const proc = await runningScanner(this.steps.config, this.steps.processes);
+    return proc ? [`${proc.name} (pid ${proc.pid})`] : [];
+  }
+
   /** Closes the notification stream (scanrelay stopping). */
   close(): void {
     this.watch?.close();
@@ -363,7 +374,8 @@ export class PlexTarget implements Target {
     const retryAfterMs = api && this.scanWatch(api).mode() !== 'polling' ? this.timings.externalScanStreamPollMs : this.timings.externalScanPollMs;
     // One line when the wait begins; the frequent looks after it are debug.
     this.log[wait.polls === 1 ? 'info' : 'debug']({ ...ctx, retryInS: retryAfterMs / 1000 }, 'another Plex library scan is running; waiting');
-    return { outcome: 'retry', error: 'waiting for another Plex library scan to end', retryAfterMs, countsAsAttempt: false };
+    // `busy`: Plex's turn is held meanwhile, not this scan; when Plex is free the first scan by priority and age goes.
+    return { outcome: 'retry', error: 'waiting for another Plex library scan to end', retryAfterMs, countsAsAttempt: false, busy: true };
   }
 
   /**
