@@ -1,6 +1,6 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
-import type { MetaExpect, OnceMarker, OnceResult, QueueBackend } from './backend.ts';
+import { QueueUnavailableError, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
@@ -103,6 +103,12 @@ export class QueueIntake {
     } catch (err) {
       if (isBusy(err) && Date.now() < deadline) {
         setTimeout(() => void this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);
+        return;
+      }
+      // One caller's request the store refuses must not fail its neighbours: each goes again on its own, so
+      // only the one that fails gets the error. A queue that is down or busy fails them all alike.
+      if (batch.length > 1 && !isBusy(err) && !(err instanceof QueueUnavailableError)) {
+        for (const w of batch) await this.commit([w], deadline);
         return;
       }
       for (const w of batch) w.reject(err);

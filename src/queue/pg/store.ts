@@ -18,6 +18,10 @@ export interface PgQueueOptions {
   leaseMs?: number;
   /** The slow safety-net poll. */
   pollMs?: number;
+  /** Pooled connections at most (SERVER_QUEUE_POOL), beside the one listening session. */
+  poolSize?: number;
+  /** A command that only reads (`scanrelay queue`): no tables created or upgraded, no lease renewals. */
+  readOnly?: boolean;
   log?: Logger;
 }
 
@@ -43,11 +47,11 @@ export class PgQueueStore implements QueueBackend {
   /** The live relays and their targets: whom a due scan goes to, and which deliveries this relay claims. */
   private readonly relays: RelayRegistry;
   private readonly leaseMs: number;
-  private readonly renewTimer: NodeJS.Timeout;
+  private readonly renewTimer: NodeJS.Timeout | undefined;
 
   /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
   static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
-    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`);
+    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`, { readOnly: opts.readOnly ?? false });
     const store = new PgQueueStore(opts);
     await store.session.open();
     return store;
@@ -56,7 +60,7 @@ export class PgQueueStore implements QueueBackend {
   private constructor(private readonly opts: PgQueueOptions) {
     this.location = redactUrl(opts.url);
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: 6, idleTimeoutMillis: 30_000 });
+    this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: opts.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that breaks is dropped by the pool; the next query opens a new one.
     this.pool.on('error', (err) => opts.log?.debug({ err: err.message }, 'an idle queue database connection closed'));
     this.session = new QueueSession(opts.url, `scanrelay ${opts.relayId} (session)`, opts.log);
@@ -86,8 +90,10 @@ export class PgQueueStore implements QueueBackend {
         ),
     };
     // Claims of deliveries still running are renewed well before they run out.
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(200, Math.floor(this.leaseMs / 3)));
-    this.renewTimer.unref?.();
+    if (!opts.readOnly) {
+      this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(200, Math.floor(this.leaseMs / 3)));
+      this.renewTimer.unref?.();
+    }
   }
 
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
@@ -498,5 +504,8 @@ export class PgQueueStore implements QueueBackend {
     await this.pool.end().catch(() => undefined);
   }
 }
+
+/** SERVER_QUEUE_POOL's default: the statements of a burst, deliveries and the dashboard side by side. */
+export const DEFAULT_POOL_SIZE = 6;
 
 const SET_META = `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
