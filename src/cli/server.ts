@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { QueueBackend } from '../queue/backend.ts';
 import { startRelay } from '../server/run.ts';
 import { action, loadOrCreateConfig, loggerFor, settingsOf } from './context.ts';
 
@@ -26,7 +27,7 @@ export function registerServer(program: Command): void {
         const stop = async (signal: string) => {
           if (stopping) return;
           stopping = true;
-          log.info({ signal }, 'stopping: queued scans stay in the queue file and resume on the next start');
+          log.info({ signal }, stopMessage(relay.store));
           await relay.close();
           process.exit(0);
         };
@@ -34,4 +35,11 @@ export function registerServer(program: Command): void {
         process.on('SIGTERM', () => void stop('SIGTERM'));
       }),
     );
+}
+
+/** Where the queued scans wait while this relay is stopped: its file, or the queue it shares with other relays. */
+export function stopMessage(store: Pick<QueueBackend, 'shared' | 'location'>): string {
+  return store.shared
+    ? `stopping: queued scans stay in the shared queue (${store.location}); the other relays deliver them, and this one resumes on its next start`
+    : 'stopping: queued scans stay in the queue file and resume on the next start';
 }

@@ -5,7 +5,7 @@ import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
-import { clientConfig, connectAndMigrate, inTransaction, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
 import { RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
@@ -48,6 +48,9 @@ export class PgQueueStore implements QueueBackend {
   private readonly relays: RelayRegistry;
   private readonly leaseMs: number;
   private readonly renewTimer: NodeJS.Timeout | undefined;
+  /** Since when the database has not answered (undefined: it answers). */
+  private down: number | undefined;
+  private closed = false;
 
   /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
   static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
@@ -98,7 +101,44 @@ export class PgQueueStore implements QueueBackend {
 
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
   private q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
-    return poolQuery<R>(this.pool, this.opts.url, sql, params);
+    return this.watched(poolQuery<R>(this.pool, this.opts.url, sql, params));
+  }
+
+  /**
+   * Whether the database answers, as the statements find it: the log says once that it cannot be reached (one
+   * line, no stack) and once that it is back ("reconnected"), however many statements failed in between.
+   */
+  private async watched<T>(statement: Promise<T>): Promise<T> {
+    try {
+      const out = await statement;
+      if (this.down !== undefined) {
+        this.opts.log?.info({ queue: this.location, downForMs: Date.now() - this.down }, 'reconnected to the queue database: queued scans are delivered again');
+        this.down = undefined;
+      }
+      return out;
+    } catch (err) {
+      if (this.down === undefined && !this.closed && isConnectionError(err)) {
+        this.down = Date.now();
+        const why = ((err as Error).cause as Error | undefined)?.message ?? (err as Error).message;
+        this.opts.log?.warn({ queue: this.location, err: why }, 'the queue database cannot be reached: requests are answered 503 and deliveries wait until it is back');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The scheduler's looks (activate, claim, next wake-up). While the database is down, or once the store is
+   * closed (a look under way when the relay stops), a look finds nothing: the log already said why (watched),
+   * and the scheduler looks again at its next poll, without an error and a stack every few seconds.
+   */
+  private async look<T>(nothing: T, body: () => Promise<T>): Promise<T> {
+    if (this.closed) return nothing;
+    try {
+      return await body();
+    } catch (err) {
+      if (this.closed || isConnectionError(err)) return nothing;
+      throw err;
+    }
   }
 
   /**
@@ -108,7 +148,7 @@ export class PgQueueStore implements QueueBackend {
   private tx<T>(body: (db: Db) => Promise<T>, locked = false, scanRow?: number): Promise<T> {
     // One round trip: a query without parameters may hold several statements (the id is a checked integer).
     const row = scanRow !== undefined && Number.isSafeInteger(scanRow) ? `; SELECT 1 FROM scans WHERE id = ${scanRow} FOR UPDATE` : '';
-    return inTransaction(this.pool, this.opts.url, body, `BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`);
+    return this.watched(inTransaction(this.pool, this.opts.url, body, `BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`));
   }
 
   async enqueueMany(
@@ -146,6 +186,10 @@ export class PgQueueStore implements QueueBackend {
 
   /** Due scans get a delivery for every server a live relay has (RelayRegistry), whichever relay finds them due. */
   async activateDue(names: readonly string[], now = Date.now(), limit = 1000): Promise<number> {
+    return this.look(0, () => this.activate(names, now, limit));
+  }
+
+  private async activate(names: readonly string[], now: number, limit: number): Promise<number> {
     // Most looks find nothing due: no lock for those.
     const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
     const dueCount = due.rows[0]?.n ?? 0;
@@ -196,6 +240,10 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async claimDeliveries(limit: number, now = Date.now(), target?: string): Promise<Claimed[]> {
+    return this.look([], () => this.claim(limit, now, target));
+  }
+
+  private async claim(limit: number, now: number, target?: string): Promise<Claimed[]> {
     if (limit <= 0) return [];
     // This relay's target as the queue names it (its server's, and the name from before relays had ids).
     const keys = target === undefined ? [] : this.relays.claimKeys(target);
@@ -203,7 +251,7 @@ export class PgQueueStore implements QueueBackend {
     if (target === undefined) {
       const out: Claimed[] = [];
       const targets = (await this.q<{ target: string }>(`SELECT DISTINCT target FROM deliveries WHERE status IN ('waiting', 'sending')`)).rows;
-      for (const t of targets) out.push(...(await this.claimDeliveries(limit - out.length, now, t.target)));
+      for (const t of targets) out.push(...(await this.claim(limit - out.length, now, t.target)));
       return out;
     }
     // A waiting delivery that is due, or one whose claim ran out (its relay stopped renewing: it died). One
@@ -373,6 +421,10 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async nextWakeAt(targets?: readonly string[]): Promise<number | undefined> {
+    return this.look(undefined, () => this.nextWake(targets));
+  }
+
+  private async nextWake(targets?: readonly string[]): Promise<number | undefined> {
     const list = targets ? targets.flatMap((t) => this.relays.claimKeys(t)) : null;
     const { rows } = await this.q<{ due: number | null; next: number | null; lease: number | null }>(
       `SELECT (SELECT min(due_at) FROM scans WHERE status = 'pending') AS due,
@@ -498,6 +550,7 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.renewTimer);
     await this.relays.leave();
     await this.session.close();
