@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import type { InjectOptions } from 'fastify';
 import { after, before, describe, test } from 'node:test';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -37,8 +38,7 @@ async function appOn(store: QueueBackend) {
   const app = await buildApp({ config, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS, plugins: [apiPlugin] });
   await app.ready();
   // Basic auth on every request: the /triggers/ routes need it, and with it set the secret URL asks for it too.
-  const inject = (opts: Parameters<typeof app.inject>[0] & object) =>
-    app.inject({ ...(opts as object), headers: { ...AUTH, ...((opts as { headers?: Record<string, string> }).headers ?? {}) } } as Parameters<typeof app.inject>[0] & object);
+  const inject = (opts: InjectOptions) => app.inject({ ...opts, headers: { ...AUTH, ...(opts.headers as Record<string, string> | undefined) } });
   return { inject, close: () => app.close() };
 }
 

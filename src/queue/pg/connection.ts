@@ -147,7 +147,10 @@ export async function connectAndMigrate(url: string, application: string, opts: 
   try {
     if (opts.readOnly) return await checkSchema(client, url);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
-    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+    // Only when missing: CREATE ... IF NOT EXISTS needs the CREATE right even when the table is there, and a
+    // relay whose user was granted the tables (not the schema) must start once their owner made them.
+    const { rows: made } = await client.query<{ ok: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS ok`);
+    if (!made[0]?.ok) await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     for (const { version, sql } of migrationFiles(MIGRATIONS_DIR)) {
       if (applied.has(version)) continue;
