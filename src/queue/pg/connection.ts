@@ -174,13 +174,11 @@ export async function connectAndMigrate(url: string, application: string, opts: 
 
 /** For a reader: the tables are there, at this release's version (it creates nothing: that is a relay's start). */
 async function checkSchema(client: pg.Client, url: string): Promise<void> {
-  const { rows } = await client.query<{ versions: number[] | null }>(
-    `SELECT CASE WHEN to_regclass('schema_migrations') IS NULL THEN NULL ELSE (SELECT coalesce(array_agg(version), '{}') FROM schema_migrations) END AS versions`,
-  );
-  const versions = rows[0]?.versions;
-  if (!versions) {
+  const { rows: made } = await client.query<{ ok: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS ok`);
+  if (!made[0]?.ok) {
     throw new UserError(`the queue database ${redactUrl(url)} has no scanrelay queue yet: start a relay with this SERVER_QUEUE_URL first (this command only reads, it creates no tables)`);
   }
+  const versions = (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version);
   const missing = migrationFiles(MIGRATIONS_DIR).filter((m) => !versions.includes(m.version));
   if (missing.length) {
     throw new UserError(`the queue in ${redactUrl(url)} is from an older release (schema ${Math.max(0, ...versions)}): start a relay of this release first, which upgrades it (this command only reads)`);
