@@ -58,6 +58,15 @@ describe('scanrelay queue prints no password, whichever way the URL carries it',
   }
 });
 
+test('a password with an unencoded @ and / (a URL node-postgres cannot read) is not shown, nor its tail', async () => {
+  const url = (await cluster.createDatabase()).replace('postgres://scanrelay@', `postgres://scanrelay:${PW}/x@tail@`);
+  const { args } = configWith(url);
+  const run = await runCli([...args, 'queue']);
+  assert.equal(run.code, 2, run.stdout);
+  assert.match(run.stderr, /^scanrelay: SERVER_QUEUE_URL postgres:\/\/scanrelay:\*\*\*@127\.0\.0\.1:\d+\/\w+ is not a URL node-postgres can read .*: percent-encode the password's special characters/);
+  assert.ok(!run.stderr.includes(PW) && !run.stderr.includes('tail'), run.stderr);
+});
+
 test('scanrelay queue only reads: on a database no relay has used it says so (exit 2) and creates no table', async () => {
   const url = await cluster.createDatabase();
   const { args } = configWith(url);

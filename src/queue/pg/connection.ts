@@ -135,7 +135,15 @@ export function missingGrant(err: unknown, url: string, user: string): UserError
  * when no relay has made the tables yet or they are older than this release.
  */
 export async function connectAndMigrate(url: string, application: string, opts: { readOnly?: boolean } = {}): Promise<void> {
-  const client = new pg.Client(clientConfig(url, application));
+  let client: pg.Client;
+  try {
+    client = new pg.Client(clientConfig(url, application));
+  } catch (err) {
+    // Node's URL error carries the whole URL (its `input`): never printed.
+    throw new UserError(
+      `SERVER_QUEUE_URL ${redactUrl(url)} is not a URL node-postgres can read (${(err as Error).message}): percent-encode the password's special characters (@ as %40, / as %2F, # as %23, ? as %3F)`,
+    );
+  }
   // A connection lost between statements fails the next one; without a listener it would be a crash.
   client.on('error', () => undefined);
   try {
