@@ -113,7 +113,7 @@ export function missingGrant(err: unknown, url: string, user: string): UserError
   const schema = (/permission denied for schema "?([^"\s]+)/.exec(message) ?? [])[1];
   const who = /^[a-z_][a-z0-9_]*$/.test(user) ? user : JSON.stringify(user);
   const grant = database
-    ? `GRANT CONNECT, TEMPORARY ON DATABASE ${database} TO ${who}`
+    ? `GRANT CONNECT ON DATABASE ${database} TO ${who}`
     : schema
       ? `GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${who}`
       : /permission denied for (table|relation)/.test(message)
