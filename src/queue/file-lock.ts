@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { closeSync, openSync } from 'node:fs';
 import { isBusy } from '../db/sqlite.ts';
 
 /** Beside the queue file: the file a running relay keeps locked while it uses the queue file. */
@@ -15,6 +16,8 @@ export class RelayLock {
 
   /** Takes the lock; undefined when another process holds it (a second relay on the file keeps running). */
   static take(queuefile: string): RelayLock | undefined {
+    // Private like the queue file beside it (it holds nothing, but a directory listing stays alike).
+    closeSync(openSync(relayLockFile(queuefile), 'a', 0o600));
     const db = new Database(relayLockFile(queuefile), { timeout: 0 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');
