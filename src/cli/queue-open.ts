@@ -17,6 +17,11 @@ export function queueConfigOf(settings: Settings): Config {
  * The queue the relay with this config uses (queue/open.ts): PostgreSQL with SERVER_QUEUE_URL, else the file at
  * --queuefile. A command is named in PostgreSQL as <hostname>:<command> (pg_stat_activity).
  */
-export function openCommandQueue(settings: Settings, config: Pick<Config, 'SERVER_QUEUE_URL' | 'SERVER_QUEUE_LEASE'>, command: string): Promise<QueueBackend> {
-  return openQueue(config, settings.queuefile, { relayId: `${hostname()}:${command}` });
+export function openCommandQueue(
+  settings: Settings,
+  config: Pick<Config, 'SERVER_QUEUE_URL' | 'SERVER_QUEUE_LEASE'>,
+  command: string,
+  opts: { readOnly?: boolean } = {},
+): Promise<QueueBackend> {
+  return openQueue(config, settings.queuefile, { relayId: `${hostname()}:${command}`, ...opts });
 }

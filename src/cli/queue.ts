@@ -114,7 +114,8 @@ export function registerQueue(program: Command): void {
         if (!config.SERVER_QUEUE_URL && !existsSync(settings.queuefile)) {
           throw new UserError(`no queue file at ${settings.queuefile}: the relay has not run with this config yet, or pass --queuefile / --config (or set SERVER_QUEUE_URL for a shared queue)`);
         }
-        const store = await openCommandQueue(settings, config, 'queue');
+        // It only reads: on a database no relay has used it says so, and creates no tables.
+        const store = await openCommandQueue(settings, config, 'queue', { readOnly: true });
         try {
           const counts = await store.view.counts();
           // History pages hold at most 1,000 (QueueReads.listHistory); --limit 0 lists none, as for the open scans.

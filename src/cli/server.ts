@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { buildInfo } from '../core/version.ts';
+import type { QueueBackend } from '../queue/backend.ts';
 import { startRelay } from '../server/run.ts';
 import { action, loadOrCreateConfig, loggerFor, settingsOf } from './context.ts';
 
@@ -29,7 +30,7 @@ export function registerServer(program: Command): void {
         const stop = async (signal: string) => {
           if (stopping) return;
           stopping = true;
-          log.info({ signal }, 'stopping: queued scans stay in the queue file and resume on the next start');
+          log.info({ signal }, stopMessage(relay.store));
           await relay.close();
           process.exit(0);
         };
@@ -37,4 +38,11 @@ export function registerServer(program: Command): void {
         process.on('SIGTERM', () => void stop('SIGTERM'));
       }),
     );
+}
+
+/** Where the queued scans wait while this relay is stopped: its file, or the queue it shares with other relays. */
+export function stopMessage(store: Pick<QueueBackend, 'shared' | 'location'>): string {
+  return store.shared
+    ? `stopping: queued scans stay in the shared queue (${store.location}); the other relays deliver them, and this one resumes on its next start`
+    : 'stopping: queued scans stay in the queue file and resume on the next start';
 }

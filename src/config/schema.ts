@@ -220,6 +220,8 @@ export const configSchema = z.object({
     .default(''),
   /** scanrelay: with SERVER_QUEUE_URL, seconds a relay's claim on a delivery (and the drive lease) holds before another relay may take it over. */
   SERVER_QUEUE_LEASE: z.number().min(1).default(30),
+  /** scanrelay: with SERVER_QUEUE_URL, pooled database connections a relay opens at most (besides its one listening connection). */
+  SERVER_QUEUE_POOL: z.number().int().min(1).max(100).default(6),
   /** scanrelay: this relay's name in a shared queue (dashboard, logs, /metrics); empty = <hostname>:<SERVER_PORT>. */
   SERVER_RELAY_ID: str(''),
   JELLYFIN: mediaServerSchema,

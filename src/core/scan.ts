@@ -1,4 +1,18 @@
 import { z } from 'zod';
+import { invalidText, tooLong } from '../paths/validate.ts';
+
+/**
+ * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (paths/validate.ts).
+ * A trigger answers 400 before it gets here; this is the queue's own door, for every trigger and command.
+ */
+const storedText = z.string().superRefine((value, ctx) => {
+  const problem = invalidText(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const storedPath = storedText.superRefine((value, ctx) => {
+  const problem = tooLong(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /** Where a scan request came from, in the user's words. */
 export const sourceSchema = z.enum(['Manual', 'Sonarr', 'Radarr', 'Lidarr', 'Readarr', 'Drive', 'API', 'Watch', 'A-Train']);
@@ -13,12 +27,12 @@ export type UpdateType = z.infer<typeof updateTypeSchema>;
  * file(s) that caused it, when known. Triggers produce these; nothing else crosses into the queue.
  */
 export const scanRequestSchema = z.object({
-  folder: z.string().min(1),
-  files: z.array(z.string()).default([]),
+  folder: storedPath.min(1),
+  files: z.array(storedPath).default([]),
   source: sourceSchema,
-  event: z.string().default('Manual'),
-  title: z.string().optional(),
-  ids: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  event: storedText.default('Manual'),
+  title: storedText.optional(),
+  ids: z.record(storedText, z.union([storedText, z.number()])).optional(),
   updateType: updateTypeSchema.default('Modified'),
   priority: z.number().int().default(0),
   /**

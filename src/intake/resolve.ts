@@ -4,7 +4,7 @@ import { ancestors, joinPath, mapPath, normalizeFolder, parentFolder } from '../
 import { mapIncomingPath } from '../paths/rewrite.ts';
 import { scanFolderFor, statProbe, type FolderProbe } from '../paths/folder.ts';
 import { ignoredBy, priorityMatch } from '../paths/rules.ts';
-import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath, invalidText } from '../paths/validate.ts';
 import { MAX_FOLDERS_PER_REQUEST, tooManyFolders, type Intent, type ScanPath } from './intent.ts';
 
 export type PathOutcome =
@@ -39,6 +39,8 @@ export function resolveIntent(
   serverRoots: readonly string[] = [],
 ): PathOutcome[] {
   checkFolderCount(intent.paths);
+  const textProblem = invalidIntentText(intent);
+  if (textProblem) throw new PathProblem(textProblem);
   const libraryRoots = [...Object.keys(config.SERVER_PATH_MAPPINGS), ...serverRoots];
   // Files of one folder share its mapping: mapped once per folder, not once per file.
   const hasRewrites = (config.SERVER_PATH_REWRITES ?? []).length > 0;
@@ -202,4 +204,24 @@ export class PathProblem extends Error {
     super(message);
     this.name = 'PathProblem';
   }
+}
+
+/**
+ * The text fields of a request get the check its paths get (invalidText): a NUL byte or a lone surrogate in a
+ * title is a 400 naming the field, not a queue that cannot store it (or stores something else than answered).
+ */
+export function invalidIntentText(intent: Pick<Extract<Intent, { kind: 'scan' }>, 'event' | 'title' | 'ids'>): string | undefined {
+  const fields: Array<[string, unknown]> = [
+    ['event', intent.event],
+    ['title', intent.title],
+    ...Object.entries(intent.ids ?? {}).flatMap(([key, value]): Array<[string, unknown]> => [
+      [`ids key ${JSON.stringify(key.replace(/[^\x20-\x7e]/g, '?'))}`, key],
+      [`ids.${key.replace(/[^\x20-\x7e]/g, '?')}`, value],
+    ]),
+  ];
+  for (const [name, value] of fields) {
+    const problem = typeof value === 'string' ? invalidText(value) : undefined;
+    if (problem) return `${name} ${problem}`;
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
-import type { MetaExpect, OnceMarker, OnceResult, QueueBackend } from './backend.ts';
+import { QueueUnavailableError, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
@@ -132,6 +132,12 @@ export class QueueIntake {
         setTimeout(() => void this.commit(batch, deadline), BUSY_RETRY_EVERY_MS);
         return;
       }
+      // One caller's request the store refuses must not fail its neighbours: each goes again on its own, so
+      // only the one that fails gets the error. A queue that is down, busy or out of disk fails them all alike.
+      if (batch.length > 1 && refusesData(err)) {
+        for (const w of batch) await this.commit([w], deadline);
+        return;
+      }
       for (const w of batch) w.reject(err);
       return;
     }
@@ -142,4 +148,16 @@ export class QueueIntake {
     }
     this.onCommitted(results, all);
   }
+}
+
+/**
+ * An error about the values a commit wrote, not about the store: PostgreSQL's data exceptions (22: an invalid
+ * byte sequence), integrity constraints (23) and limits (54: an index entry too large); SQLite's constraints and
+ * values too big. Another request of the same batch may be fine.
+ */
+function refusesData(err: unknown): boolean {
+  if (err instanceof QueueUnavailableError) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return /^(22|23|54)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/.test(code);
 }

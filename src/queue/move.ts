@@ -4,6 +4,8 @@ import type { QueueStore } from './store.ts';
 
 /** Queue meta key recording, in the new queue, which file was moved in and when (JSON). */
 export const MOVED_FROM_KEY = 'queue.moved_from';
+/** Queue meta key recording, in the file, where its scans went and when (JSON): a second run has nothing to move. */
+export const MOVED_TO_KEY = 'queue.moved_to';
 
 export interface MoveResult {
   /** Open scans moved (pending and active), each queued again as one request for its folder. */
@@ -11,6 +13,8 @@ export interface MoveResult {
   files: number;
   /** Meta keys carried over (drive page tokens, import markers). */
   meta: number;
+  /** Nothing was moved: the file has no open scans, and its saved values went already (or it has none). */
+  nothingLeft?: { to?: string; at?: string };
 }
 
 /**
@@ -21,6 +25,12 @@ export interface MoveResult {
  */
 export async function moveQueue(from: QueueStore, to: QueueBackend, opts: { file: string; force?: boolean; now?: number }): Promise<MoveResult> {
   const now = opts.now ?? Date.now();
+  // A second run on a file already emptied: its saved values (page tokens) are old now, and must not go again.
+  const movedTo = from.meta.get(MOVED_TO_KEY);
+  const saved = from.meta.entries().filter(([key]) => key !== MOVED_FROM_KEY && key !== MOVED_TO_KEY);
+  if (from.countOpen() === 0 && (movedTo || saved.length === 0)) {
+    return { scans: 0, files: 0, meta: 0, nothingLeft: movedTo ? (JSON.parse(movedTo) as { to?: string; at?: string }) : {} };
+  }
   const before = await to.meta.get(MOVED_FROM_KEY);
   if (before && !opts.force) {
     const prior = JSON.parse(before) as { file?: string; at?: string };
@@ -44,9 +54,10 @@ export async function moveQueue(from: QueueStore, to: QueueBackend, opts: { file
       ...(e.targets ? { targets: e.targets } : {}),
     }),
   );
-  const meta: Record<string, string | null> = Object.fromEntries(from.meta.entries().filter(([key]) => key !== MOVED_FROM_KEY));
+  const meta: Record<string, string | null> = Object.fromEntries(saved);
   meta[MOVED_FROM_KEY] = JSON.stringify({ file: opts.file, at: new Date(now).toISOString(), scans: open.length });
   await to.enqueueMany(requests, { delayMs: 0, maxMs: 0 }, now, meta);
   for (const e of open) from.cancel(e.id);
+  from.meta.set(MOVED_TO_KEY, JSON.stringify({ to: to.location, at: new Date(now).toISOString() }));
   return { scans: open.length, files: requests.reduce((n, r) => n + r.files.length, 0), meta: Object.keys(meta).length - 1 };
 }

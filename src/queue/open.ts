@@ -10,11 +10,19 @@ import { QueueStore } from './store.ts';
  * one-line UserError naming the URL without its password (exit status 2).
  */
 export async function openQueue(
-  config: Pick<Config, 'SERVER_QUEUE_URL' | 'SERVER_QUEUE_LEASE'>,
+  config: Pick<Config, 'SERVER_QUEUE_URL' | 'SERVER_QUEUE_LEASE'> & Partial<Pick<Config, 'SERVER_QUEUE_POOL'>>,
   queuefile: string,
-  opts: { relayId: string; log?: Logger },
+  opts: { relayId: string; log?: Logger; readOnly?: boolean; relay?: boolean },
 ): Promise<QueueBackend> {
-  if (!config.SERVER_QUEUE_URL) return new QueueStore(queuefile, opts.log);
+  if (!config.SERVER_QUEUE_URL) {
+    const store = new QueueStore(queuefile, opts.log);
+    // The relay's own file: move-queue refuses to move scans from under it.
+    if (opts.relay) store.holdRelayLock();
+    return store;
+  }
   const { PgQueueStore } = await import('./pg/store.ts');
-  return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000, ...(opts.log ? { log: opts.log } : {}) });
+  return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000,
+    ...(config.SERVER_QUEUE_POOL ? { poolSize: config.SERVER_QUEUE_POOL } : {}),
+    ...(opts.readOnly ? { readOnly: true } : {}),
+    ...(opts.log ? { log: opts.log } : {}) });
 }

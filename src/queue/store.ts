@@ -1,3 +1,4 @@
+import { RelayLock } from './file-lock.ts';
 import type Database from 'better-sqlite3';
 import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
@@ -46,6 +47,8 @@ export class QueueStore implements QueueBackend {
   readonly location: string;
   /** One process owns the file: nothing is shared with other relays. */
   readonly shared = undefined;
+
+  private relayLock: RelayLock | undefined;
 
   constructor(file: string, log?: Logger) {
     this.location = file;
@@ -440,7 +443,13 @@ export class QueueStore implements QueueBackend {
     }).immediate();
   }
 
+  /** A relay's own queue: held until close(), so that move-queue refuses to run under it (queue/file-lock.ts). */
+  holdRelayLock(): void {
+    if (this.location !== ':memory:') this.relayLock ??= RelayLock.take(this.location);
+  }
+
   close(): void {
+    this.relayLock?.release();
     if (this.db.open) this.db.close();
   }
 

@@ -51,6 +51,11 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
   const manualScan = async (req: FastifyRequest<{ Querystring: { dir?: string | string[] } }>, reply: FastifyReply) => {
     // autoscan reads the folders from the query string; its page (and ours) posts them as a form field.
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    const malformed = malformedQuery(req.raw.url ?? '');
+    if (malformed) {
+      deps.metrics?.request('Manual', 'rejected');
+      return sendError(req, reply, 400, `the query parameter ${malformed} is not valid percent-encoding (each % needs two hex digits, and together they must spell UTF-8)`);
+    }
     const dirs = [req.query.dir, body.dir].flat().filter((d) => d !== undefined);
     let intent: Extract<Intent, { kind: 'scan' }>;
     try {
@@ -118,6 +123,26 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
     });
     app.route({ method: [...NOT_ALLOWED], url: `/triggers/${name}`, onRequest: requireAuth, handler: notAllowed('POST, PUT') });
   }
+}
+
+/**
+ * The first query parameter whose percent-encoding is broken (`%E0%A4%A`), by name, or undefined. The query
+ * parser keeps such a value literally, which would scan a folder nobody named.
+ */
+export function malformedQuery(url: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  for (const pair of url.slice(q + 1).split('&')) {
+    const [name = '', value = ''] = pair.split(/=(.*)/s);
+    for (const part of [name, value]) {
+      try {
+        decodeURIComponent(part.replace(/\+/g, ' '));
+      } catch {
+        return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
+      }
+    }
+  }
+  return undefined;
 }
 
 const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0);

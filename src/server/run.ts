@@ -232,7 +232,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
 /** The queue (queue/open.ts), named in a shared queue by SERVER_RELAY_ID or <hostname>:<SERVER_PORT>. */
 function openRelayQueue(config: Config, queuefile: string, log: Logger): Promise<QueueBackend> {
   const relayId = config.SERVER_RELAY_ID || `${hostname()}:${config.SERVER_PORT || process.pid}`;
-  return openQueue(config, queuefile, { relayId, log: log.child({ component: 'queue' }) });
+  return openQueue(config, queuefile, { relayId, log: log.child({ component: 'queue' }), relay: true });
 }
 
 /** A busy port is a user's problem, told in one line (exit 2), not a stack trace. */

@@ -7,7 +7,7 @@ import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { moveQueue } from '../../src/queue/move.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
-import { runCli, tempDir } from '../helpers/relay.ts';
+import { postForm, runCli, spawnRelay, tempDir } from '../helpers/relay.ts';
 
 let cluster: PgCluster;
 before(async () => {
@@ -58,9 +58,39 @@ test('move-queue takes the SQLite queue\'s open scans and page tokens into Postg
   assert.equal(left.view.counts().done, 1, 'history stays in the file');
   left.close();
 
+  // A second run on the emptied file moves nothing (not its old page tokens either), and says so.
   const again = await runCli(['--config', config, '--queuefile', queuefile, 'move-queue', '--to', url]);
-  assert.equal(again.code, 2);
-  assert.match(again.stderr + again.stdout, /was moved into this queue on .*--force/);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^nothing left to move: .*queue\.db has no open scans \(its scans went to postgres:\/\/scanrelay@127\.0\.0\.1:\d+\/\w+ on \d{4}-/);
+
+  // Another file with scans, into the same database: refused unless --force.
+  const other = join(dir, 'other.db');
+  const second = new QueueStore(other);
+  second.enqueueMany([req('/data/Movies/Other')], timing, 1000);
+  second.close();
+  const refused = await runCli(['--config', config, '--queuefile', other, 'move-queue', '--to', url]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr + refused.stdout, /was moved into this queue on .*--force/);
+});
+
+test('move-queue refuses while a relay runs on the queue file (unless --force), and moves once it stopped', async () => {
+  const relay = await spawnRelay({ config: { SERVER_SCAN_DELAY: 3600 } });
+  const url = await cluster.createDatabase();
+  try {
+    const queued = await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/Running (2024)/film.mkv' });
+    assert.equal(queued.status, 200, queued.body);
+    const refused = await runCli(['--config', relay.configPath, '--queuefile', relay.queuefile, 'move-queue', '--to', url]);
+    assert.equal(refused.code, 2, refused.stdout);
+    assert.match(refused.stderr, /queue\.db is in use by a running relay \(it holds .*queue\.db-relay\): stop it first, or pass --force/);
+    const check = await PgQueueStore.open({ url, relayId: 'check' });
+    assert.equal((await check.view.counts()).pending, 0, 'nothing moved');
+    await check.close();
+  } finally {
+    await relay.kill('SIGTERM');
+  }
+  const moved = await runCli(['--config', relay.configPath, '--queuefile', relay.queuefile, 'move-queue', '--to', url]);
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, /^moved 1 open scan/);
 });
 
 test('a moved scan keeps every file of its sample (not just the few a list shows); one whose list was cut goes as its folder', async () => {

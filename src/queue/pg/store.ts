@@ -6,7 +6,7 @@ import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
-import { clientConfig, connectAndMigrate, inTransaction, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
 import type { NotifyEvent } from '../../core/events.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
@@ -23,6 +23,10 @@ export interface PgQueueOptions {
   leaseMs?: number;
   /** The slow safety-net poll. */
   pollMs?: number;
+  /** Pooled connections at most (SERVER_QUEUE_POOL), beside the one listening session. */
+  poolSize?: number;
+  /** A command that only reads (`scanrelay queue`): no tables created or upgraded, no lease renewals. */
+  readOnly?: boolean;
   log?: Logger;
   /** The relay's own clock (a test seam: a relay whose clock is off); every time it writes is put on the database's. */
   clock?: () => number;
@@ -53,14 +57,17 @@ export class PgQueueStore implements QueueBackend {
   /** The live relays and their targets: whom a due scan goes to, and which deliveries this relay claims. */
   private readonly relays: RelayRegistry;
   private readonly leaseMs: number;
-  private readonly renewTimer: NodeJS.Timeout;
+  private readonly renewTimer: NodeJS.Timeout | undefined;
   private readonly clock: DbClock;
   private readonly turns: TurnLeases;
   private renewing: Promise<void> | undefined;
+  /** Since when the database has not answered (undefined: it answers). */
+  private down: number | undefined;
+  private closed = false;
 
   /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
   static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
-    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`, opts.log);
+    await connectAndMigrate(opts.url, `scanrelay ${opts.relayId}`, { readOnly: opts.readOnly ?? false, log: opts.log });
     const store = new PgQueueStore(opts);
     await store.readClock();
     await store.session.open();
@@ -70,7 +77,7 @@ export class PgQueueStore implements QueueBackend {
   private constructor(private readonly opts: PgQueueOptions) {
     this.location = redactUrl(opts.url);
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: 6, idleTimeoutMillis: 30_000 });
+    this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: opts.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that breaks is dropped by the pool; the next query opens a new one.
     this.pool.on('error', (err) => opts.log?.debug({ err: err.message }, 'an idle queue database connection closed'));
     this.outbox = new PgOutbox(this.pool, opts.url);
@@ -110,8 +117,10 @@ export class PgQueueStore implements QueueBackend {
         ),
     };
     // Claims of deliveries still running are renewed well before they run out.
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(200, Math.floor(this.leaseMs / 3)));
-    this.renewTimer.unref?.();
+    if (!opts.readOnly) {
+      this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(200, Math.floor(this.leaseMs / 3)));
+      this.renewTimer.unref?.();
+    }
   }
 
   /** Reads the database's clock: how far this relay's is off. */
@@ -123,7 +132,44 @@ export class PgQueueStore implements QueueBackend {
 
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
   private q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
-    return poolQuery<R>(this.pool, this.opts.url, sql, params);
+    return this.watched(poolQuery<R>(this.pool, this.opts.url, sql, params));
+  }
+
+  /**
+   * Whether the database answers, as the statements find it: the log says once that it cannot be reached (one
+   * line, no stack) and once that it is back ("reconnected"), however many statements failed in between.
+   */
+  private async watched<T>(statement: Promise<T>): Promise<T> {
+    try {
+      const out = await statement;
+      if (this.down !== undefined) {
+        this.opts.log?.info({ queue: this.location, downForMs: Date.now() - this.down }, 'reconnected to the queue database: queued scans are delivered again');
+        this.down = undefined;
+      }
+      return out;
+    } catch (err) {
+      if (this.down === undefined && !this.closed && isConnectionError(err)) {
+        this.down = Date.now();
+        const why = ((err as Error).cause as Error | undefined)?.message ?? (err as Error).message;
+        this.opts.log?.warn({ queue: this.location, err: why }, 'the queue database cannot be reached: requests are answered 503 and deliveries wait until it is back');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The scheduler's looks (activate, claim, next wake-up). While the database is down, or once the store is
+   * closed (a look under way when the relay stops), a look finds nothing: the log already said why (watched),
+   * and the scheduler looks again at its next poll, without an error and a stack every few seconds.
+   */
+  private async look<T>(nothing: T, body: () => Promise<T>): Promise<T> {
+    if (this.closed) return nothing;
+    try {
+      return await body();
+    } catch (err) {
+      if (this.closed || isConnectionError(err)) return nothing;
+      throw err;
+    }
   }
 
   /**
@@ -133,7 +179,7 @@ export class PgQueueStore implements QueueBackend {
   private tx<T>(body: (db: Db) => Promise<T>, locked = false, scanRow?: number): Promise<T> {
     // One round trip: a query without parameters may hold several statements (the id is a checked integer).
     const row = scanRow !== undefined && Number.isSafeInteger(scanRow) ? `; SELECT 1 FROM scans WHERE id = ${scanRow} FOR UPDATE` : '';
-    return inTransaction(this.pool, this.opts.url, body, `BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`);
+    return this.watched(inTransaction(this.pool, this.opts.url, body, `BEGIN${locked ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK})` : ''}${row}`));
   }
 
   async enqueueMany(
@@ -174,7 +220,10 @@ export class PgQueueStore implements QueueBackend {
 
   /** Due scans get a delivery for every server a live relay has (RelayRegistry), whichever relay finds them due. */
   async activateDue(names: readonly string[], local = this.clock.local(), limit = 1000): Promise<number> {
-    const now = this.clock.toDb(local);
+    return this.look(0, () => this.activate(names, this.clock.toDb(local), limit));
+  }
+
+  private async activate(names: readonly string[], now: number, limit: number): Promise<number> {
     // Most looks find nothing due: no lock for those.
     const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
     const dueCount = due.rows[0]?.n ?? 0;
@@ -226,6 +275,10 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async claimDeliveries(limit: number, local = this.clock.local(), target?: string): Promise<Claimed[]> {
+    return this.look([], () => this.claim(limit, local, target));
+  }
+
+  private async claim(limit: number, local: number, target?: string): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const now = this.clock.toDb(local);
     // This relay's target as the queue names it (its server's, and the name from before relays had ids).
@@ -234,7 +287,7 @@ export class PgQueueStore implements QueueBackend {
     if (target === undefined) {
       const out: Claimed[] = [];
       const targets = (await this.q<{ target: string }>(`SELECT DISTINCT target FROM deliveries WHERE status IN ('waiting', 'sending')`)).rows;
-      for (const t of targets) out.push(...(await this.claimDeliveries(limit - out.length, local, t.target)));
+      for (const t of targets) out.push(...(await this.claim(limit - out.length, local, t.target)));
       return out;
     }
     // A waiting delivery that is due, or one whose claim ran out (its relay stopped renewing: it died). One
@@ -443,6 +496,10 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async nextWakeAt(targets?: readonly string[]): Promise<number | undefined> {
+    return this.look(undefined, () => this.nextWake(targets));
+  }
+
+  private async nextWake(targets?: readonly string[]): Promise<number | undefined> {
     const list = targets ? targets.flatMap((t) => this.relays.claimKeys(t)) : null;
     const { rows } = await this.q<{ due: number | null; next: number | null; lease: number | null }>(
       `SELECT (SELECT min(due_at) FROM scans WHERE status = 'pending') AS due,
@@ -570,6 +627,7 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.renewTimer);
     // A clean stop hands its turns on at once (its deliveries and after-steps have ended).
     for (const t of this.turns.names) await this.turns.release(t);
@@ -578,6 +636,9 @@ export class PgQueueStore implements QueueBackend {
     await this.pool.end().catch(() => undefined);
   }
 }
+
+/** SERVER_QUEUE_POOL's default: the statements of a burst, deliveries and the dashboard side by side. */
+export const DEFAULT_POOL_SIZE = 6;
 
 const SET_META = `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 

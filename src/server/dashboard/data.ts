@@ -4,7 +4,7 @@ import type { DriveStatus, SetupProblem } from '../../core/status.ts';
 import { scanFolderFor } from '../../paths/folder.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
-import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath, invalidText } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import type { RunningRelay } from '../../queue/backend.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
@@ -80,7 +80,15 @@ export const historyQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
   status: z.enum(['done', 'failed']).optional(),
   source: sourceSchema.optional(),
-  text: z.string().max(4096).optional(),
+  // A NUL byte cannot be searched for in PostgreSQL (and no stored folder has one): a 400, not a 500.
+  text: z
+    .string()
+    .max(4096)
+    .superRefine((value, ctx) => {
+      const problem = invalidText(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
 });
 export type HistoryQuery = z.infer<typeof historyQuerySchema>;
 

@@ -29,7 +29,7 @@ export class PgDriveCache implements DriveCacheStore {
 
   /** Connects (a clear error when PostgreSQL cannot be reached) and runs the migrations, as the queue does. */
   static async open(url: string, application: string, log?: Logger): Promise<PgDriveCache> {
-    await connectAndMigrate(url, application, log);
+    await connectAndMigrate(url, application, { log });
     return new PgDriveCache(url, application, log);
   }
 
