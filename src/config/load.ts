@@ -7,6 +7,7 @@ import { UserError } from './errors.ts';
 import { findJsonProblem, objectKeyOrder } from './json-position.ts';
 import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
 import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config } from './schema.ts';
+import { queueUrlSchemeProblem, urlProblems } from './urls.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -66,6 +67,8 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
       input[key] = JSON.parse(value);
     } catch {
       // A URL is text with no JSON quotes in every other tool's env: taken as it is.
+      const scheme = key === 'SERVER_QUEUE_URL' ? queueUrlSchemeProblem(value) : undefined;
+      if (scheme) throw new UserError(`environment variable ${scheme}`);
       if (key === 'SERVER_QUEUE_URL' && /^postgres(ql)?:\/\//.test(value)) input[key] = value;
       else throw new UserError(envNotJsonMessage(key, value));
     }
@@ -93,9 +96,13 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   const unknown = Object.keys(raw).filter((k) => !KNOWN_KEYS.has(k) && !(k in RETIRED_KEYS));
   warnings.push(...unknownKeyWarnings(unknown));
 
+  const scheme = queueUrlSchemeProblem(input.SERVER_QUEUE_URL);
+  if (scheme) throw new UserError(`${fromEnv.has('SERVER_QUEUE_URL') ? 'environment variable ' : `${source}: `}${scheme}`);
   const { result, warnings: loose } = parseLoosely(configSchema, input);
   warnings.push(...loose);
   if (!result.success) throw new UserError(issuesMessage(result.error, source, fromEnv));
+  const badUrls = urlProblems(result.data);
+  if (badUrls.length) throw new UserError(`${source}: ${badUrls.join('; ')}`);
   const parsed = { ...result.data, SERVER_SCAN_PRIORITIES: inFileOrder(result.data.SERVER_SCAN_PRIORITIES, priorityOrder) };
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
