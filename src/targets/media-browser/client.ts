@@ -41,7 +41,7 @@ export class MediaBrowserClient {
       { method, url: `${this.base}${path}`, headers, body: body === undefined ? undefined : JSON.stringify(body) },
       `${this.product} (${method} ${path})`,
     );
-    const err = classifyStatus(res.status, `${this.product} ${what}`, res.text);
+    const err = classifyStatus(res.status, `${this.product} ${what}`, res.text, { server: this.product, key: `${this.product.toUpperCase()}.API_KEY` });
     if (err) throw err;
     return res.text;
   }
