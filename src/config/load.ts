@@ -19,7 +19,12 @@ export interface LoadedConfig {
   warnings: string[];
   /** Facts worth one INFO line at start (environment overrides in use, as plex_autoscan logs them). */
   notices: string[];
+  /** SERVER_PASS was set nowhere: config.SERVER_PASS is a new random one (the server writes it into the file). */
+  passGenerated?: boolean;
 }
+
+/** The warning for a SERVER_PASS made up for one run (when it cannot be written into the file). */
+export const PASS_FOR_THIS_RUN = 'SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)';
 
 export function newServerPass(): string {
   return randomBytes(16).toString('hex');
@@ -107,11 +112,11 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
   warnings.push(...priorityKeyNotes(parsed.SERVER_SCAN_PRIORITIES));
-  if (!parsed.SERVER_PASS) warnings.push('SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)');
+  if (!parsed.SERVER_PASS) warnings.push(PASS_FOR_THIS_RUN);
   if (!config.SERVER_USE_SQLITE && 'SERVER_USE_SQLITE' in raw) {
     warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in a database (SQLite, or PostgreSQL with SERVER_QUEUE_URL), so nothing is lost on a crash');
   }
-  return { config, raw, warnings, notices };
+  return { config, raw, warnings, notices, ...(parsed.SERVER_PASS ? {} : { passGenerated: true }) };
 }
 
 /** SERVER_SCAN_PRIORITIES entries in the order the text wrote their keys (see scanPrioritiesSchema). */
