@@ -64,7 +64,9 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
   const problems = (s.problems ?? [])
     .map((p) => `<li class="bad" data-setup-key="${esc(p.key)}"><span class="dot" aria-hidden="true"></span><strong>set-up</strong> ${esc(p.message)}</li>`)
     .join('');
-  return `<ul class="strip">${held}${targets}${relays}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  // The causes that block scans lead: a set-up problem (no PLEX_TOKEN) explains a target's failed check
+  // (the scanner check cannot run sudo), not the other way round.
+  return `<ul class="strip">${held}${problems}${targets}${relays}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
 }
 
 /** The relays sharing the queue and their servers: who delivers what. Bad when none has a server. */
