@@ -74,7 +74,7 @@ async function takeOverQueue(file: string, settings: ReturnType<typeof settingsO
   const store = await openCommandQueue(settings, config, 'import-autoscan');
   try {
     const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
-    const said = describeAutoscanQueueImport(await importAutoscanQueue({ file, config, intake, priorityOf, replace }));
+    const said = describeAutoscanQueueImport(await importAutoscanQueue({ file, config, intake, priorityOf, replace }), config.SERVER_SCAN_DELAY);
     return store.shared ? `${said} (into the shared queue ${store.location})` : said;
   } finally {
     await store.close();
