@@ -96,9 +96,9 @@ function deliveries(v: ScanView, now: number): string {
     .join('')}</ul>`;
 }
 
-/** An active scan is either being sent right now or waiting for a retry. */
+/** An active scan is being sent, waits to retry after an error (and says why), or waits for its turn. */
 function activeState(v: ScanView): string {
-  return v.deliveries.some((d) => d.status === 'sending') ? 'sending' : 'waiting to retry';
+  return `<span data-state="${esc(v.state)}">${esc(v.stateText)}</span>`;
 }
 
 function folderCell(v: ScanView): string {
@@ -121,7 +121,7 @@ export function renderQueue(items: readonly ScanView[], now = Date.now()): strin
       (v) => `<tr data-id="${v.id}" data-status="${v.status}">
 <td data-label="Folder"><div class="v">${folderCell(v)}</div></td>
 <td data-label="Source"><div class="v">${esc(v.source)}${v.requests > 1 ? ` <span class="muted">(${v.requests} requests)</span>` : ''}</div></td>
-<td data-label="State"><div class="v"><span class="badge ${v.status}">${v.status}</span></div></td>
+<td data-label="State"><div class="v"><span class="badge ${v.status}">${esc(v.status === 'active' ? v.state : v.status)}</span></div></td>
 <td data-label="Requested"><div class="v">${time(v.requestedAt)}</div></td>
 <td data-label="Due"><div class="v">${v.status === 'pending' ? `${relative(v.dueAt, now)}<div class="muted">${time(v.dueAt)}</div>` : activeState(v)}</div></td>
 <td data-label="Targets"><div class="v">${deliveries(v, now)}</div></td>

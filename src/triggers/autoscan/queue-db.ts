@@ -75,14 +75,18 @@ export async function importAutoscanQueue(opts: {
   });
 }
 
-/**
- * `delaySeconds`: SERVER_SCAN_DELAY. A taken-over row is queued as a new request, so it waits the whole delay from
- * now; autoscan counted minimum-age from the row's own time (processor/datastore.go:84-92, `WHERE time < now -
- * minAge`). The line says so, with the delay, rather than let the user expect the scans at once.
- */
-export function describeAutoscanQueueImport(r: AutoscanQueueImport, delaySeconds?: number): string {
+export function describeAutoscanQueueImport(r: AutoscanQueueImport): string {
   if (r.already) return `autoscan's pending scans in ${r.file} were already taken over (${r.already}): not queued again (use --replace to queue its ${r.rows} row(s) again)`;
-  const wait = delaySeconds && r.queued ? `; each waits a full SERVER_SCAN_DELAY (${delaySeconds} s, autoscan's minimum-age) from now, not from the time autoscan recorded it` : '';
-  const head = `took over autoscan's pending scans from ${r.file}: ${r.rows} row(s), ${r.queued} queued in autoscan's priority order${wait}`;
+  const head = `took over autoscan's pending scans from ${r.file}: ${r.rows} row(s), ${r.queued} queued in autoscan's priority order`;
   return r.skipped.length ? `${head}; skipped: ${r.skipped.map((s) => `${s.path} (${s.reason})`).join('; ')}` : head;
+}
+
+/**
+ * A taken-over row is queued as a new request, so it waits the whole SERVER_SCAN_DELAY from now; autoscan counted
+ * minimum-age from the row's own time (processor/datastore.go:84-92, `WHERE time < now - minAge`). Said in one
+ * line, with the delay, rather than let the user expect the scans at once. Empty when nothing waits.
+ */
+export function autoscanQueueWait(r: AutoscanQueueImport, delaySeconds: number): string {
+  if (r.already || !r.queued || !delaySeconds) return '';
+  return `each taken-over scan waits a full SERVER_SCAN_DELAY (${delaySeconds} s, autoscan's minimum-age) from now, not from the time autoscan recorded it`;
 }
