@@ -4,14 +4,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, startNodeFlags } from './helpers/relay.ts';
+import { ROOT, startCommand, startNodeFlags } from './helpers/relay.ts';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const docs = Object.fromEntries(['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)].map((f) => [f, read(f)]));
 /** Markdown text with line breaks inside paragraphs joined, so a sentence can be matched whole. */
 const flat = (text: string) => text.replace(/\n(?!\n)\s*/g, ' ');
 const dockerfile = read('Dockerfile').replace(/\\\n/g, ' ');
-const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 
 /** The JSON array of a Dockerfile instruction (CMD, or HEALTHCHECK's CMD). */
 function dockerCmd(op: 'CMD' | 'HEALTHCHECK'): string[] {
@@ -29,13 +28,13 @@ test('every `CMD [...]` the docs show is the Dockerfile\'s CMD, and it runs what
     }
   }
   assert.ok(shown >= 1, 'docs/docker.md shows the CMD');
-  assert.equal(cmd.join(' '), pkg.scripts.start);
+  assert.equal(cmd.join(' '), startCommand());
 });
 
 test('the command the docs say npm start, the Dockerfile and the unit run is package.json\'s start script', () => {
   const stated = /`npm start`, the Dockerfile and the systemd unit run the server as `([^`]+)`/.exec(flat(docs['README.md']!));
   assert.ok(stated, 'README states the start command');
-  assert.equal(stated[1], pkg.scripts.start);
+  assert.equal(stated[1], startCommand());
   // Each statement of the young generation's size matches the flag every start command passes.
   const semi = Number(/--max-semi-space-size=(\d+)/.exec(startNodeFlags().join(' '))![1]);
   for (const [file, text] of Object.entries(docs)) {

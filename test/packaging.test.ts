@@ -205,3 +205,44 @@ test('the shared-queue compose example runs PostgreSQL and two relays on the sam
   assert.deepEqual([...shared.matchAll(/SERVER_RELAY_ID="(relay-[ab])"/g)].map((m) => m[1]), ['relay-a', 'relay-b']);
   assert.match(shared, /^\s+build: \.\.\s*$/m, 'built from the repository root');
 });
+
+// Issue 42 item 10. npm runs a script through `sh -c`; without `exec` the shell stays between npm and node, and
+// a process manager that stops npm (SIGTERM to the pid it started) ended npm and the shell, while the relay
+// went on holding the port. With `exec` node is npm's own child, and npm passes the signal on to it.
+test('`npm start` under a process manager: the relay is npm\'s direct child, and a SIGTERM to npm stops it', async () => {
+  const dir = tempDir();
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ SERVER_IP: '127.0.0.1', SERVER_PORT: 0, SERVER_PASS: 'npm-start-secret', PLEX_ENABLED: false }));
+  const npm = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, SCANRELAY_CONFIG: config, SCANRELAY_QUEUEFILE: join(dir, 'queue.db'), SCANRELAY_LOGLEVEL: 'INFO' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that a failed test can end npm and whatever it started, and nothing else.
+    detached: true,
+  });
+  let out = '';
+  let ended = false;
+  const listening = new Promise<void>((resolve) => {
+    const onData = (d: Buffer) => {
+      out += d;
+      if (out.includes('scan URL')) resolve();
+    };
+    npm.stdout.on('data', onData);
+    npm.stderr.on('data', onData);
+  });
+  // Every process holding the output pipes has exited: npm, and the relay (an orphaned relay keeps them open).
+  const closed = new Promise<void>((resolve) => npm.on('close', () => resolve((ended = true) && undefined)));
+  try {
+    await listening;
+    const children = await runProcess('ps', ['-o', 'args=', '--ppid', String(npm.pid)]);
+    const child = children.out.trim().split('\n');
+    assert.equal(child.length, 1, children.out);
+    assert.match(child[0]!, /^node (--\S+ )*bin\/scanrelay\.js server$/, 'npm\'s child is the relay itself, not a shell');
+    npm.kill('SIGTERM');
+    await closed;
+    assert.match(out, /stopping: queued scans stay in the queue/, 'the relay got the signal and stopped in order');
+  } finally {
+    // Only if the test failed: the relay must not outlive it.
+    if (!ended) process.kill(-npm.pid!, 'SIGKILL');
+  }
+});

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { starterConfig } from '../config/defaults.ts';
 import { UserError } from '../config/errors.ts';
-import { configExists, loadConfigFile, writeConfigFile, type LoadedConfig } from '../config/load.ts';
+import { configExists, loadConfigFile, PASS_FOR_THIS_RUN, writeConfigFile, type LoadedConfig } from '../config/load.ts';
+import { writeServerPass } from '../config/write-pass.ts';
 import { resolveSettings, type SettingName, type Settings } from '../config/settings.ts';
 import { explainPermission } from '../fs/permission.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -37,8 +38,26 @@ export function loadOrCreateConfig(settings: Settings, log: Logger): LoadedConfi
   }
   const loaded = loadConfigFile(settings.config);
   for (const n of loaded.notices) log.info(n);
-  for (const w of loaded.warnings) log.warn(w);
-  return { ...loaded, created };
+  const kept = loaded.passGenerated ? keepGeneratedPass(settings.config, loaded.config.SERVER_PASS, log) : false;
+  for (const w of loaded.warnings) if (!(kept && w === PASS_FOR_THIS_RUN)) log.warn(w);
+  // A secret written now is new to the user: the full scan URL is logged once, as for a new file.
+  return { ...loaded, created: created || kept };
+}
+
+/**
+ * A file without SERVER_PASS: the secret made up for this run is written into it (write-pass.ts), so the scan
+ * URL the log shows is the one in the file and survives a restart. False when the file cannot be written
+ * (read-only, a single-file bind mount): then the secret holds for this run only, with the usual warning.
+ */
+function keepGeneratedPass(path: string, pass: string, log: Logger): boolean {
+  try {
+    const mode = writeServerPass(path, pass);
+    log.info({ config: path, mode: `0${mode.toString(8)}` }, `SERVER_PASS was not set: wrote a new random one into ${path} (its mode 0${mode.toString(8)} kept), so the scan URL stays the same across restarts`);
+    return true;
+  } catch (err) {
+    log.warn({ config: path, err: (err as Error).message }, `SERVER_PASS is not set and could not be written into ${path} (${(err as Error).message})`);
+    return false;
+  }
 }
 
 /** Loads an existing config without creating one (commands other than server). */

@@ -65,7 +65,7 @@ function keepSharedQueue(file: string, into: Record<string, unknown>): string[] 
 
 /** Into the queue the relay will use: the file, or the shared queue when SERVER_QUEUE_URL is in the environment. */
 async function takeOverQueue(file: string, settings: ReturnType<typeof settingsOf>, priorityOf: (p: number) => number, replace?: boolean): Promise<string> {
-  const [{ QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport }, { openCommandQueue }] = await Promise.all([
+  const [{ QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport, autoscanQueueWait }, { openCommandQueue }] = await Promise.all([
     import('../queue/intake.ts'),
     import('../triggers/autoscan/queue-db.ts'),
     import('./queue-open.ts'),
@@ -74,8 +74,10 @@ async function takeOverQueue(file: string, settings: ReturnType<typeof settingsO
   const store = await openCommandQueue(settings, config, 'import-autoscan');
   try {
     const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
-    const said = describeAutoscanQueueImport(await importAutoscanQueue({ file, config, intake, priorityOf, replace }));
-    return store.shared ? `${said} (into the shared queue ${store.location})` : said;
+    const result = await importAutoscanQueue({ file, config, intake, priorityOf, replace });
+    const said = describeAutoscanQueueImport(result);
+    const wait = autoscanQueueWait(result, config.SERVER_SCAN_DELAY);
+    return `${store.shared ? `${said} (into the shared queue ${store.location})` : said}${wait ? `\n${wait}` : ''}`;
   } finally {
     await store.close();
   }

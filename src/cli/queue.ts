@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UserError } from '../config/errors.ts';
+import { scanState } from '../queue/state.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { action, settingsOf } from './context.ts';
 import { openCommandQueue, queueConfigOf } from './queue-open.ts';
@@ -22,6 +23,10 @@ export interface QueueLine {
   deliveries: Array<{ target: string; name: string; status: string; attempts: number; relay: string | null; unserved: boolean }>;
   /** Why a due scan still waits (a shared queue with no relay that has a target), else null. */
   waiting: string | null;
+  /** What it is doing (queue/state.ts): pending, sending, "waiting to retry", "waiting for its turn", done, failed. */
+  state: string;
+  /** The same as a line: "waiting to retry (Plex refused the token (401))". */
+  stateText: string;
 }
 
 export function queueLine(entry: QueueEntry): QueueLine {
@@ -42,6 +47,8 @@ export function queueLine(entry: QueueEntry): QueueLine {
       unserved: d.unserved ?? false,
     })),
     waiting: entry.waiting ?? null,
+    state: scanState(entry).state,
+    stateText: scanState(entry).text,
   };
 }
 
@@ -76,16 +83,19 @@ function unservedNote(line: QueueLine): string {
 /** `where`: the queue file, or the shared queue's URL without its password. */
 export function formatQueue(where: string, counts: Record<string, number>, entries: QueueEntry[], now: number, history = false): string {
   const open = (counts.pending ?? 0) + (counts.active ?? 0);
-  const out = [`${where}: ${counts.pending ?? 0} pending, ${counts.active ?? 0} in progress, ${counts.done ?? 0} done, ${counts.failed ?? 0} failed`];
+  const out = [`${where}: ${counts.pending ?? 0} pending, ${counts.active ?? 0} active (being sent or waiting to retry), ${counts.done ?? 0} done, ${counts.failed ?? 0} failed`];
   for (const e of entries) {
     const l = queueLine(e);
-    // A scan stays "active" between its targets' tries; it is being sent only while a delivery is.
+    // A scan stays "active" between its targets' tries; it is being sent only while a delivery is, and one that
+    // failed says it waits to retry, and why.
     const when =
       e.finishedAt !== null
         ? `${e.status} ${l.finished} (${relative(e.finishedAt, now)})`
-        : e.deliveries.some((d) => d.status === 'sending')
+        : l.state === 'sending'
           ? 'being sent now'
-          : `due ${l.due} (${relative(dueTime(e), now)})${l.waiting ? `, waiting: ${l.waiting}` : ''}`;
+          : l.state === 'waiting to retry'
+            ? `${l.stateText}, next try ${l.due} (${relative(dueTime(e), now)})`
+            : `due ${l.due} (${relative(dueTime(e), now)})${l.waiting ? `, waiting: ${l.waiting}` : ''}`;
     const notes = [relayNote(l), unservedNote(l)].filter(Boolean).map((n) => `\n    ${n}`).join('');
     out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${notes}`);
   }

@@ -46,6 +46,30 @@ export function scanrelayPriority(autoscanPriority: number): number {
   return autoscanPriority === 0 ? 0 : -autoscanPriority;
 }
 
+/**
+ * autoscan's Plex target only asks Plex to refresh the folder: GET /library/sections/{id}/refresh?path=<folder>
+ * for each library holding it, and nothing after (targets/plex/plex.go:77-107, targets/plex/api.go:149-167).
+ * plex_autoscan's defaults, which the converted file starts from, do more: the import writes autoscan's
+ * behaviour for each, and prints the line so the user sees what the plex_autoscan default would have done.
+ */
+const AUTOSCAN_PLEX_BEHAVIOUR: ReadonlyArray<{ key: string; value: unknown; line: string }> = [
+  {
+    key: 'PLEX_ANALYZE_TYPE',
+    value: 'off',
+    line: 'PLEX_ANALYZE_TYPE: "off", as autoscan never asks Plex to analyze (plex_autoscan\'s default "basic" analyzes each new file after its scan; set "basic" or "deep" for that)',
+  },
+  {
+    key: 'PLEX_ANALYZE_DIRECTORY',
+    value: false,
+    line: "PLEX_ANALYZE_DIRECTORY: false, as autoscan (plex_autoscan's default true analyzes every item of the scanned folder, with PLEX_ANALYZE_TYPE on)",
+  },
+  {
+    key: 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS',
+    value: false,
+    line: "PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, as autoscan sends a scan while Plex runs its own (plex_autoscan's default true waits until Plex's own library scan ends)",
+  },
+];
+
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 
 export function importAutoscan(yamlText: string, source = 'config.yml'): AutoscanImport {
@@ -224,8 +248,13 @@ export function importAutoscan(yamlText: string, source = 'config.yml'): Autosca
     return list[0] && { entry: list[0], rules: rulesOf(`targets.${kind}[0]`, list[0].rewrite) };
   };
 
+  for (const { key, value } of AUTOSCAN_PLEX_BEHAVIOUR) config[key] = value;
   const plex = takeFirst('plex');
   if (plex) {
+    notes.push(...AUTOSCAN_PLEX_BEHAVIOUR.map((b) => b.line));
+    notes.push(
+      "Plex gets one scan at a time: scanrelay sends the next once Plex reports the previous one ended (its notification stream, or /activities); autoscan sent the next as soon as Plex answered the refresh",
+    );
     config.PLEX_ENABLED = true;
     config.PLEX_LOCAL_URL = String(plex.entry.url ?? '');
     config.PLEX_TOKEN = String(plex.entry.token ?? '');

@@ -9,6 +9,7 @@ import { findJsonProblem, objectKeyOrder } from './json-position.ts';
 import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
 import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config } from './schema.ts';
 import { checkTargets } from './named-targets.ts';
+import { queueUrlSchemeProblem, urlProblems } from './urls.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -20,7 +21,12 @@ export interface LoadedConfig {
   warnings: string[];
   /** Facts worth one INFO line at start (environment overrides in use, as plex_autoscan logs them). */
   notices: string[];
+  /** SERVER_PASS was set nowhere: config.SERVER_PASS is a new random one (the server writes it into the file). */
+  passGenerated?: boolean;
 }
+
+/** The warning for a SERVER_PASS made up for one run (when it cannot be written into the file). */
+export const PASS_FOR_THIS_RUN = 'SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)';
 
 export function newServerPass(): string {
   return randomBytes(16).toString('hex');
@@ -68,6 +74,8 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
       input[key] = JSON.parse(value);
     } catch {
       // A URL is text with no JSON quotes in every other tool's env: taken as it is.
+      const scheme = key === 'SERVER_QUEUE_URL' ? queueUrlSchemeProblem(value) : undefined;
+      if (scheme) throw new UserError(`environment variable ${scheme}`);
       if (key === 'SERVER_QUEUE_URL' && /^postgres(ql)?:\/\//.test(value)) input[key] = value;
       else throw new UserError(envNotJsonMessage(key, value));
     }
@@ -104,19 +112,23 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   const unknown = Object.keys(raw).filter((k) => !KNOWN_KEYS.has(k) && !(k in RETIRED_KEYS));
   warnings.push(...unknownKeyWarnings(unknown));
 
+  const scheme = queueUrlSchemeProblem(input.SERVER_QUEUE_URL);
+  if (scheme) throw new UserError(`${fromEnv.has('SERVER_QUEUE_URL') ? 'environment variable ' : `${source}: `}${scheme}`);
   const { result, warnings: loose } = parseLoosely(configSchema, input);
   warnings.push(...loose);
   if (!result.success) throw new UserError(issuesMessage(result.error, source, fromEnv));
+  const badUrls = urlProblems(result.data);
+  if (badUrls.length) throw new UserError(`${source}: ${badUrls.join('; ')}`);
   const parsed = { ...result.data, SERVER_SCAN_PRIORITIES: inFileOrder(result.data.SERVER_SCAN_PRIORITIES, priorityOrder) };
   const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
   checkTargets(config, source);
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
   warnings.push(...priorityKeyNotes(parsed.SERVER_SCAN_PRIORITIES));
-  if (!parsed.SERVER_PASS) warnings.push('SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)');
+  if (!parsed.SERVER_PASS) warnings.push(PASS_FOR_THIS_RUN);
   if (!config.SERVER_USE_SQLITE && 'SERVER_USE_SQLITE' in raw) {
     warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in a database (SQLite, or PostgreSQL with SERVER_QUEUE_URL), so nothing is lost on a crash');
   }
-  return { config, raw, warnings, notices };
+  return { config, raw, warnings, notices, ...(parsed.SERVER_PASS ? {} : { passGenerated: true }) };
 }
 
 /** SERVER_SCAN_PRIORITIES entries in the order the text wrote their keys (see scanPrioritiesSchema). */

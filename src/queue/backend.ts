@@ -154,6 +154,12 @@ export interface QueueBackend {
   /** `event`: written in the same transaction (the scan's end, once the target's after-steps confirmed it). */
   setDeliveryDetail(scanId: number, target: string, detail: string, event?: NotifyEvent): Awaitable<void>;
   recoverInFlight(): Awaitable<number>;
+  /**
+   * At start: deliveries to these targets that wait out a retry back-off after an error are due now. A start
+   * reads the config again, and the error (no token, a wrong token, a wrong URL) may be one it fixed; the
+   * relay cannot tell which, and one early try of a scan that still fails only restarts its back-off.
+   */
+  retryWaitingNow(targets: readonly string[], now?: number): Awaitable<number>;
   failUnknownTargets(targets: readonly string[], now?: number): Awaitable<number>;
   nextWakeAt(targets?: readonly string[]): Awaitable<number | undefined>;
   countOpen(): Awaitable<number>;

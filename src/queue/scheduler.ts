@@ -115,6 +115,8 @@ export class Scheduler {
     await this.store.shared?.join([...this.targets.values()]);
     const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
+    const retried = await this.store.retryWaitingNow(this.targetNames);
+    if (retried) this.log.info({ deliveries: retried }, 'deliveries waiting to retry after an error are due now: the config was read again at start, and it may fix what failed');
     const failed = await this.store.failUnknownTargets(this.targetNames);
     if (failed) this.log.warn({ deliveries: failed }, 'deliveries to targets no longer configured were marked failed');
     const open = await this.store.countOpen();

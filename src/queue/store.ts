@@ -339,6 +339,15 @@ export class QueueStore implements QueueBackend {
     return this.stmt.resetSending.run().changes;
   }
 
+  /** See QueueBackend.retryWaitingNow. */
+  retryWaitingNow(targets: readonly string[], now = Date.now()): number {
+    if (!targets.length) return 0;
+    const list = targets.map(() => '?').join(',');
+    return this.db
+      .prepare<Array<string | number>>(`UPDATE deliveries SET next_at = ? WHERE status = 'waiting' AND last_error IS NOT NULL AND next_at > ? AND target IN (${list})`)
+      .run(now, now, ...targets).changes;
+  }
+
   /** Deliveries for targets no longer configured can never finish: fail them so their scans complete. */
   failUnknownTargets(targets: readonly string[], now = Date.now()): number {
     const list = targets.map(() => '?').join(',') || "''";

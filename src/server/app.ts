@@ -12,6 +12,7 @@ import { handleScanPost } from './scan-post.ts';
 import { secretRouterOptions, secretUrlRewrite } from './secret-url.ts';
 import { crossSiteRefusal, registerBrowserHeaders } from './browser.ts';
 import { FailureBucket, makeGuards } from './guard.ts';
+import { WrongSecretLog } from './wrong-secret.ts';
 import { connectionCap, drainOversizedBody, shedSlowConnections, softFileLimit, TIMEOUTS } from './limits.ts';
 import { redactSecret } from './redact.ts';
 import { isBusy } from '../db/sqlite.ts';
@@ -106,7 +107,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(503).header('retry-after', String(QUEUE_RETRY_AFTER_S)).send({ status: 'unavailable', queue: why });
   });
 
-  const guards = makeGuards(config, sendError, new FailureBucket(deps.authFailuresPerMinute));
+  const wrongSecret = new WrongSecretLog(deps.log);
+  app.addHook('onClose', async () => wrongSecret.close());
+  const guards = makeGuards(config, sendError, new FailureBucket(deps.authFailuresPerMinute), (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url));
   const guard = guards.secret;
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
   await autoscanRoutes(app, pluginDeps);

@@ -52,6 +52,8 @@ export function makeGuards(
   config: Pick<Config, 'SERVER_PASS' | 'SERVER_AUTH_USER' | 'SERVER_AUTH_PASS'>,
   send: Send,
   failures = new FailureBucket(),
+  /** Told about each request refused for a wrong secret (WrongSecretLog). */
+  onWrongSecret?: (req: FastifyRequest) => void,
 ): Guards {
   const isSecret = makeSecretCheck(config.SERVER_PASS);
   const needsBasic = Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
@@ -69,7 +71,10 @@ export function makeGuards(
   const basicOk = (req: FastifyRequest) => !needsBasic || basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
   return {
     secret: (req, reply, done) => {
-      if (!isSecret((req.params as { secret?: string }).secret)) return refuse(req, reply, 404);
+      if (!isSecret((req.params as { secret?: string }).secret)) {
+        onWrongSecret?.(req);
+        return refuse(req, reply, 404);
+      }
       if (!basicOk(req)) return refuse(req, reply, 401);
       done();
     },

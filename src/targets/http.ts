@@ -82,11 +82,28 @@ export function httpRequest(req: HttpRequest, what: string): Promise<HttpRespons
   });
 }
 
-/** Status handling shared by the media-server clients (autoscan's rules): 401 auth, 404/5xx unavailable. */
-export function classifyStatus(status: number, what: string, body = ''): TargetError | undefined {
+/** The server and the key that holds what it refused, for a 401 or 403 that says what it means. */
+export interface Credential {
+  server: string;
+  key: string;
+  /** How to get a valid one, when there is a short way to say it. */
+  howTo?: string;
+}
+
+/**
+ * Status handling shared by the media-server clients (autoscan's rules): 401 auth, 404/5xx unavailable.
+ * An HTML error page is not quoted (Plex answers a wrong token with `<html><head><title>Unauthorized</title>...`):
+ * the status says it, and a 401 or 403 says which key to check.
+ */
+export function classifyStatus(status: number, what: string, body = '', credential?: Credential): TargetError | undefined {
   if (status >= 200 && status < 300) return undefined;
-  const snippet = body.trim().slice(0, 200);
+  const text = body.trim();
+  const snippet = /^<(!doctype|html|\?xml|head|body)\b/i.test(text) ? '' : text.slice(0, 200);
   const message = `${what} answered HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
+  if ((status === 401 || status === 403) && credential) {
+    const meaning = `${credential.server} refused the token (${status}): check ${credential.key}${credential.howTo ? `; ${credential.howTo}` : ''} (asked for: ${what})`;
+    return new TargetError('auth', meaning, status);
+  }
   if (status === 401 || status === 403) return new TargetError('auth', `${message} (check the token/API key)`, status);
   if (status === 404 || status === 408 || status === 429 || status >= 500) return new TargetError('unavailable', message, status);
   return new TargetError('fatal', message, status);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, ROOT, runCli, runProcess, tempDir } from '../helpers/relay.ts';
@@ -81,4 +81,32 @@ test('a config folder the relay cannot write: one line naming the folder, its ow
   assert.match(second, expected);
   assert.match(second, /\nexit 2$/);
   assert.doesNotMatch(second, /^\s+at /m);
+});
+
+// Issue 42 item 6. plex_autoscan's base_config holds a new uuid4 hex SERVER_PASS, and load() saves a config
+// that lacked a key with it (config.py:287-314: upgrade_settings, then save); scanrelay writes the secret
+// into the file the same way, keeps the file's mode, and goes on serving.
+test('a config without SERVER_PASS gets the generated secret written into it (mode kept, one line), and a restart serves the same URL', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'config.json');
+  const text = '{\n    "SERVER_IP": "127.0.0.1",\n    "SERVER_PORT": 0,\n    "PLEX_TOKEN": ""\n}\n';
+  writeFileSync(file, text);
+  chmodSync(file, 0o640);
+  const env = { SCANRELAY_LOGLEVEL: 'INFO', SERVER_PASS: undefined };
+  const first = await runProcess(process.execPath, [CLI, '--config', file, 'server'], { cwd: dir, env, until: (o) => o.includes('scan URL') });
+  const url = /scan URL: http:\/\/127\.0\.0\.1:\d+\/([0-9a-f]{32})\b/.exec(first.out);
+  assert.ok(url, first.out);
+  const written = readFileSync(file, 'utf8');
+  assert.equal(JSON.parse(written).SERVER_PASS, url[1], 'the file holds the secret of the logged scan URL');
+  assert.equal(written, text.replace('{\n', `{\n    "SERVER_PASS": "${url[1]}",\n`), 'the rest of the file is as the user wrote it');
+  assert.equal(statSync(file).mode & 0o777, 0o640, "the file's mode is kept");
+  const said = first.out.split('\n').filter((l) => l.includes('SERVER_PASS'));
+  assert.equal(said.length, 1, first.out);
+  assert.match(said[0]!, /SERVER_PASS was not set: wrote a new random one into .*config\.json \(its mode 0640 kept\)/);
+  assert.doesNotMatch(first.out, /random one for this run/);
+  // The restart reads it from the file: the same secret, nothing written again.
+  const second = await runProcess(process.execPath, [CLI, '--config', file, 'server'], { cwd: dir, env, until: (o) => o.includes('scan URL') });
+  assert.match(second.out, new RegExp(`scan URL: http://127\\.0\\.0\\.1:\\d+/${url[1]!.slice(0, 4)}`), second.out);
+  assert.doesNotMatch(second.out, /SERVER_PASS was not set/);
+  assert.equal(readFileSync(file, 'utf8'), written);
 });

@@ -82,27 +82,17 @@ test('--logfile rotates at 2 MB and keeps 5 old files beside the current one, al
   // About 20 MB: ten files' worth.
   const numbered = () => readdirSync(dir).filter((f) => /^scanrelay\.\d+\.log$/.test(f)).sort((a, b) => num(a) - num(b));
   const num = (f: string) => Number(f.split('.')[1]);
-  // Written as a service writes, a line at a time with the event loop turning between lines (pino-roll
-  // rolls on the stream's next 'drain'; a synchronous burst goes whole into the current file).
-  for (let i = 0; i < 160; i++) {
-    log.info({ chunk, n: i }, 'filler');
-    await new Promise((r) => setImmediate(r));
-  }
+  // Each line is written, and the file rolled, before log.info returns.
+  for (let i = 0; i < 160; i++) log.info({ chunk, n: i }, 'filler');
   log.info('the last line');
-  // Rotation and the removal of old files finish asynchronously: wait (bounded) until the last line is written and six files remain.
-  for (let i = 0; i < 200; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    const files = numbered();
-    if (files.length === 6 && readFileSync(join(dir, files.at(-1)!), 'utf8').includes('the last line')) break;
-  }
   const files = numbered();
   assert.equal(files.length, 6, `current + 5 kept: ${files.join(', ')}`);
   assert.ok(num(files[0]!) > 1, 'the oldest files were removed');
   assert.deepEqual(files.map(num), Array.from({ length: 6 }, (_, i) => num(files[0]!) + i), 'consecutive numbers, the highest is current');
-  assert.ok(!existsSync(path), 'pino-roll numbers the current file too');
+  assert.ok(!existsSync(path), 'the current file is numbered too');
   for (const f of files.slice(0, -1)) {
     const size = statSync(join(dir, f)).size;
-    // pino-roll rolls once the write that crossed 2 MiB (as it counts) is on disk: about 2 MB, give or take a line or two.
+    // A file rolls once the line that crossed 2 MiB is written: about 2 MB, give or take a line.
     assert.ok(size >= 1.9 * 1024 * 1024 && size < 2.5 * 1024 * 1024, `${f}: ${size} bytes`);
   }
   for (const f of files) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
@@ -113,7 +103,7 @@ test('--logfile on the real server: the file is 0600 from the start, an existing
   const config = writeConfig();
   const dir = tempDir();
   const logfile = join(dir, 'relay.log');
-  // A file of ours from before (numbered as pino-roll numbers them), readable by everyone.
+  // A file of ours from before (numbered as the relay numbers them), readable by everyone.
   writeFileSync(join(dir, 'relay.1.log'), '{"msg":"old line"}\n', { mode: 0o644 });
   chmodSync(join(dir, 'relay.1.log'), 0o644);
   const out = await runServer(process.execPath, [CLI, '--config', config, '--loglevel', 'INFO', '--logfile', logfile, 'server'], (o) => o.includes('scan URL'));
@@ -129,4 +119,20 @@ test('--logfile on the real server: the file is 0600 from the start, an existing
   const created = join(dirname(fresh), 'fresh.1.log');
   assert.match(readFileSync(created, 'utf8'), /scan URL/);
   assert.equal(statSync(created).mode & 0o777, 0o600);
+});
+
+test('--logfile numbers its files from their own name only: an unrelated wt2.log in the folder is not file 2', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'wt2.log'), 'another program\n');
+  writeFileSync(join(dir, 'x7.log'), 'another program\n');
+  const log = pino({ level: 'info' }, (await rotatingLogFile(join(dir, 'x.log'))).stream);
+  log.info('first line');
+  assert.deepEqual(readdirSync(dir).sort(), ['wt2.log', 'x.1.log', 'x7.log']);
+  assert.match(readFileSync(join(dir, 'x.1.log'), 'utf8'), /first line/);
+  // A restart appends to the highest of its own files.
+  writeFileSync(join(dir, 'x.3.log'), '');
+  const again = pino({ level: 'info' }, (await rotatingLogFile(join(dir, 'x.log'))).stream);
+  again.info('after restart');
+  assert.match(readFileSync(join(dir, 'x.3.log'), 'utf8'), /after restart/);
+  assert.equal(readFileSync(join(dir, 'wt2.log'), 'utf8'), 'another program\n');
 });

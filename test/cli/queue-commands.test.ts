@@ -76,7 +76,7 @@ describe('scanrelay queue', () => {
 
     const text = await runCli(pgArgs);
     assert.equal(text.code, 0, text.stderr);
-    assert.ok(text.stdout.startsWith(`${shown(url)}: 1 pending, 1 in progress, 1 done, 0 failed\n`), text.stdout);
+    assert.ok(text.stdout.startsWith(`${shown(url)}: 1 pending, 1 active (being sent or waiting to retry), 1 done, 0 failed\n`), text.stdout);
     assert.match(text.stdout, /\n {2}\/data\/Movies\/Now \(2020\)\n {4}being sent now, 1 attempt\(s\)\n {4}plex being sent by relay relay-a\n/);
     assert.match(text.stdout, /\n {2}\/data\/TV\/Later\/Season 1\n {4}due \S+ \(in \d+ (s|min)\), 0 attempt\(s\)\n$/);
     assert.ok(!text.stdout.includes(PASSWORD) && !text.stderr.includes(PASSWORD));
@@ -90,7 +90,7 @@ describe('scanrelay queue', () => {
     // Who delivered what: the history, newest first.
     const history = await runCli([...pgArgs, '--history']);
     assert.equal(history.code, 0, history.stderr);
-    assert.match(history.stdout, /^\S+: 1 pending, 1 in progress, 1 done, 0 failed\n {2}\/data\/Movies\/Done \(2019\)\n {4}done \S+ \(\d+ s ago\), 1 attempt\(s\)\n {4}plex delivered by relay relay-a\n$/);
+    assert.match(history.stdout, /^\S+: 1 pending, 1 active \(being sent or waiting to retry\), 1 done, 0 failed\n {2}\/data\/Movies\/Done \(2019\)\n {4}done \S+ \(\d+ s ago\), 1 attempt\(s\)\n {4}plex delivered by relay relay-a\n$/);
     const fileHistory = await runCli([...sqArgs, '--history']);
     assert.equal(fileHistory.stdout.replace(/^\S+: /, '').replace(/done \S+ \(\d+ s ago\)/, 'done'), history.stdout.replace(/^\S+: /, '').replace('    plex delivered by relay relay-a\n', '').replace(/done \S+ \(\d+ s ago\)/, 'done'));
     const [pgHistory, sqHistory] = await Promise.all([runCli([...pgArgs, '--history', '--json']), runCli([...sqArgs, '--history', '--json'])]).then((r) => r.map((x) => JSON.parse(x.stdout)));

@@ -6,6 +6,7 @@ import { goDurationSeconds, importAutoscan } from '../../src/config/autoscan-imp
 import { UserError } from '../../src/config/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { buildTestApp } from '../helpers/app.ts';
+import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { ROOT, runCli, tempDir } from '../helpers/relay.ts';
 
 const YML = join(ROOT, 'test', 'fixtures', 'autoscan', 'config.yml');
@@ -95,7 +96,7 @@ describe('importAutoscan', () => {
   });
 
   test('per-component verbosity and a missing authentication are named, with how to open the routes', () => {
-    const out = importAutoscan('triggers:\n  sonarr:\n    - name: s\n      verbosity: debug\ntargets:\n  plex:\n    - url: x\n      token: y\n      verbosity: trace\n');
+    const out = importAutoscan('triggers:\n  sonarr:\n    - name: s\n      verbosity: debug\ntargets:\n  plex:\n    - url: http://x\n      token: y\n      verbosity: trace\n');
     const text = out.notCarried.join('\n');
     assert.match(text, /verbosity: autoscan set it per trigger and target \(triggers\.sonarr\[0\] \(debug\), targets\.plex\[0\] \(trace\)\).*--loglevel/);
     assert.match(text, /scanrelay keeps them closed \(404\).*To open them, set SERVER_AUTH_USER and SERVER_AUTH_PASS/);
@@ -237,5 +238,34 @@ describe('scanrelay import-autoscan', () => {
     assert.equal(invalid.code, 2);
     assert.match(invalid.stderr, /minimum-age/);
     assert.doesNotMatch(invalid.stderr, /\n\s+at /);
+  });
+});
+
+// Issue 42 item 13. autoscan's Plex target only asks Plex to refresh the folder, GET
+// /library/sections/{id}/refresh?path= for each library holding it, nothing after (Cloudbox/autoscan
+// targets/plex/plex.go:77-107, targets/plex/api.go:149-167): no analyze, no wait for Plex's own scans.
+describe("import-autoscan writes autoscan's behaviour, not plex_autoscan's defaults", () => {
+  test('analyze off, no directory analyze, no wait for external scanners; each printed as a difference from the default', () => {
+    const out = importAutoscan('targets:\n  plex:\n    - url: http://plex:32400\n      token: t\n');
+    assert.equal(out.config.PLEX_ANALYZE_TYPE, 'off');
+    assert.equal(out.config.PLEX_ANALYZE_DIRECTORY, false);
+    assert.equal(out.config.PLEX_WAIT_FOR_EXTERNAL_SCANNERS, false);
+    const { config } = parseConfig(out.config);
+    assert.equal(config.PLEX_ANALYZE_TYPE, 'off', 'the relay then never analyzes');
+    for (const key of ['PLEX_ANALYZE_TYPE', 'PLEX_ANALYZE_DIRECTORY', 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS']) {
+      assert.ok(out.notCarried.some((n) => n.startsWith(`${key}: `) && /plex_autoscan's default/.test(n)), `${key} is printed: ${out.notCarried.join('\n')}`);
+    }
+    assert.ok(out.notCarried.some((n) => /^Plex gets one scan at a time/.test(n)), 'the one-scan-at-a-time wait, which no key turns off, is printed too');
+  });
+
+  test("autoscan.db's pending rows: the command says they wait a full minimum-age from now", async () => {
+    const dir = tempDir();
+    const dbFile = join(dir, 'autoscan.db');
+    autoscanDb(dbFile, [['/mnt/unionfs/Media/Movies/Zero (2000)', 0, '2026-11-25 10:00:00+00:00']]);
+    const r = await runCli(['--config', join(dir, 'config.json'), '--queuefile', join(dir, 'queue.db'), 'import-autoscan', YML, '--database', dbFile]);
+    assert.equal(r.code, 0, r.stderr);
+    const delay = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).SERVER_SCAN_DELAY;
+    assert.match(r.stdout, /1 queued in autoscan's priority order\n/);
+    assert.match(r.stdout, new RegExp(`\\neach taken-over scan waits a full SERVER_SCAN_DELAY \\(${delay} s, autoscan's minimum-age\\) from now, not from the time autoscan recorded it\\n`));
   });
 });

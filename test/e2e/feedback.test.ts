@@ -38,13 +38,13 @@ test('a scan answer and its log line say when the scan is due; `scanrelay queue`
     // Only the config (or queue file) is needed: no URL, no secret, no curl.
     const listed = await runCli(['--queuefile', relay.queuefile, 'queue'], { cwd: dir });
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, new RegExp(`^${relay.queuefile}: 1 pending, 0 in progress, 0 done, 0 failed\\n`));
+    assert.match(listed.stdout, new RegExp(`^${relay.queuefile}: 1 pending, 0 active \\(being sent or waiting to retry\\), 0 done, 0 failed\\n`));
     assert.match(listed.stdout, /\n {2}\/data\/Movies\/Heat \(1995\)\n {4}due \S+ \(in \d+ s\), 0 attempt\(s\)\n$/);
     assert.doesNotMatch(listed.stdout, /test-secret/);
     const json = JSON.parse((await runCli(['--queuefile', relay.queuefile, 'queue', '--json'], { cwd: dir })).stdout);
     assert.deepEqual(json.counts, { pending: 1, active: 0, done: 0, failed: 0 });
     // The second request (the page's) merged into the scan and moved its due time (the debounce).
-    assert.deepEqual(json.scans, [{ folder: '/data/Movies/Heat (1995)', status: 'pending', due: json.scans[0].due, attempts: 0, lastError: null, finished: null, deliveries: [], waiting: null }]);
+    assert.deepEqual(json.scans, [{ folder: '/data/Movies/Heat (1995)', status: 'pending', due: json.scans[0].due, attempts: 0, lastError: null, finished: null, deliveries: [], waiting: null, state: 'pending', stateText: 'pending' }]);
     assert.equal(json.queue, relay.queuefile);
     assert.equal(json.queuefile, relay.queuefile);
     assert.ok(Date.parse(json.scans[0].due) >= due);
@@ -71,7 +71,9 @@ test('a scan answer and its log line say when the scan is due; `scanrelay queue`
   // Due at its next try (after the failed one), not at the due time it had (moved 60 s back above).
   assert.ok(Date.parse(scan.due) > listedDue - 60_000 + 1_000, `due at the next try: ${scan.due}`);
   const text = (await runCli(['--queuefile', relay.queuefile, 'queue'], { cwd: dir })).stdout;
-  assert.match(text, /\n {4}due \S+ \((in \d+ (s|min)|\d+ s ago)\), \d+ attempt\(s\), last error: plex: /);
+  // Between its attempts it says so, and why (issue 42 item 5), not that it is due or in progress.
+  assert.equal(scan.state, 'waiting to retry');
+  assert.match(text, /\n {4}waiting to retry \(.*\), next try \S+ \((in \d+ (s|min)|\d+ s ago)\), \d+ attempt\(s\), last error: plex: /);
 });
 
 test('`scanrelay queue` with no queue file says so instead of creating one', async () => {

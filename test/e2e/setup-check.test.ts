@@ -42,7 +42,8 @@ test('api method with a wrong token names PLEX_TOKEN; with Plex down names PLEX_
   const wrong = await spawnRelay({ config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: 'not-the-token' } });
   try {
     const line = await wrong.waitForLog((e) => e.level === 40 && e.key === 'PLEX_TOKEN');
-    assert.match(line.msg, /refused PLEX_TOKEN .*401/);
+    assert.match(line.msg, /Plex refused the token \(401\): check PLEX_TOKEN/);
+    assert.doesNotMatch(line.msg, /<html/);
   } finally {
     await wrong.kill();
   }

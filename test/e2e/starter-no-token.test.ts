@@ -26,6 +26,10 @@ test('starter config, no token, no Plex on this machine: a queued scan waits wit
     assert.match(line.error, /PLEX_SCANNER/);
     assert.doesNotMatch(line.error, /PLEX_DATABASE_PATH|cannot open the Plex database/);
     assert.equal(line.retryInMs, 5 * 60_000, 'a setting to change: retried slowly');
+    // The dashboard leads with the same cause (issue 42 item 9), not with the scanner check's sudo failure.
+    const page = await fetch(`${relay.url}`).then((r) => r.text());
+    const strip = /<ul class="strip">(.*?)<\/ul>/s.exec(page)![1]!;
+    assert.match(strip, /^<li class="bad" data-setup-key="PLEX_TOKEN">/, strip);
     const count = await fetch(`${relay.base}/api/${relay.secret}?cmd=queue_count`).then((r) => r.json());
     assert.deepEqual(count, { queue_count: 1 }, 'the scan stays queued');
   } finally {

@@ -12,10 +12,16 @@ export const CLI = join(ROOT, 'bin', 'scanrelay.js');
  * The node flags `npm start` runs the relay with (package.json's start script, which must read
  * `node [--flag ...] bin/scanrelay.js server`): the Dockerfile, the systemd unit and the benches use the same.
  */
+/** The command `npm start` runs, without the shell's `exec` that makes node npm's own child. */
+export function startCommand(): string {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.replace(/^exec /, '');
+}
+
 export function startNodeFlags(): string[] {
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const flags = /^node ((?:--\S+ )*)bin\/scanrelay\.js server$/.exec(start);
-  if (!flags) throw new Error(`package.json's start script is not "node [flags] bin/scanrelay.js server": ${start}`);
+  const flags = /^(?:exec )?node ((?:--\S+ )*)bin\/scanrelay\.js server$/.exec(start);
+  if (!flags) throw new Error(`package.json's start script is not "exec node [flags] bin/scanrelay.js server": ${start}`);
   return flags[1]!.split(' ').filter(Boolean);
 }
 

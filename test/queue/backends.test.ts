@@ -334,6 +334,25 @@ for (const [name, open] of STORES) {
       assert.deepEqual(await openQueue(s), await openQueue(reference), 'the parts came back with the same requests, priority, times and files');
       reference.close();
     });
+
+    // Issue 42 item 5: a scan that failed for want of a token waited out its 5 min back-off after the user set
+    // PLEX_TOKEN and restarted. A start re-reads the config, so such waits end: the scan is due at once.
+    test('at a start, deliveries waiting out a retry back-off after an error are due now; others are left as they are', async () => {
+      const s = await open();
+      const [a] = await s.enqueueMany([req('/data/Movies/A')], { delayMs: 0, maxMs: 0 }, 1000);
+      const [b] = await s.enqueueMany([req('/data/TV/B')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.activateDue(['plex', 'jellyfin'], 2000);
+      const claimed = await s.claimDeliveries(10, 2000, 'plex');
+      assert.equal(claimed.length, 2);
+      await s.retryDelivery(a!.id, 'plex', 'PLEX_TOKEN is empty and this machine has no Plex Media Scanner', 2000 + 300_000);
+      await s.retryDelivery(b!.id, 'plex', 'Plex refused the token (401): check PLEX_TOKEN', 2000 + 300_000);
+      assert.deepEqual(await s.claimDeliveries(10, 3000, 'plex'), [], 'before the start they wait out the back-off');
+      // jellyfin's deliveries wait for their first try (no error): not touched; neither is a target this relay lacks.
+      assert.equal(await s.retryWaitingNow(['plex'], 3000), 2);
+      const again = await s.claimDeliveries(10, 3000, 'plex');
+      assert.deepEqual(again.map((c) => c.item.folder).sort(), ['/data/Movies/A', '/data/TV/B']);
+      assert.equal(await s.retryWaitingNow(['emby'], 3000), 0);
+    });
   });
 }
 

@@ -42,6 +42,20 @@ test('the status strip says what is reachable, the drive state and the queue dep
   assert.match(renderStatus({ targets: [], queue: { pending: 0, active: 0 }, drive: { state: 'off' } }), /drive<\/strong> off/);
 });
 
+// Issue 42 item 9: the first dashboard without Plex led with the scanner check's sudo failure, and the cause that
+// blocks every scan (no PLEX_TOKEN) came second.
+test('the status strip leads with the set-up problem that blocks scans, before a target\'s failed check', () => {
+  const html = renderStatus({
+    targets: [{ name: 'plex', ok: false, error: 'the Plex Media Scanner check cannot run sudo: not found on PATH' }],
+    problems: [{ key: 'PLEX_TOKEN', message: 'PLEX_TOKEN is empty and this machine has no Plex Media Scanner' }],
+    queue: { pending: 0, active: 0 },
+    drive: { state: 'off' },
+  });
+  const items = [...html.matchAll(/<li[^>]*>(.*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+  assert.match(items[0]!, /^set-up PLEX_TOKEN is empty/, items.join(' | '));
+  assert.ok(items.findIndex((i) => /sudo/.test(i)) > 0, 'the scanner check comes after it');
+});
+
 test('with a shared queue the drive state names the relay that polls: this one, or another (standby)', () => {
   const strip = (drive: Parameters<typeof renderStatus>[0]['drive']) => renderStatus({ targets: [], queue: { pending: 0, active: 0 }, drive }, 1_000_000);
   const standby = strip({ state: 'standby', polledBy: 'media<box>:3468', lastPollAt: 999_000, nextPollAt: 1_030_000 });

@@ -474,6 +474,17 @@ export class PgQueueStore implements QueueBackend {
     return (await this.q(`UPDATE deliveries SET status = 'waiting', lease_until = NULL WHERE status = 'sending' AND relay = $1`, [this.opts.relayId])).rowCount ?? 0;
   }
 
+  /** See QueueBackend.retryWaitingNow: the deliveries of the servers this relay reaches (their claim keys). */
+  async retryWaitingNow(names: readonly string[], now = Date.now()): Promise<number> {
+    const keys = names.flatMap((t) => this.relays.claimKeys(t));
+    if (!keys.length) return 0;
+    const n =
+      (await this.q(`UPDATE deliveries SET next_at = $1 WHERE status = 'waiting' AND last_error IS NOT NULL AND next_at > $1 AND target = ANY($2::text[])`, [now, keys]))
+        .rowCount ?? 0;
+    if (n) await this.notify('retry');
+    return n;
+  }
+
   /**
    * Several relays may list different targets, so a target this relay lacks is not "no longer configured":
    * its deliveries wait for a relay that has it. Active scans with no delivery at all (left so by a relay

@@ -10,6 +10,7 @@ import type { RunningRelay } from '../../queue/backend.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
+import { scanState } from '../../queue/state.ts';
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
@@ -17,6 +18,10 @@ export function scanView(e: QueueEntry) {
     id: e.id,
     folder: e.folder,
     status: e.status as 'pending' | 'active' | 'done' | 'failed',
+    /** What it is doing: pending, sending, "waiting to retry" (after an error), "waiting for its turn", done, failed. */
+    state: scanState(e).state,
+    /** The same as a line, with the reason when it waits to retry: "waiting to retry (Plex refused the token (401))". */
+    stateText: scanState(e).text,
     source: e.source,
     event: e.event,
     title: e.title,

@@ -65,7 +65,9 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
   const problems = (s.problems ?? [])
     .map((p) => `<li class="bad" data-setup-key="${esc(p.key)}"><span class="dot" aria-hidden="true"></span><strong>set-up</strong> ${esc(p.message)}</li>`)
     .join('');
-  return `<ul class="strip">${held}${targets}${relays}${problems}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  // The causes that block scans lead: a set-up problem (no PLEX_TOKEN) explains a target's failed check
+  // (the scanner check cannot run sudo), not the other way round.
+  return `<ul class="strip">${held}${problems}${targets}${relays}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
 }
 
 /** The relays sharing the queue and their servers: who delivers what. Bad when none has a server. */
@@ -95,9 +97,9 @@ function deliveries(v: ScanView, now: number): string {
     .join('')}</ul>`;
 }
 
-/** An active scan is either being sent right now or waiting for a retry. */
+/** An active scan is being sent, waits to retry after an error (and says why), or waits for its turn. */
 function activeState(v: ScanView): string {
-  return v.deliveries.some((d) => d.status === 'sending') ? 'sending' : 'waiting to retry';
+  return `<span data-state="${esc(v.state)}">${esc(v.stateText)}</span>`;
 }
 
 function folderCell(v: ScanView): string {
@@ -120,7 +122,7 @@ export function renderQueue(items: readonly ScanView[], now = Date.now()): strin
       (v) => `<tr data-id="${v.id}" data-status="${v.status}">
 <td data-label="Folder"><div class="v">${folderCell(v)}</div></td>
 <td data-label="Source"><div class="v">${esc(v.source)}${v.requests > 1 ? ` <span class="muted">(${v.requests} requests)</span>` : ''}</div></td>
-<td data-label="State"><div class="v"><span class="badge ${v.status}">${v.status}</span></div></td>
+<td data-label="State"><div class="v"><span class="badge ${v.status}">${esc(v.status === 'active' ? v.state : v.status)}</span></div></td>
 <td data-label="Requested"><div class="v">${time(v.requestedAt)}</div></td>
 <td data-label="Due"><div class="v">${v.status === 'pending' ? `${relative(v.dueAt, now)}<div class="muted">${time(v.dueAt)}</div>` : activeState(v)}</div></td>
 <td data-label="Targets"><div class="v">${deliveries(v, now)}</div></td>

@@ -53,7 +53,7 @@ export class MediaBrowserClient {
       },
       `${this.product} (${method} ${path})`,
     );
-    const err = classifyStatus(res.status, `${this.product} ${what}`, res.text);
+    const err = classifyStatus(res.status, `${this.product} ${what}`, res.text, { server: this.product, key: `${this.product.toUpperCase()}.API_KEY` });
     if (err) throw err;
     return res.text;
   }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { classifyStatus, httpRequest, TargetError, TlsError } from '../http.ts';
+import { classifyStatus, httpRequest, TargetError, TlsError, type Credential } from '../http.ts';
 import { accountAnswer, activitiesAnswer, identityAnswer, parseAnswer, sectionsAnswer, serverAnswer } from './answers.ts';
 
 export interface PlexSection {
@@ -17,6 +17,13 @@ export interface PlexActivity {
   sectionId?: string;
   title?: string;
 }
+
+/** Plex answers a token it does not accept with 401 and an HTML page: the error says what that means instead. */
+const PLEX_CREDENTIAL: Credential = {
+  server: 'Plex',
+  key: 'PLEX_TOKEN',
+  howTo: 'it is wrong, or it was signed out; copy the X-Plex-Token of the server owner from Plex Web, Get Info > View XML',
+};
 
 /** Thin client for the Plex Media Server HTTP API: JSON in, typed results out, errors by kind. */
 export class PlexApi {
@@ -47,7 +54,7 @@ export class PlexApi {
       }
       throw err;
     }
-    const err = classifyStatus(res.status, `Plex ${what}`, res.text);
+    const err = classifyStatus(res.status, `Plex ${what}`, res.text, PLEX_CREDENTIAL);
     if (err) throw err;
     return res.text;
   }

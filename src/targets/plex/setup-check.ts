@@ -93,7 +93,7 @@ export async function plexSetupProblems(config: Config, backend: PlexScanBackend
     const message = (err as Error).message;
     // A refused certificate is no token problem: its message names PLEX_VERIFY_SSL (api.ts).
     if (err instanceof TlsError) return [{ key: 'PLEX_VERIFY_SSL', message: `cannot read Plex's section list at ${config.PLEX_LOCAL_URL}: ${message}` }];
-    if (err instanceof TargetError && err.kind === 'auth') return [{ key: 'PLEX_TOKEN', message: `Plex at ${config.PLEX_LOCAL_URL} refused PLEX_TOKEN (${message}); set a valid PLEX_TOKEN` }];
+    if (err instanceof TargetError && err.kind === 'auth') return [{ key: 'PLEX_TOKEN', message: `Plex at ${config.PLEX_LOCAL_URL}: ${message}` }];
     return [{ key: 'PLEX_LOCAL_URL', message: `cannot read Plex's section list at ${config.PLEX_LOCAL_URL} (${message}); check PLEX_LOCAL_URL and that Plex is running (scans wait in the queue until it answers)` }];
   }
 }

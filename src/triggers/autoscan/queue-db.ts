@@ -80,3 +80,13 @@ export function describeAutoscanQueueImport(r: AutoscanQueueImport): string {
   const head = `took over autoscan's pending scans from ${r.file}: ${r.rows} row(s), ${r.queued} queued in autoscan's priority order`;
   return r.skipped.length ? `${head}; skipped: ${r.skipped.map((s) => `${s.path} (${s.reason})`).join('; ')}` : head;
 }
+
+/**
+ * A taken-over row is queued as a new request, so it waits the whole SERVER_SCAN_DELAY from now; autoscan counted
+ * minimum-age from the row's own time (processor/datastore.go:84-92, `WHERE time < now - minAge`). Said in one
+ * line, with the delay, rather than let the user expect the scans at once. Empty when nothing waits.
+ */
+export function autoscanQueueWait(r: AutoscanQueueImport, delaySeconds: number): string {
+  if (r.already || !r.queued || !delaySeconds) return '';
+  return `each taken-over scan waits a full SERVER_SCAN_DELAY (${delaySeconds} s, autoscan's minimum-age) from now, not from the time autoscan recorded it`;
+}
