@@ -179,7 +179,9 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
   test('a hung scanner is killed after the timeout; that run counts toward PLEX_SCANNER_MAX_RETRIES', async () => {
     fake.setHang(true);
     const before = fake.scannerCalls().length;
-    await assert.rejects(backend({ USE_DOCKER: true }, { timeoutMs: 300, maxRetries: 1 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
+    // The timeout leaves the fake's shell time to start and record its call on a loaded machine (a run killed
+    // before its first line would count as a run here but never show in scannerCalls).
+    await assert.rejects(backend({ USE_DOCKER: true }, { timeoutMs: 3000, maxRetries: 1 }).scan('1', '/data/Movies/Up'), (err: unknown) => {
       assert.ok(err instanceof TargetError && err.kind === 'fatal', String(err));
       // The stderr tail between the two (a shell's "Terminated") depends on timing.
       assert.match(err.message, /killed after the timeout \(PLEX_SCANNER_TIMEOUT\).*; gave up after 2 runs \(PLEX_SCANNER_MAX_RETRIES 1\)/);
