@@ -420,7 +420,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
         const w = isObject(tm) ? tm.wait : undefined;
         if (w === undefined || w === null) continue;
         delays[ev.toLowerCase()] = num(`${where}.event_timers.${ev}.wait`, w, 0);
-        maxDelay = Math.max(maxDelay, (wait ?? defaultWait) + delays[ev.toLowerCase()]!);
+        // timer.rs:11-20: the event's wait adds to the trigger's, or stands alone when the trigger has none.
+        maxDelay = Math.max(maxDelay, (wait ?? 0) + delays[ev.toLowerCase()]!);
       }
       if (Object.keys(delays).length) entry.EVENT_DELAYS = delays;
     }

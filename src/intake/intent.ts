@@ -25,6 +25,10 @@ export type Intent =
       paths: ScanPath[];
       /** The trigger's own priority (autoscan's per-trigger one), used when no SERVER_SCAN_PRIORITIES entry matches. */
       priority?: number;
+      /** The targets the trigger sends to (its TARGETS / EXCLUDE_TARGETS, config/targets.ts triggerSelection); absent: all. */
+      targets?: string[];
+      /** The trigger's DELAY in seconds, replacing SERVER_SCAN_DELAY. */
+      delay?: number;
     }
   | { kind: 'test'; source: SourceOrUnknown }
   | { kind: 'ignore'; source: SourceOrUnknown; event: string; reason: string };

@@ -6,6 +6,7 @@ import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { manualScanOff, sendError } from './reply.ts';
 import { autoscanRoutes } from './autoscan-routes.ts';
+import { autopulseRoutes, autopulseSend } from './autopulse-routes.ts';
 import { cmdApi, cmdApiErrorHandler } from './cmd-api.ts';
 import { registerMultipart } from './multipart.ts';
 import { handleScanPost } from './scan-post.ts';
@@ -106,10 +107,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(503).header('retry-after', String(QUEUE_RETRY_AFTER_S)).send({ status: 'unavailable', queue: why });
   });
 
-  const guards = makeGuards(config, sendError, new FailureBucket(deps.authFailuresPerMinute));
+  const failures = new FailureBucket(deps.authFailuresPerMinute);
+  const guards = makeGuards(config, sendError, failures);
   const guard = guards.secret;
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
-  await autoscanRoutes(app, pluginDeps);
+  // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md).
+  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures).basic);
+  else await autoscanRoutes(app, pluginDeps);
 
   // The managers' Webhook connection sends POST, or PUT when the user picks it.
   app.route<{ Params: { secret: string } }>({
