@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { plexAutoscanDefaults } from './defaults.ts';
 import { UserError } from './errors.ts';
 import { newServerPass, parseConfig, type JsonObject } from './load.ts';
+import { safeName } from './autopulse-names.ts';
 
 /*
  * Turns an autopulse config (config.toml, .yaml, .yml or .json, with its AUTOPULSE__ environment) into a
@@ -112,8 +113,6 @@ export function applyAutopulseEnv(doc: JsonObject, env: NodeJS.ProcessEnv, readF
   return used;
 }
 
-/** A scanrelay target or notification name from an autopulse one (targets/names may hold other characters). */
-const safeName = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'target';
 
 export function importAutopulse(text: string, source: string, env: NodeJS.ProcessEnv = {}, readFile?: (path: string) => string): AutopulseImport {
   const doc = parseAutopulseText(text, source);

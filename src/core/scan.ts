@@ -26,6 +26,14 @@ export const scanRequestSchema = z.object({
    * server drops what was in it. At a library root the queue keeps it apart from new files (queue/coalesce.ts).
    */
   removal: z.boolean().optional(),
+  /**
+   * The targets this request may go to (its trigger's TARGETS / EXCLUDE_TARGETS; absent: every target). The
+   * queue's intake narrows it by each target's own INCLUDE/EXCLUDE (queue/route.ts) and stores the result with
+   * the scan: the scheduler delivers to exactly those.
+   */
+  targets: z.array(z.string()).optional(),
+  /** Seconds before it is due, replacing SERVER_SCAN_DELAY (its trigger's DELAY). */
+  delay: z.number().min(0).optional(),
 });
 export type ScanRequest = z.input<typeof scanRequestSchema>;
 
