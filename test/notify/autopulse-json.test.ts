@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { autopulseJsonDocument } from '../../src/notify/autopulse-json.ts';
+
+/* autopulse's json webhook document: crates/service/src/settings/webhooks/json.rs:5-42 and its test (json.rs:58-100). */
+describe('FORMAT "autopulse": the document autopulse\'s json receivers parse', () => {
+  test('one entry per event and trigger, with files, file_count and one timestamp', () => {
+    const now = Date.parse('2026-11-26T10:00:00Z');
+    const doc = autopulseJsonDocument(
+      [
+        { kind: 'scanned', trigger: 'sonarr', folder: '/tv/A', files: ['/tv/A/e1.mkv'] },
+        { kind: 'scanned', trigger: 'sonarr', folder: '/tv/B' },
+        { kind: 'failed', folder: '/movies/X' },
+        { kind: 'recovered' },
+        { kind: 'waiting', trigger: 'radarr', files: ['/movies/Y/y.mkv'] },
+      ],
+      now,
+    );
+    assert.deepEqual(doc, {
+      events: [
+        { event: 'processed', action: 'processed', trigger: 'sonarr', files: ['/tv/A/e1.mkv', '/tv/B'], file_count: 2, timestamp: '2026-11-26T10:00:00.000Z' },
+        { event: 'failed', action: 'failed', trigger: null, files: ['/movies/X'], file_count: 1, timestamp: '2026-11-26T10:00:00.000Z' },
+        { event: 'retrying', action: 'retrying', trigger: 'radarr', files: ['/movies/Y/y.mkv'], file_count: 1, timestamp: '2026-11-26T10:00:00.000Z' },
+      ],
+    });
+  });
+});
