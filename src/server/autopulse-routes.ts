@@ -96,6 +96,28 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     });
   });
 
+  // Requests held for their hash: checked every SERVER_FILE_CHECK_DELAY, at most SERVER_MAX_FILE_CHECKS times.
+  const held = new Set<NodeJS.Timeout>();
+  app.addHook('onClose', async () => {
+    for (const timer of held) clearTimeout(timer);
+    held.clear();
+  });
+  function holdForHash(name: string, path: string, hash: string, intent: Extract<Intent, { kind: 'scan' }>, checks: number): void {
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      void (async () => {
+        const actual = await sha256(path);
+        if (actual === hash) {
+          await submitIntent(intent, deps, app.log, 'hash check');
+          return;
+        }
+        if (checks + 1 <= config.SERVER_MAX_FILE_CHECKS) return holdForHash(name, path, hash, intent, checks + 1);
+        app.log.warn({ trigger: name, path, expected: hash, actual, checks }, 'hash never matched: the file was not scanned');
+      })().catch((err: unknown) => app.log.error({ err, trigger: name, path }, 'a held request could not be queued'));
+    }, config.SERVER_FILE_CHECK_DELAY * 1000);
+    held.add(timer);
+  }
+
   /** triggers.rs:127-248: a manual (or bazarr) trigger takes ?path=&hash=, an autoscan one ?dir=. */
   async function getInner(req: FastifyRequest, reply: FastifyReply, name: string, query: Query): Promise<FastifyReply> {
     const t = own(triggers, name);
@@ -107,16 +129,19 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       // A filtered path is answered 204 with nothing queued (triggers.rs:145-148, 200-203).
       if (!allows(name, path)) return reply.code(204).send();
       let found: 'found' | 'not_found' | 'hash_mismatch' = 'not_found';
-      if (query.kind === 'manual' && query.hash !== undefined && config.SERVER_FILE_CHECKS_ENABLED) {
-        // autopulse checks the file's sha256 before it is scanned (runner.rs:53-100): a mismatch is never sent.
-        const actual = await sha256(path);
-        if (actual !== undefined && actual !== query.hash) {
-          req.log.warn({ trigger: name, path, expected: query.hash, actual }, 'hash mismatch: the file is not scanned');
-          return reply.send(scanEvent(name, path, 'hash_mismatch', undefined, undefined, query.hash));
-        }
-        if (actual !== undefined) found = 'found';
-      }
       const scans: ScanPath[] = [{ path, kind: t.TYPE === 'autoscan' ? 'folder' : 'guess' }];
+      if (query.kind === 'manual' && query.hash !== undefined && config.SERVER_FILE_CHECKS_ENABLED) {
+        // autopulse checks the file's sha256 before it is scanned (runner.rs:53-100): until it matches (the file
+        // is missing, or still being written), nothing is sent, and the file is checked again.
+        const actual = await sha256(path);
+        if (actual !== query.hash) {
+          found = actual === undefined ? 'not_found' : 'hash_mismatch';
+          req.log.warn({ trigger: name, path, expected: query.hash, actual }, found === 'hash_mismatch' ? 'hash mismatch: held until the file matches' : 'file not found: held until it exists and matches its hash');
+          holdForHash(name, path, query.hash, intentOf(t, name, 'Manual', scans, t.DELAY, targetNames), 1);
+          return reply.send(scanEvent(name, path, found, undefined, undefined, query.hash));
+        }
+        found = 'found';
+      }
       const result = await submit(intentOf(t, name, 'Manual', scans, t.DELAY, targetNames), req, reply, deps);
       if (!result) return reply;
       const s = result.scans[0];

@@ -6,7 +6,7 @@ import { afterEach, describe, test } from 'node:test';
 import { importAutopulse } from '../../src/config/autopulse-import.ts';
 import { waitOf } from '../../src/server/autopulse-routes.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
-import { ROOT, tempDir } from '../helpers/relay.ts';
+import { ROOT, tempDir, waitFor } from '../helpers/relay.ts';
 
 /*
  * autopulse's routes (crates/server/src/routes/triggers.rs, middleware/auth.rs at dan-online/autopulse 55124fd).
@@ -188,7 +188,22 @@ describe('the manual trigger (README.md:265-273; settings/mod.rs:99-113)', () =>
     assert.deepEqual(filtered.json(), [], 'the README filter excludes ^/tvshows/extras/');
   });
 
-  test('hash: a matching sha256 is scanned; a mismatch is reported as hash_mismatch and not scanned (runner.rs:53-100)', async () => {
+  test('hash: a mismatch is held and scanned once the file matches (runner.rs:53-100)', async () => {
+    const dir = tempDir('autopulse-hold-');
+    mkdirSync(join(dir, 'Show'));
+    const file = join(dir, 'Show', 'ep.mkv');
+    writeFileSync(file, 'half an episode');
+    const sum = createHash('sha256').update('the whole episode').digest('hex');
+    const a = await relayFrom('opts:\n  check_path: true\n', 'config.yaml', { SERVER_FILE_CHECK_DELAY: 0.05, SERVER_MAX_FILE_CHECKS: 1000 });
+    const res = await a.app.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(file)}&hash=${sum}`, headers: AUTH });
+    assert.equal(res.json().found_status, 'hash_mismatch');
+    assert.deepEqual(openFolders(a), []);
+    writeFileSync(file, 'the whole episode');
+    await waitFor(() => openFolders(a).length > 0, 30_000, 'the held scan');
+    assert.deepEqual(openFolders(a), [join(dir, 'Show')]);
+  });
+
+  test('hash: a matching sha256 is scanned; a mismatch is reported as hash_mismatch and not scanned while it differs (runner.rs:53-100)', async () => {
     const dir = tempDir('autopulse-hash-');
     mkdirSync(join(dir, 'Show'));
     const file = join(dir, 'Show', 'ep.mkv');
