@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { applyAutopulseEnv, importAutopulse } from '../../src/config/autopulse-import.ts';
 import { UserError } from '../../src/config/errors.ts';
 import { loadConfigFile } from '../../src/config/load.ts';
-import { ROOT, runCli, tempDir } from '../helpers/relay.ts';
+import { ROOT, runCli, spawnRelay, tempDir } from '../helpers/relay.ts';
 
 const FIX = join(ROOT, 'test', 'fixtures', 'autopulse');
 const imp = (file: string, env: NodeJS.ProcessEnv = {}) => importAutopulse(readFileSync(join(FIX, file), 'utf8'), file, env);
@@ -249,5 +249,30 @@ describe('scanrelay import-autopulse (CLI)', () => {
     const again = await runCli(['import-autopulse', join(FIX, 'example-config.yaml'), '--config', out]);
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /exists and was left as it is/);
+  });
+
+  test("the written config starts the relay, which answers autopulse's sonarr webhook on /triggers/sonarr", async () => {
+    const dir = tempDir('autopulse-e2e-');
+    const out = join(dir, 'config.json');
+    const imported = await runCli(['import-autopulse', join(FIX, 'full.toml'), '--config', out]);
+    assert.equal(imported.code, 0, imported.stderr);
+    // A free port on loopback for the test; everything else as written.
+    writeFileSync(out, JSON.stringify({ ...JSON.parse(readFileSync(out, 'utf8')), SERVER_PORT: 0, SERVER_IP: '127.0.0.1' }));
+    const relay = await spawnRelay({ dir, configPath: out });
+    try {
+      const res = await fetch(`${relay.base}/triggers/sonarr`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('pulse:s3cret').toString('base64')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ eventType: 'Download', episodeFile: { relativePath: 'Season 1/e1.mkv' }, series: { path: '/tv/Show' } }),
+      });
+      assert.equal(res.status, 200);
+      const events = (await res.json()) as Array<{ file_path: string; event_source: string }>;
+      // full.toml's sonarr rewrite: "^/tv/" -> "/media/tv/", then "/media/tv/Old" -> "/media/tv/New", in turn.
+      assert.deepEqual(events.map((e) => [e.event_source, e.file_path]), [['sonarr', '/media/tv/Show/Season 1/e1.mkv']]);
+      const wrong = await fetch(`${relay.base}/triggers/sonarr`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(wrong.status, 401);
+    } finally {
+      await relay.kill();
+    }
   });
 });
