@@ -174,8 +174,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     ...plexAutoscanDefaults(),
     SERVER_PASS: newServerPass(),
     SERVER_USE_SQLITE: true,
-    // autopulse's manual trigger is always there (settings/mod.rs:99-113, 346-357).
-    SERVER_ALLOW_MANUAL_SCAN: true,
     // Its targets are named entries of TARGETS; the plex_autoscan singletons stay off.
     PLEX_ENABLED: false,
     JELLYFIN: { ENABLED: false, URL: '', API_KEY: '' },
@@ -221,7 +219,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   } else {
     config.SERVER_AUTH_USER = user;
     config.SERVER_AUTH_PASS = pass;
-    carried.push('auth.username, auth.password -> SERVER_AUTH_USER, SERVER_AUTH_PASS (Basic auth on /triggers/, /list, /status)');
+    carried.push('auth.username, auth.password -> SERVER_AUTH_USER, SERVER_AUTH_PASS (Basic auth on /triggers/)');
     if (user === 'admin' && pass === 'password') {
       warnings.push(
         "!!! auth: autopulse's DEFAULT username and password (admin / password) were carried over, so your webhooks keep working. ANYONE WHO CAN REACH THIS PORT CAN QUEUE SCANS. Change SERVER_AUTH_USER and SERVER_AUTH_PASS, then the same in every webhook, as soon as you can !!!",
