@@ -253,6 +253,17 @@ describe('timers: the trigger wait plus the event wait (timer.rs:11-20)', () => 
   });
 });
 
+describe('GET /stats (routes/stats.rs): the counts, with no credentials', () => {
+  test('a queued scan counts as pending', async () => {
+    const a = await relayFrom(ROUTES_TEST_CONFIG, 'config.yaml');
+    await a.app.inject({ method: 'GET', url: '/triggers/manual?path=/media/tv/Show/e.mkv', headers: AUTH });
+    const res = await a.app.inject({ method: 'GET', url: '/stats' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json().stats, { total: 1, processed: 0, retrying: 0, failed: 0, pending: 1 });
+    assert.equal(typeof res.json().speed, 'number');
+  });
+});
+
 describe("with autopulse's routes on, autoscan's are not served", () => {
   test('/triggers/ answers the autopulse way', async () => {
     const a = await relayFrom(ROUTES_TEST_CONFIG, 'config.yaml');
