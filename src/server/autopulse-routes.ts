@@ -201,7 +201,7 @@ export function waitOf(t: Pick<AutopulseTrigger, 'DELAY' | 'EVENT_DELAYS'>, even
 
 const SOURCES = { sonarr: 'Sonarr', sportarr: 'Sonarr', radarr: 'Radarr', lidarr: 'Lidarr', readarr: 'Readarr', manual: 'Manual', bazarr: 'Manual', autoscan: 'Manual' } as const;
 
-function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): Extract<Intent, { kind: 'scan' }> {
+export function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): Extract<Intent, { kind: 'scan' }> {
   return {
     kind: 'scan',
     source: SOURCES[t.TYPE],
@@ -210,7 +210,7 @@ function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanP
     updateType: paths.every((p) => p.kind === 'gone') ? 'Deleted' : 'Modified',
     paths,
     ...(delay !== undefined ? { delay } : {}),
-    ...(t.TARGETS ? { targets: [...t.TARGETS] } : t.EXCLUDE_TARGETS ? { targets: targetNames.filter((n) => !t.EXCLUDE_TARGETS!.includes(n)) } : {}),
+    ...(t.TARGETS ? { targets: [...t.TARGETS] } : t.EXCLUDE_TARGETS && targetNames.length ? { targets: targetNames.filter((n) => !t.EXCLUDE_TARGETS!.includes(n)) } : {}),
   };
 }
 

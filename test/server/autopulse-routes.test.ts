@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { importAutopulse } from '../../src/config/autopulse-import.ts';
-import { waitOf } from '../../src/server/autopulse-routes.ts';
+import { intentOf, waitOf } from '../../src/server/autopulse-routes.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { ROOT, tempDir, waitFor } from '../helpers/relay.ts';
 
@@ -250,6 +250,19 @@ describe('timers: the trigger wait plus the event wait (timer.rs:11-20)', () => 
     assert.equal(waitOf({ DELAY: undefined, EVENT_DELAYS: { download: 5 } }, 'Download'), 5);
     assert.equal(waitOf({ DELAY: 10, EVENT_DELAYS: {} }, 'Rename'), 10);
     assert.equal(waitOf({ DELAY: undefined, EVENT_DELAYS: {} }, 'Rename'), undefined);
+  });
+});
+
+describe("a trigger's scans carry its wait and its targets (runner.rs:254-263)", () => {
+  test('EXCLUDE_TARGETS leaves the other named targets; TARGETS names them; DELAY is the delay', () => {
+    const base = { TYPE: 'sonarr' as const, REWRITE: [], INCLUDE: [], EXCLUDE: [], EVENT_DELAYS: {} };
+    const paths = [{ path: '/tv/A/e.mkv', kind: 'guess' as const }];
+    const ex = intentOf({ ...base, EXCLUDE_TARGETS: ['abs'], DELAY: 15 }, 'sonarr', 'Download', paths, 15, ['plex', 'abs', 'emby']);
+    assert.deepEqual([ex.targets, ex.delay, ex.source], [['plex', 'emby'], 15, 'Sonarr']);
+    assert.deepEqual(intentOf({ ...base, TARGETS: ['emby'] }, 'sonarr', 'Download', paths, undefined, ['plex', 'emby']).targets, ['emby']);
+    const all = intentOf(base, 'sonarr', 'Download', paths, undefined, ['plex']);
+    assert.equal(all.targets, undefined, 'no selection: every target');
+    assert.equal(all.delay, undefined, 'no wait: SERVER_SCAN_DELAY');
   });
 });
 
