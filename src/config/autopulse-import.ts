@@ -195,7 +195,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     config.SERVER_QUEUE_URL = databaseUrl;
     carried.push('app.database_url (PostgreSQL) -> SERVER_QUEUE_URL: the queue lives in the same database, in its own tables');
   } else {
-    notes.push(`app.database_url: ${databaseUrl} is autopulse's SQLite file; scanrelay keeps its own queue (scanrelay.db beside the config). Give this file with --database to take its pending scans over`);
+    notes.push(`app.database_url: ${databaseUrl} is autopulse's SQLite file; scanrelay keeps its own queue (queue.db beside the config). Give this file with --database to take its pending scans over`);
   }
   if (app.log_level !== undefined) notes.push(`app.log_level: not carried; start scanrelay with --loglevel ${String(app.log_level).toUpperCase()}`);
   if (app.api_logging) notes.push('app.api_logging: not carried; --loglevel DEBUG logs each request');
