@@ -276,3 +276,15 @@ describe('scanrelay import-autopulse (CLI)', () => {
     }
   });
 });
+
+describe('docs/autopulse.md', () => {
+  test('the worked example is what import-autopulse writes', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'autopulse.md'), 'utf8');
+    const toml = /```toml\n([\s\S]*?)```/.exec(doc)![1]!;
+    const shown = JSON.parse(/```json\n(\{\n[\s\S]*?)```/.exec(doc)![1]!) as Obj;
+    const r = importAutopulse(toml, 'config.toml', {});
+    const written = Object.fromEntries(Object.keys(shown).map((k) => [k, (r.config as Obj)[k]]));
+    assert.deepEqual(written, shown);
+    assert.equal(r.notCarried.length, 5, 'five differences, as the page says');
+  });
+});
