@@ -368,6 +368,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   const routes: JsonObject = {};
   const watchPaths: JsonObject[] = [];
   let watchPoll = false;
+  const watchInclude: string[] = [];
+  const watchAnyFile: string[] = [];
   let maxDelay = defaultWait;
   const excludesOf = (where: string, v: unknown): string[] | undefined => {
     if (v === undefined || v === null) return undefined;
@@ -392,11 +394,12 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       if (!Array.isArray(paths) || !paths.length || !paths.every((p) => typeof p === 'string')) problem(`${where}.paths`, 'must be a list of folders');
       const filters = t.filters;
       if (filters !== undefined && (!Array.isArray(filters) || !filters.every((s) => typeof s === 'string'))) problem(`${where}.filters`, 'must be a list of regular expressions');
+      // filter: on the rewritten path, as the entry's INCLUDE/EXCLUDE (docs/watch.md); filters: on the watched
+      // path before the rewrite (notify.rs:106-119), as WATCH.INCLUDE.
       const f = filterOf(where, t.filter);
-      for (const p of paths as string[]) {
-        watchPaths.push({ PATH: p, ...(rules.length ? { REWRITE: rules } : {}), ...(filters && (filters as string[]).length ? { INCLUDE: filters as string[] } : {}) });
-      }
-      if (f.INCLUDE || f.EXCLUDE) notes.push(`${where}.filter: not carried on the watcher (it matched the rewritten path); add the patterns to SERVER_IGNORE_LIST or the targets' INCLUDE/EXCLUDE`);
+      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...(rules.length ? { REWRITE: rules } : {}), ...f });
+      if (filters && (filters as string[]).length) watchInclude.push(...(filters as string[]));
+      else watchAnyFile.push(where);
       if (t.backend === 'polling') watchPoll = true;
       if (t.recursive === false) notes.push(`${where}.recursive: false is not carried; the watcher always watches sub-folders`);
       if (t.debounce !== undefined) notes.push(`${where}.debounce: not carried; the watcher's changes wait SERVER_SCAN_DELAY`);
@@ -426,7 +429,14 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   }
   config.SERVER_AUTOPULSE_TRIGGERS = routes;
   carried.push(`triggers -> SERVER_AUTOPULSE_TRIGGERS (served at /triggers/<name>): ${Object.entries(routes).map(([n, e]) => `${n} (${String((e as JsonObject).TYPE)})`).join(', ')}`);
-  if (watchPaths.length) config.WATCH = { ENABLED: true, PATHS: watchPaths, POLL: watchPoll };
+  if (watchPaths.length) {
+    config.WATCH = { ENABLED: true, PATHS: watchPaths, POLL: watchPoll, ...(watchInclude.length ? { INCLUDE: [...new Set(watchInclude)] } : {}) };
+    if (watchInclude.length && watchAnyFile.length) {
+      notes.push(`${watchAnyFile.join(', ')}: no filters, but another notify trigger's filters are WATCH.INCLUDE, which applies to every watched folder; add a pattern that matches its files`);
+    } else if (!watchInclude.length) {
+      notes.push(`${watchAnyFile.join(', ')}: autopulse reported every file; without WATCH.INCLUDE the watcher takes only media, subtitle and metadata files (docs/watch.md). Set WATCH.INCLUDE to [".*"] for every file`);
+    }
+  }
   // autopulse scans at first request + wait and never later (triggers.rs:88-95); the cap keeps that.
   config.SERVER_SCAN_DELAY_MAX = maxDelay;
   notes.push(

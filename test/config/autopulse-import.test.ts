@@ -91,6 +91,7 @@ describe("importAutopulse: the README's examples", () => {
     assert.ok(t.manual, 'the default manual trigger too');
     assert.equal(t.my_notify, undefined);
     assert.deepEqual(c.WATCH, { ENABLED: true, PATHS: [{ PATH: '/watch', REWRITE: [{ from: '/watch', to: '/media' }] }], POLL: false });
+    assert.ok(r.notCarried.some((n) => n.startsWith('triggers.my_notify: autopulse reported every file')));
   });
 
   test('several targets of one kind, each with its own rewrite and filter', () => {
@@ -171,7 +172,9 @@ describe('importAutopulse: one config in each format', () => {
     assert.equal(c.SERVER_AUTOPULSE_TRIGGERS.scan.TYPE, 'autoscan');
     assert.equal(c.SERVER_SCAN_DELAY, 30);
     assert.equal(c.SERVER_SCAN_DELAY_MAX, 30);
-    assert.deepEqual(c.WATCH.PATHS, [{ PATH: '/downloads/complete', INCLUDE: ['\\.mkv$'] }]);
+    // filters match the watched path before the rewrite (notify.rs:106-119): WATCH.INCLUDE, tried first on the local path.
+    assert.deepEqual(c.WATCH.PATHS, [{ PATH: '/downloads/complete' }]);
+    assert.deepEqual(c.WATCH.INCLUDE, ['\\.mkv$']);
     assert.equal(c.WATCH.POLL, true);
   });
 
