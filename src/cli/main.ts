@@ -16,6 +16,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ['authorize'], load: async () => (await import('./authorize.ts')).registerAuthorize },
   { names: ['build_caches'], load: async () => (await import('./build-caches.ts')).registerBuildCaches },
   { names: ['remote'], load: async () => (await import('./remote.ts')).registerRemote },
+  { names: ['import-autopulse'], load: async () => (await import('./import-autopulse.ts')).registerImportAutopulse },
   { names: ['import-autoscan'], load: async () => (await import('./import-autoscan.ts')).registerImportAutoscan },
   { names: ['import-plex-autoscan', 'import'], load: async () => (await import('./import.ts')).registerImport },
   { names: ['health'], load: async () => (await import('./health.ts')).registerHealth },

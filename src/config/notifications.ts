@@ -43,10 +43,16 @@ export const notificationSchema = z
     /** The name the message shows (Discord, hookshot). */
     USERNAME: z.string().min(1).max(80).default('scanrelay'),
     MENTIONS: mentionsSchema.optional(),
+    /**
+     * json only: the document's shape. `scanrelay` (default) is docs/notifications.md's; `autopulse` is the one
+     * autopulse's json webhook posts, for receivers written for it (import-autopulse writes it; docs/autopulse.md).
+     */
+    FORMAT: z.enum(['scanrelay', 'autopulse']).default('scanrelay'),
   })
   .strict()
   .superRefine((n, ctx) => {
     if (n.TYPE === 'gotify' && !n.TOKEN) ctx.addIssue({ code: 'custom', path: ['TOKEN'], message: 'gotify needs the application token (TOKEN)' });
+    if (n.FORMAT !== 'scanrelay' && n.TYPE !== 'json') ctx.addIssue({ code: 'custom', path: ['FORMAT'], message: 'FORMAT is for json destinations' });
     if (n.MENTIONS && n.TYPE !== 'discord') ctx.addIssue({ code: 'custom', path: ['MENTIONS'], message: 'MENTIONS is for discord destinations' });
   });
 export type NotificationConfig = z.infer<typeof notificationSchema>;

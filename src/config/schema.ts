@@ -120,6 +120,25 @@ const autoscanTriggerSchema = z.union([
   z.object({ PRIORITY: z.number().int().default(0), REWRITE: rewriteRules(), ...triggerRouteFields }).refine(oneSelection, ONE_SELECTION),
 ]);
 
+/**
+ * scanrelay: autopulse's routes (docs/autopulse.md), one entry a trigger of autopulse's config, served at
+ * /triggers/<name> as autopulse serves them. When any is set, /triggers/ is autopulse's and autoscan's routes
+ * are not served. REWRITE: every rule in turn (autopulse's rewrite.rs), not the first that matches.
+ * INCLUDE/EXCLUDE: on the rewritten path. DELAY: seconds before the scan (autopulse's timer.wait), absent =
+ * SERVER_SCAN_DELAY; EVENT_DELAYS adds seconds per webhook event (eventType, lower case).
+ */
+export const autopulseTriggerSchema = z.object({
+  TYPE: z.enum(['manual', 'bazarr', 'autoscan', 'sonarr', 'radarr', 'lidarr', 'readarr', 'sportarr']),
+  REWRITE: rewriteRules(),
+  INCLUDE: regexList(),
+  EXCLUDE: regexList(),
+  DELAY: z.number().min(0).max(Math.floor((2 ** 31 - 1) / 1000)).optional(),
+  EVENT_DELAYS: z.record(z.string(), z.number().min(0)).default({}),
+  TARGETS: z.array(z.string().min(1)).optional(),
+  EXCLUDE_TARGETS: z.array(z.string().min(1)).optional(),
+});
+export type AutopulseTrigger = z.infer<typeof autopulseTriggerSchema>;
+
 /** scanrelay: autoscan's A-Train trigger (POST /triggers/a-train/{drive}). */
 export const aTrainSchema = z
   .object({
@@ -242,6 +261,9 @@ export const configSchema = z.object({
    * and EMBY are the targets `plex`, `jellyfin` and `emby` beside these (config/named-targets.ts).
    */
   TARGETS: targetsSchema,
+  SERVER_AUTOPULSE_TRIGGERS: z
+    .record(z.string().regex(/^[A-Za-z0-9._~-]+$/, 'trigger names must be one URL path segment (letters, digits, ".", "_", "~", "-")'), autopulseTriggerSchema)
+    .default({}),
 });
 
 export { rewriteRulesSchema };

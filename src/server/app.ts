@@ -6,6 +6,7 @@ import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { manualScanOff, sendError } from './reply.ts';
 import { autoscanRoutes } from './autoscan-routes.ts';
+import { autopulseRoutes, autopulseSend } from './autopulse-routes.ts';
 import { cmdApi, cmdApiErrorHandler } from './cmd-api.ts';
 import { registerMultipart } from './multipart.ts';
 import { handleScanPost } from './scan-post.ts';
@@ -109,10 +110,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const wrongSecret = new WrongSecretLog(deps.log);
   app.addHook('onClose', async () => wrongSecret.close());
-  const guards = makeGuards(config, sendError, new FailureBucket(deps.authFailuresPerMinute), (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url));
+  const failures = new FailureBucket(deps.authFailuresPerMinute);
+  const guards = makeGuards(config, sendError, failures, (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url));
   const guard = guards.secret;
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
-  await autoscanRoutes(app, pluginDeps);
+  // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md).
+  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures).basic);
+  else await autoscanRoutes(app, pluginDeps);
 
   // The managers' Webhook connection sends POST, or PUT when the user picks it.
   app.route<{ Params: { secret: string } }>({

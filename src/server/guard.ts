@@ -33,8 +33,8 @@ export class FailureBucket {
   }
 }
 
-type Hook = (req: FastifyRequest, reply: FastifyReply, done: () => void) => void;
-type Send = (req: FastifyRequest, reply: FastifyReply, status: number, message: string) => FastifyReply;
+export type Hook = (req: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+export type Send = (req: FastifyRequest, reply: FastifyReply, status: number, message: string) => FastifyReply;
 
 export interface Guards {
   /** onRequest hook for routes under /<secret>: the secret, then Basic auth when configured. */

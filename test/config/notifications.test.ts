@@ -18,6 +18,7 @@ test('NOTIFICATIONS: a destination gets every event, every target and trigger, 1
     BATCH_SECONDS: 10,
     GIVE_UP_AFTER: 21600,
     USERNAME: 'scanrelay',
+    FORMAT: 'scanrelay',
   });
   const none = configSchema.parse({ SERVER_PASS: 'x'.repeat(32) });
   assert.deepEqual(none.NOTIFICATIONS, {});

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { UserError } from '../config/errors.ts';
+import { configExists, writeConfigFile } from '../config/load.ts';
+import { action, settingsOf } from './context.ts';
+
+export function registerImportAutopulse(program: Command): void {
+  program
+    .command('import-autopulse')
+    .description("write a scanrelay config.json from an autopulse config (.toml, .yaml, .yml, .json, with its AUTOPULSE__ environment), take over its pending scans, and print what differs")
+    .argument('<config>', "autopulse's config file (config.toml, config.yaml, config.yml or config.json)")
+    .option('--database <path or URL>', "autopulse's database (its SQLite file, or a postgres:// URL): its pending scans are queued here (default: app.database_url)")
+    .option('--force', 'overwrite an existing config file')
+    .option('--replace', 'queue pending scans taken over before again')
+    .action(
+      action(async (file: string, opts: { database?: string; force?: boolean; replace?: boolean }, cmd: Command) => {
+        const settings = settingsOf(cmd);
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch (err) {
+          throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
+        }
+        // Loaded here, not at start: the TOML and YAML parsers are for this command only.
+        const { importAutopulse } = await import('../config/autopulse-import.ts');
+        const result = importAutopulse(text, file, process.env);
+        if (configExists(settings.config) && !opts.force) {
+          throw new UserError(`${settings.config} exists and was left as it is: pass --force to overwrite it, or --config <file> to write elsewhere`);
+        }
+        writeConfigFile(settings.config, result.config);
+        const lines = [`wrote ${settings.config} from ${file}`];
+        lines.push(...result.warnings);
+        lines.push('carried over:', ...result.carried.map((c) => `  - ${c}`));
+        if (opts.database !== undefined) {
+          const { takeOverAutopulse } = await import('./autopulse-takeover.ts');
+          lines.push(await takeOverAutopulse(opts.database ?? result.databaseUrl, settings, opts.replace));
+        } else {
+          lines.push(`autopulse's pending scans: not taken over (give its database with --database ${result.databaseUrl.replace(/^sqlite:\/\//, '')})`);
+        }
+        // Never "everything was carried over" while anything changed meaning: every difference is listed.
+        if (result.notCarried.length) lines.push('what differs from autopulse (read each line):', ...result.notCarried.map((n) => `  - ${n}`));
+        else lines.push('every setting was carried over with its meaning (behaviour that differs on purpose: docs/autopulse.md)');
+        lines.push(...result.warnings);
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }),
+    );
+}
