@@ -77,6 +77,6 @@ describe('scanrelay sections and sections+', () => {
     assert.match(none.stderr, /sections\+ needs PLEX_TOKEN/);
     const wrong = await runCli(['--config', config('wrong', { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: 'nope' }), 'sections+']);
     assert.equal(wrong.code, 1);
-    assert.match(wrong.stderr, /HTTP 401/);
+    assert.match(wrong.stderr, /Plex refused the token \(401\): check PLEX_TOKEN/);
   });
 });

@@ -73,6 +73,8 @@ describe("autoscan's environment and --version", () => {
   test('--version prints the version and exits 0, as autoscan --version does (main.go:94-106)', async () => {
     const out = await runCli(['--version']);
     assert.equal(out.code, 0, out.stderr);
-    assert.equal(out.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    // The release, and the commit where it is known (a git checkout; src/core/version.ts).
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    assert.match(out.stdout.trim(), new RegExp(`^${version.replace(/\./g, '\\.')}( \\(commit [0-9a-f]{7,40}\\))?$`));
   });
 });
