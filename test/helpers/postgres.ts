@@ -74,7 +74,7 @@ export async function startPgCluster(opts: { durable?: boolean; statementStats?:
   const speed = opts.durable ? '' : ' -c fsync=off -c full_page_writes=off';
   // A benchmark counts the statements each relay sends (pg_stat_statements, in the contrib modules Debian's package has).
   const stats = opts.statementStats ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all' : '';
-  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60${speed}${stats}`;
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${speed}${stats}`;
   let running = false;
   const start = () => {
     if (running) return;

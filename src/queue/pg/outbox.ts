@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { NotifyEvent, StoredEvent } from '../../core/events.ts';
 import { decodeEvent, encodeEvent, type Outbox } from '../outbox.ts';
 import { poolQuery } from './connection.ts';
-import { DB_NOW } from './clock.ts';
+import type { DbClock } from './clock.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
@@ -23,6 +23,8 @@ export class PgOutbox implements Outbox {
   constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
+    /** Relays compare leases on the database's clock (pg/clock.ts), never their own. */
+    private readonly clock: DbClock,
   ) {}
 
   private q<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
@@ -43,14 +45,14 @@ export class PgOutbox implements Outbox {
     return Number(rows[0]?.id ?? 0);
   }
 
-  async claim(destination: string, relay: string, leaseMs: number, now: number): Promise<number | undefined> {
-    // Relays compare leases on the database's clock, never their own: `now` (this relay's) serves SQLite only.
+  async claim(destination: string, relay: string, leaseMs: number, local: number): Promise<number | undefined> {
+    const now = this.clock.toDb(local);
     const { rows } = await this.q<{ last_id: string }>(
-      `INSERT INTO event_cursors (destination, last_id, relay, lease_until) VALUES ($1, (SELECT coalesce(max(id), 0) FROM events), $2, ${DB_NOW} + $3)
+      `INSERT INTO event_cursors (destination, last_id, relay, lease_until) VALUES ($1, (SELECT coalesce(max(id), 0) FROM events), $2, $3)
        ON CONFLICT (destination) DO UPDATE SET relay = EXCLUDED.relay, lease_until = EXCLUDED.lease_until
-         WHERE event_cursors.relay IS NOT DISTINCT FROM EXCLUDED.relay OR event_cursors.lease_until IS NULL OR event_cursors.lease_until < ${DB_NOW}
+         WHERE event_cursors.relay IS NOT DISTINCT FROM EXCLUDED.relay OR event_cursors.lease_until IS NULL OR event_cursors.lease_until < $4
        RETURNING last_id`,
-      [destination, relay, leaseMs],
+      [destination, relay, now + leaseMs, now],
     );
     return rows[0] ? Number(rows[0].last_id) : undefined;
   }

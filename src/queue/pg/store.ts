@@ -80,11 +80,11 @@ export class PgQueueStore implements QueueBackend {
     this.pool = new pg.Pool({ ...clientConfig(opts.url, `scanrelay ${opts.relayId}`), max: opts.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that breaks is dropped by the pool; the next query opens a new one.
     this.pool.on('error', (err) => opts.log?.debug({ err: err.message }, 'an idle queue database connection closed'));
-    this.outbox = new PgOutbox(this.pool, opts.url);
     this.session = new QueueSession(opts.url, `scanrelay ${opts.relayId} (session)`, opts.log);
     const session = this.session;
     const relays = (this.relays = new RelayRegistry(this.pool, opts.relayId, this.leaseMs, opts.log));
     const clock = (this.clock = new DbClock(opts.clock));
+    this.outbox = new PgOutbox(this.pool, opts.url, clock);
     const turns = (this.turns = new TurnLeases(this.pool, session, opts.relayId, this.leaseMs));
     // Back from a lost connection: the turns this relay still holds are locked and renewed at once.
     session.onConnect(() => {
