@@ -5,6 +5,7 @@ import { answeredWithout, resultFromError } from '../http.ts';
 import { itemForTarget } from '../rewrite.ts';
 import { MediaBrowserClient } from '../media-browser/client.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
+import { relativeTo } from '../../paths/mapping.ts';
 import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
 import type { TargetRequest } from '../../config/target-base.ts';
 
@@ -32,12 +33,31 @@ export class MediaBrowserTarget implements Target {
     // Only part of a long file list was kept: the folder stands for all of them.
     const paths = item.files.length && !item.moreFiles ? item.files : [item.folder];
     try {
+      // A refresh of the items at the files (issue 39 item 5); no analyze on demand here: that one scans.
+      if (item.action === 'refresh' && item.files.length && !item.moreFiles) {
+        const refreshed = await this.refreshItems(item.files);
+        if (refreshed) return { outcome: 'done', detail: refreshed };
+        this.log.info({ scan: item.id, folder: item.folder }, `no ${this.client.product} item at the request's files for the refresh; reporting them as changed instead`);
+      }
       this.log.debug({ scan: item.id, request: this.client.describeUpdate(), paths, updateType: item.updateType }, `telling ${this.client.product} about changed paths`);
       await this.client.mediaUpdated(paths.map((path) => ({ path, updateType: item.updateType })));
       return { outcome: 'done', detail: `${paths.length} path(s) reported as ${item.updateType}` };
     } catch (err) {
       return resultFromError(err);
     }
+  }
+
+  /**
+   * `POST /Items/{id}/Refresh` (FullRefresh) for the items whose Path is one of the files, looked up in the libraries
+   * that hold them (autopulse emby.rs:173-216, 349-370). undefined: none found (a new file: it is reported instead).
+   */
+  private async refreshItems(files: readonly string[]): Promise<string | undefined> {
+    const libraries = (await this.client.libraries()).filter((l) => files.some((f) => l.locations.some((loc) => relativeTo(f, loc) !== undefined)));
+    const ids = new Set<string>();
+    for (const lib of libraries) for (const id of (await this.client.itemsAt(lib.id, files)).values()) ids.add(id);
+    if (ids.size === 0) return undefined;
+    for (const id of ids) await this.client.refreshItem(id, 'FullRefresh');
+    return `metadata refresh (FullRefresh) of ${ids.size} item(s)`;
   }
 
   /** The server's Id and name from `GET /System/Info/Public` (docs/protocols.md section 4). */
