@@ -10,6 +10,7 @@ import { benchIntake } from './intake.ts';
 import { benchMemoryDrain } from './memory-drain.ts';
 import { benchPatterns } from './patterns.ts';
 import { benchSharedQueue } from './shared-queue.ts';
+import { benchTargetsDrain } from './targets-drain.ts';
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const want = (name: string) => only.length === 0 || only.includes(name);
