@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,targets.
  */
 import { benchCoalesce } from './coalesce.ts';
 import { benchCrypt } from './crypt.ts';
@@ -25,4 +25,5 @@ if (want('crypt')) summary.crypt = await benchCrypt();
 if (want('hardening')) summary.hardening = await benchHardening();
 if (want('patterns')) summary.patterns = await benchPatterns();
 if (want('queue')) summary.queue = await benchSharedQueue();
+if (want('targets')) summary.targets = await benchTargetsDrain();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);
