@@ -77,7 +77,7 @@ describe('TARGETS: named targets', () => {
 
 describe('bad TARGETS config stops the start with one line naming the key (exit 2)', () => {
   test('an unknown TYPE', () => {
-    assert.equal(refused({ TARGETS: { shelf: { TYPE: 'bookshelf', URL: 'http://x' } } }), 'config: TARGETS.shelf.TYPE: unknown TYPE "bookshelf": one of plex, jellyfin, emby');
+    assert.equal(refused({ TARGETS: { shelf: { TYPE: 'bookshelf', URL: 'http://x' } } }), 'config: TARGETS.shelf.TYPE: unknown TYPE "bookshelf": one of plex, jellyfin, emby, audiobookshelf, tdarr, fileflows, sonarr, radarr, command, relay');
     assert.match(refused({ TARGETS: { shelf: { URL: 'http://x' } } }), /^config: TARGETS\.shelf\.TYPE: missing: one of plex/);
   });
 
