@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle,targets.
  */
 import { benchCoalesce } from './coalesce.ts';
 import { benchCrypt } from './crypt.ts';
@@ -11,6 +11,7 @@ import { benchMemoryDrain } from './memory-drain.ts';
 import { benchPatterns } from './patterns.ts';
 import { benchPgIdle } from './pg-idle.ts';
 import { benchSharedQueue } from './shared-queue.ts';
+import { benchTargetsDrain } from './targets-drain.ts';
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -26,4 +27,5 @@ if (want('hardening')) summary.hardening = await benchHardening();
 if (want('patterns')) summary.patterns = await benchPatterns();
 if (want('queue')) summary.queue = await benchSharedQueue();
 if (want('idle')) summary.idle = await benchPgIdle();
+if (want('targets')) summary.targets = await benchTargetsDrain();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

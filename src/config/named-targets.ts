@@ -1,4 +1,5 @@
 import { UserError } from './errors.ts';
+import type { ScanAction } from '../core/scan.ts';
 import type { Config } from './schema.ts';
 import { triggerSelection, type TriggerRoute } from './targets.ts';
 import { plexTargetSchema, type PlexTargetConfig } from './target-kinds/plex.ts';
@@ -19,7 +20,7 @@ export function namedTargets(config: Config): Map<string, TargetConfig> {
     const section = config[key];
     if (!section.ENABLED) continue;
     // The section's keys, and the defaults of everything a TARGETS entry has beyond them.
-    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined) });
+    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined), REFRESH_METADATA: false, METADATA_REFRESH_MODE: 'FullRefresh' });
   }
   for (const [name, entry] of Object.entries(config.TARGETS ?? {})) if (!out.has(name)) out.set(name, entry);
   return out;
@@ -88,7 +89,11 @@ export function checkTargets(config: Config, source = 'config'): void {
  * What a trigger's own settings add to each request it makes: the targets it sends to (absent: all) and its
  * DELAY (absent: SERVER_SCAN_DELAY). The names are checked at load (checkTargets).
  */
-export function triggerRouting(config: Config, route: TriggerRoute | undefined): { targets?: string[]; delay?: number } {
+export function triggerRouting(config: Config, route: TriggerRoute | undefined): { targets?: string[]; delay?: number; action?: ScanAction } {
   const targets = triggerSelection(route, [...namedTargets(config).keys()]);
-  return { ...(targets ? { targets } : {}), ...(route?.DELAY !== undefined ? { delay: route.DELAY } : {}) };
+  return {
+    ...(targets ? { targets } : {}),
+    ...(route?.DELAY !== undefined ? { delay: route.DELAY } : {}),
+    ...(route?.ACTION !== undefined && route.ACTION !== 'scan' ? { action: route.ACTION } : {}),
+  };
 }

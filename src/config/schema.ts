@@ -115,10 +115,12 @@ const mediaServerSchema = z
   .prefault({});
 
 /** A trigger's settings on autoscan's routes: its priority and the rules that take its paths to the relay's own. */
-const autoscanTriggerSchema = z.union([
-  z.number().int().transform((PRIORITY) => ({ PRIORITY, REWRITE: [] as Array<{ from: string; to: string }> })),
+// A number is its PRIORITY alone. Read as the object form (not a union), so a bad key inside the object is named
+// in the error (`SERVER_AUTOSCAN_TRIGGERS.bazarr.ACTION: ...`) instead of a union's "Invalid input".
+const autoscanTriggerSchema = z.preprocess(
+  (v) => (typeof v === 'number' && Number.isInteger(v) ? { PRIORITY: v } : v),
   z.object({ PRIORITY: z.number().int().default(0), REWRITE: rewriteRules(), ...triggerRouteFields }).refine(oneSelection, ONE_SELECTION),
-]);
+);
 
 /**
  * scanrelay: autopulse's routes (docs/autopulse.md), one entry a trigger of autopulse's config, served at

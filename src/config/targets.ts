@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scanActionSchema, type ScanAction } from '../core/scan.ts';
 import { audiobookshelfTargetSchema } from './target-kinds/audiobookshelf.ts';
 import { tdarrTargetSchema } from './target-kinds/tdarr.ts';
 import { fileflowsTargetSchema } from './target-kinds/fileflows.ts';
@@ -64,8 +65,10 @@ export const triggerRouteFields = {
   TARGETS: z.array(targetNameSchema).min(1, 'name at least one target, or leave TARGETS out for all').optional(),
   EXCLUDE_TARGETS: z.array(targetNameSchema).optional(),
   DELAY: z.number().min(0).max(Math.floor((2 ** 31 - 1) / 1000)).optional(),
+  /** What its requests ask the targets to do: scan (default), refresh or analyze the items at the files (core/scan.ts). */
+  ACTION: scanActionSchema.optional(),
 };
-export type TriggerRoute = { TARGETS?: string[]; EXCLUDE_TARGETS?: string[]; DELAY?: number };
+export type TriggerRoute = { TARGETS?: string[]; EXCLUDE_TARGETS?: string[]; DELAY?: number; ACTION?: ScanAction };
 
 /** TARGETS and EXCLUDE_TARGETS together say two things: refused (on the trigger's object schema). */
 export function oneSelection(route: TriggerRoute): boolean {

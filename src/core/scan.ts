@@ -23,6 +23,14 @@ export const updateTypeSchema = z.enum(['Created', 'Modified', 'Deleted']);
 export type UpdateType = z.infer<typeof updateTypeSchema>;
 
 /**
+ * What a target is asked to do (issue 39 item 5): `scan` the folder (the default), or `refresh` the metadata or
+ * `analyze` the media of exactly the item(s) at the request's files, for a file changed in place (new
+ * subtitles, a transcode) that a scan would find nothing new in. Targets without such an action scan.
+ */
+export const scanActionSchema = z.enum(['scan', 'refresh', 'analyze']);
+export type ScanAction = z.infer<typeof scanActionSchema>;
+
+/**
  * What a trigger hands to the queue: a folder as the media server sees it (already mapped), and the
  * file(s) that caused it, when known. Triggers produce these; nothing else crosses into the queue.
  */
@@ -48,6 +56,8 @@ export const scanRequestSchema = z.object({
   targets: z.array(z.string()).optional(),
   /** Seconds before it is due, replacing SERVER_SCAN_DELAY (its trigger's DELAY). */
   delay: z.number().min(0).optional(),
+  /** What the targets are asked to do (absent: scan). Scans of different actions never merge (queue/enqueue-batch.ts). */
+  action: scanActionSchema.optional(),
 });
 export type ScanRequest = z.input<typeof scanRequestSchema>;
 
@@ -81,6 +91,8 @@ export interface ScanItem {
   attempt: number;
   /** File-exists checks this target has already made for the scan (durable; see SERVER_MAX_FILE_CHECKS). */
   fileChecks: number;
+  /** `refresh` or `analyze` of the item(s) at its files instead of a scan (absent: a scan). */
+  action?: Exclude<ScanAction, 'scan'>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Source, UpdateType } from '../core/scan.ts';
+import type { ScanAction, Source, UpdateType } from '../core/scan.ts';
 
 /** The source label of a request no trigger could place (metrics, logs): one spelling everywhere. */
 export const UNKNOWN_SOURCE = 'Unknown';
@@ -29,6 +29,8 @@ export type Intent =
       targets?: string[];
       /** The trigger's DELAY in seconds, replacing SERVER_SCAN_DELAY. */
       delay?: number;
+      /** The trigger's ACTION (or a manual request's `action=`); absent: scan. */
+      action?: ScanAction;
     }
   | { kind: 'test'; source: SourceOrUnknown }
   | { kind: 'ignore'; source: SourceOrUnknown; event: string; reason: string };

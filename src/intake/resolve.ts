@@ -83,6 +83,7 @@ export function resolveIntent(
         ...(kind === 'gone' ? { removal: true } : {}),
         ...(intent.targets ? { targets: intent.targets } : {}),
         ...(intent.delay !== undefined ? { delay: intent.delay } : {}),
+        ...(intent.action !== undefined && intent.action !== 'scan' ? { action: intent.action } : {}),
       },
     };
   });

@@ -25,6 +25,8 @@ export interface NewScan {
   holdUntil: number | null;
   /** Its route (queue/route.ts routeKey): the target names it goes to joined by ",", null for every target. */
   targets: string | null;
+  /** What it asks the targets to do: null for a scan, 'refresh' or 'analyze' (kept apart like routes). */
+  action: string | null;
 }
 
 /** A request for another folder that a scan stands for (scan_parts). */
@@ -48,9 +50,9 @@ export interface NewPart {
  */
 export interface EnqueueIO {
   /** Pending scans of one kind (removal 0 or 1) and one route (scans.targets) at any of these folders. */
-  pendingIn(folders: string[], removal: number, targets: string | null): Awaitable<ScanRow[]>;
+  pendingIn(folders: string[], removal: number, targets: string | null, action: string | null): Awaitable<ScanRow[]>;
   /** Pending scans of one kind and one route with a folder in [low, high). */
-  pendingBelow(low: string, high: string, removal: number, targets: string | null): Awaitable<ScanRow[]>;
+  pendingBelow(low: string, high: string, removal: number, targets: string | null, action: string | null): Awaitable<ScanRow[]>;
   /** Inserts a pending scan; returns its id. */
   insert(scan: NewScan): Awaitable<number>;
   merge(scan: NewScan & { id: number }): Awaitable<void>;
@@ -103,7 +105,16 @@ interface PendingState extends NewScan {
  * going elsewhere, so each target gets exactly the requests routed to it; requests with the same route coalesce
  * as before.
  */
-const keyOf = (folder: string, removal: number, targets: string | null) => `${removal}\0${targets ?? '*'}\0${folder}`;
+const keyOf = (folder: string, removal: number, group: Group) => `${removal}\0${group.targets ?? '*'}\0${group.action ?? ''}\0${folder}`;
+
+/**
+ * What keeps scans of one folder apart besides their kind: their route, and their action (a refresh or analyze of
+ * the items at the files never merges with a scan, nor with the other action: each target does exactly what was asked).
+ */
+interface Group {
+  targets: string | null;
+  action: string | null;
+}
 
 /**
  * The body of one enqueue transaction, the same for every store. A burst (a season pack, a flood of manual
@@ -142,10 +153,10 @@ export class EnqueueBatch {
   *add(req: NormalizedScanRequest): EnqueueSteps<EnqueueResult> {
     const ids = req.ids && Object.keys(req.ids).length ? JSON.stringify(req.ids) : null;
     const removal = req.removal && removalApart(req.folder, this.timing.roots) ? 1 : 0;
-    const route = routeKey(req.targets);
+    const group: Group = { targets: routeKey(req.targets), action: req.action && req.action !== 'scan' ? req.action : null };
     // The trigger's DELAY, when it has one, replaces SERVER_SCAN_DELAY for this request.
     const delayMs = req.delay !== undefined ? req.delay * 1000 : this.timing.delayMs;
-    const holder = yield* this.holderOf(req.folder, removal, route);
+    const holder = yield* this.holderOf(req.folder, removal, group);
     if (holder) {
       holder.requests += 1;
       // plex_autoscan serves the smallest number first: the most urgent request decides.
@@ -166,7 +177,7 @@ export class EnqueueBatch {
       }
       return { id: holder.id, status: 'merged', folder: holder.folder, dueAt: holder.dueAt };
     }
-    return yield* this.insert(req, ids, removal, route, delayMs);
+    return yield* this.insert(req, ids, removal, group, delayMs);
   }
 
   /** Writes the merges made in memory. Call once at the end of the transaction. */
@@ -179,7 +190,7 @@ export class EnqueueBatch {
     }
   }
 
-  private *holderOf(folder: string, removal: number, route: string | null): EnqueueSteps<PendingState | undefined> {
+  private *holderOf(folder: string, removal: number, route: Group): EnqueueSteps<PendingState | undefined> {
     // Never above the library root that holds the folder.
     const root = this.timing.roots?.length ? longestPrefix(folder, this.timing.roots, (r) => r) : undefined;
     const candidates = [folder, ...ancestors(folder)].filter((c) => root === undefined || relativeTo(root, c) === undefined || relativeTo(root, c) === '');
@@ -188,7 +199,7 @@ export class EnqueueBatch {
       if (seen) return seen;
     }
     // Nearest first: across library roots pending folders may nest.
-    const rows = yield* call((io) => io.pendingIn(candidates, removal, route));
+    const rows = yield* call((io) => io.pendingIn(candidates, removal, route.targets, route.action));
     const row = rows.sort((a, b) => b.folder.length - a.folder.length)[0];
     if (!row) return undefined;
     const state = fromRow(row);
@@ -197,11 +208,11 @@ export class EnqueueBatch {
   }
 
   /** A new pending scan; it takes over pending folders below it (one scan of the parent covers them). */
-  private *insert(req: NormalizedScanRequest, ids: string | null, removal: number, route: string | null, delayMs: number): EnqueueSteps<EnqueueResult> {
+  private *insert(req: NormalizedScanRequest, ids: string | null, removal: number, route: Group, delayMs: number): EnqueueSteps<EnqueueResult> {
     // The rows below are read from the table: write this transaction's merges first.
     yield* this.flush();
     const [low, high] = descendantRange(req.folder);
-    const below = (yield* call((io) => io.pendingBelow(low, high, removal, route))).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
+    const below = (yield* call((io) => io.pendingBelow(low, high, removal, route.targets, route.action))).filter((d) => !crossesRoot(req.folder, d.folder, this.timing.roots));
     let firstAt = this.now;
     let requests = 1;
     let priority = req.priority;
@@ -231,7 +242,8 @@ export class EnqueueBatch {
       source: req.source,
       removal,
       holdUntil: removal ? removalHoldUntil(firstAt, delayMs, maxMs) : null,
-      targets: route,
+      targets: route.targets,
+      action: route.action,
     };
     const id = yield* call((io) => io.insert(columns));
     const state: PendingState = { ...columns, id, dirty: false };
@@ -287,6 +299,7 @@ function fromRow(row: ScanRow): PendingState {
     removal: row.removal,
     holdUntil: row.hold_until === null ? null : Number(row.hold_until),
     targets: row.targets ?? null,
+    action: row.action ?? null,
     dirty: false,
   };
 }

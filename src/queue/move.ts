@@ -52,6 +52,7 @@ export async function moveQueue(from: QueueStore, to: QueueBackend, opts: { file
       priority: e.priority,
       // Where it was routed when queued goes with it.
       ...(e.targets ? { targets: e.targets } : {}),
+      ...(e.action ? { action: e.action } : {}),
     }),
   );
   const meta: Record<string, string | null> = Object.fromEntries(saved);

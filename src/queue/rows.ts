@@ -25,6 +25,7 @@ export function toItem(row: ScanRow, files: string[], attempt: number, fileCheck
     firstAt: Number(row.first_at),
     attempt,
     fileChecks,
+    ...(isItemAction(row.action) ? { action: row.action } : {}),
   };
 }
 
@@ -54,6 +55,7 @@ export function toEntry(row: ScanRow, files: string[], sampleSize: number, deliv
     fileCount: sampleSize + Number(row.files_more),
     deliveries,
     ...(row.targets ? { targets: routeNames(row.targets) } : {}),
+    ...(isItemAction(row.action) ? { action: row.action } : {}),
   };
 }
 
@@ -61,7 +63,7 @@ export function toEntry(row: ScanRow, files: string[], sampleSize: number, deliv
  * The parts of a failed scan as requests of their own, each with the files of the scan below its folder;
  * `removal`: the scan was a removal scan, and its parts stay removals.
  */
-export function partRequests(parts: readonly PartRow[], files: readonly string[], removal = false, route: string | null = null): NormalizedScanRequest[] {
+export function partRequests(parts: readonly PartRow[], files: readonly string[], removal = false, route: string | null = null, action: string | null = null): NormalizedScanRequest[] {
   // The scan's route: every part was routed alike (scans of different routes never merge).
   const targets = routeNames(route);
   return parts.map((p) => ({
@@ -75,7 +77,13 @@ export function partRequests(parts: readonly PartRow[], files: readonly string[]
     priority: p.priority,
     ...(removal ? { removal } : {}),
     ...(targets ? { targets } : {}),
+    ...(isItemAction(action) ? { action } : {}),
   }));
+}
+
+/** A stored action other than a scan (scans.action); anything else (NULL, an unknown word) is a scan. */
+function isItemAction(action: string | null | undefined): action is 'refresh' | 'analyze' {
+  return action === 'refresh' || action === 'analyze';
 }
 
 /** A store's numbered SQL migrations (`<n>_<name>.sql`), in order. */

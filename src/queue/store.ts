@@ -60,15 +60,15 @@ export class QueueStore implements QueueBackend {
     this.stmt = {
       pendingIn: memoByCount((n) =>
         db.prepare<Array<string | number | null>, ScanRow>(
-          `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND targets IS ? AND folder IN (${Array(n).fill('?').join(',')})`,
+          `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND targets IS ? AND action IS ? AND folder IN (${Array(n).fill('?').join(',')})`,
         ),
       ),
-      pendingBelow: db.prepare<[number, string | null, string, string], ScanRow>(
-        `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND targets IS ? AND folder >= ? AND folder < ?`,
+      pendingBelow: db.prepare<[number, string | null, string | null, string, string], ScanRow>(
+        `SELECT * FROM scans WHERE status = 'pending' AND removal = ? AND targets IS ? AND action IS ? AND folder >= ? AND folder < ?`,
       ),
       insert: db.prepare(
-        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, targets)
-         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt, @removal, @holdUntil, @targets)`,
+        `INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, targets, action)
+         VALUES (@folder, 'pending', @priority, @source, @event, @title, @ids, @updateType, @requests, @upgrade, @firstAt, @lastAt, @dueAt, @removal, @holdUntil, @targets, @action)`,
       ),
       merge: db.prepare(
         `UPDATE scans SET requests = @requests, priority = @priority, last_at = @lastAt, first_at = @firstAt, due_at = @dueAt,
@@ -155,8 +155,8 @@ export class QueueStore implements QueueBackend {
     };
     const stmt = this.stmt;
     this.io = {
-      pendingIn: (folders, removal, targets) => stmt.pendingIn(folders.length).all(removal, targets, ...folders),
-      pendingBelow: (low, high, removal, targets) => stmt.pendingBelow.all(removal, targets, low, high),
+      pendingIn: (folders, removal, targets, action) => stmt.pendingIn(folders.length).all(removal, targets, action, ...folders),
+      pendingBelow: (low, high, removal, targets, action) => stmt.pendingBelow.all(removal, targets, action, low, high),
       insert: (scan) => Number(stmt.insert.run(scan).lastInsertRowid),
       merge: (scan) => void stmt.merge.run(scan),
       // Thousands of files (a season pack) in one statement: SQLite walks the list, not thousands of calls.
@@ -313,7 +313,7 @@ export class QueueStore implements QueueBackend {
     const removal = scan?.removal === 1;
     // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
     const files = scan?.files_more ? [] : this.stmt.files.all(scanId).map((f) => f.path);
-    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal, scan?.targets ?? null)), this.io);
+    const results = runSync(new EnqueueBatch({ delayMs: 0, maxMs: 0 }, now).addAll(partRequests(parts, files, removal, scan?.targets ?? null, scan?.action ?? null)), this.io);
     parts.forEach((p, i) => this.stmt.restoredCounts.run(p.upgrade, p.requests, p.first_at, results[i]!.id));
     return parts.map((p) => p.folder);
   }

@@ -58,6 +58,8 @@ export interface ScanRow extends RequestColumns {
   hold_until: number | null;
   /** Its route: the target names it goes to, joined by "," (queue/route.ts); null for every target. */
   targets?: string | null;
+  /** What it asks the targets to do (core/scan.ts ScanAction): null for a scan, 'refresh' or 'analyze'. */
+  action?: string | null;
 }
 
 /** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */
@@ -104,6 +106,8 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   deliveries: DeliveryRow[];
   /** The targets it was routed to when queued (docs/targets.md); absent: every target. */
   targets?: string[];
+  /** `refresh` or `analyze` of the items at its files; absent: a scan. */
+  action?: string;
   /** Why a scan that is due still waits (a shared queue with no relay that has a target). */
   waiting?: string;
 }

@@ -48,7 +48,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
     return sendError(req, reply, 405, `${req.method} is not allowed here: use ${allow}`);
   };
 
-  const manualScan = async (req: FastifyRequest<{ Querystring: { dir?: string | string[] } }>, reply: FastifyReply) => {
+  const manualScan = async (req: FastifyRequest<{ Querystring: { dir?: string | string[]; action?: string | string[] } }>, reply: FastifyReply) => {
     // autoscan reads the folders from the query string; its page (and ours) posts them as a form field.
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
     const malformed = malformedQuery(req.raw.url ?? '');
@@ -59,7 +59,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
     const dirs = [req.query.dir, body.dir].flat().filter((d) => d !== undefined);
     let intent: Extract<Intent, { kind: 'scan' }>;
     try {
-      intent = recognizeAutoscanManual(dirs);
+      intent = recognizeAutoscanManual(dirs, req.query.action ?? body.action);
     } catch (err) {
       if (!(err instanceof PayloadError)) throw err;
       deps.metrics?.request('Manual', 'rejected');
@@ -68,7 +68,8 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
     // autoscan cleans each folder (path.Clean) before the trigger's rewrite (manual.go:78).
     intent = rewriteIntent({ ...intent, paths: intent.paths.map((p) => ({ ...p, path: cleanFolder(p.path) })) }, manualRewrite);
     if (manual && manual.PRIORITY !== 0) intent.priority = manual.PRIORITY;
-    Object.assign(intent, manualRouting);
+    // The request's own `action=` wins over the trigger's ACTION.
+    intent = { ...intent, ...manualRouting, ...(intent.action ? { action: intent.action } : {}) };
     return submitAnswer(intent, req, reply, deps);
   };
   // chi serves the manual trigger with and without the trailing slash (router.go:72-79 mounts it at /manual).
@@ -78,7 +79,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
       return reply.type('text/html; charset=utf-8').send(autoscanManualPage());
     });
     // autoscan's manual handler scans on any method but GET and HEAD (triggers/manual/manual.go:56-64).
-    app.route<{ Querystring: { dir?: string | string[] } }>({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url, onRequest: requireAuth, handler: manualScan });
+    app.route<{ Querystring: { dir?: string | string[]; action?: string | string[] } }>({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url, onRequest: requireAuth, handler: manualScan });
   }
 
   const aTrain = config.A_TRAIN;

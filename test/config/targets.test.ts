@@ -73,6 +73,15 @@ describe('TARGETS: named targets', () => {
     assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.radarr as never), { targets: ['plex', 'emby2'] });
     assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.lidarr as never), {});
   });
+
+  test("a trigger's ACTION goes with what it queues (scan is the default, and stored as none)", () => {
+    const config = load({ SERVER_AUTOSCAN_TRIGGERS: { bazarr: { ACTION: 'refresh' }, tdarr: { ACTION: 'analyze' }, sonarr: { ACTION: 'scan' } }, A_TRAIN: { ACTION: 'refresh' } });
+    assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.bazarr as never), { action: 'refresh' });
+    assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.tdarr as never), { action: 'analyze' });
+    assert.deepEqual(triggerRouting(config, config.SERVER_AUTOSCAN_TRIGGERS.sonarr as never), {});
+    assert.deepEqual(triggerRouting(config, config.A_TRAIN), { action: 'refresh' });
+    assert.match(refused({ SERVER_AUTOSCAN_TRIGGERS: { bazarr: { ACTION: 'rescan' } } }), /^config: SERVER_AUTOSCAN_TRIGGERS\.bazarr\.ACTION: .*"scan".*"refresh".*"analyze"/);
+  });
 });
 
 describe('bad TARGETS config stops the start with one line naming the key (exit 2)', () => {

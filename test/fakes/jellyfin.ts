@@ -43,6 +43,14 @@ export class FakeMediaServer extends SwitchableServer {
   readonly id: string;
   /** What `GET /Library/VirtualFolders` lists (the server's libraries and their folders). */
   virtualFolders: Array<{ Name: string; Locations: string[]; CollectionType?: string }> = [];
+  /**
+   * Library items for `GET /Items?ParentId=<library ItemId (its Name here)>&Fields=Path` (Jellyfin's ItemsController,
+   * BaseItemDtoQueryResult `{Items, StartIndex}`, paged by StartIndex/Limit) and `POST /Items/{id}/Refresh`
+   * (ItemRefreshController: 204, 404 for an unknown id; the modes are query parameters).
+   */
+  items: Array<{ Id: string; Path: string; library: string }> = [];
+  /** Item refreshes taken: the id and the query. */
+  readonly itemRefreshes: Array<{ id: string; query: Record<string, string> }> = [];
 
   constructor(opts: { apiKey?: string; name?: string; legacyAuth?: boolean; id?: string } = {}) {
     super();
@@ -86,6 +94,20 @@ export class FakeMediaServer extends SwitchableServer {
     }
     if (route === '/library/virtualfolders' && req.method === 'GET') {
       return send(200, this.virtualFolders.map((f) => ({ ItemId: f.Name, LibraryOptions: {}, RefreshStatus: 'Idle', ...f })));
+    }
+    if (route === '/items' && req.method === 'GET') {
+      const parent = url.searchParams.get('ParentId') ?? url.searchParams.get('parentId');
+      const start = Number(url.searchParams.get('StartIndex') ?? 0);
+      const limit = Number(url.searchParams.get('Limit') ?? 1e9);
+      const all = this.items.filter((i) => parent === null || i.library === parent);
+      const withPath = /(^|,)Path(,|$)/i.test(url.searchParams.get('Fields') ?? '');
+      return send(200, { Items: all.slice(start, start + limit).map((i) => ({ Id: i.Id, Name: i.Id, ...(withPath ? { Path: i.Path } : {}) })), StartIndex: start });
+    }
+    const itemRefresh = /^\/items\/([^/]+)\/refresh$/.exec(route);
+    if (itemRefresh && req.method === 'POST') {
+      if (!this.items.some((i) => i.Id.toLowerCase() === itemRefresh[1])) return send(404);
+      this.itemRefreshes.push({ id: this.items.find((i) => i.Id.toLowerCase() === itemRefresh[1])!.Id, query: Object.fromEntries(url.searchParams) });
+      return send(204);
     }
     if (route === '/library/media/updated' && req.method === 'POST') {
       let body: unknown;

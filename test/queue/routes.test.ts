@@ -109,6 +109,45 @@ for (const [name, open] of STORES) {
       assert.deepEqual(await byTarget('plex4k'), []);
     });
 
+    test('an action (refresh, analyze) is stored with the scan and kept apart from scans and the other action; a failed part keeps it', async () => {
+      const store = await open();
+      const now = Date.now();
+      const [scan, refresh, refresh2, analyze, refreshBelow] = await store.enqueueMany(
+        [
+          req('/d/TV/Show/S1', { files: ['/d/TV/Show/S1/e1.mkv'] }),
+          req('/d/TV/Show/S1', { files: ['/d/TV/Show/S1/e1.mkv'], action: 'refresh' }),
+          req('/d/TV/Show/S1', { files: ['/d/TV/Show/S1/e2.mkv'], action: 'refresh' }),
+          req('/d/TV/Show/S1', { files: ['/d/TV/Show/S1/e1.mkv'], action: 'analyze' }),
+          req('/d/TV/Show/S1/Extras', { files: ['/d/TV/Show/S1/Extras/x.mkv'], action: 'refresh' }),
+        ],
+        timing,
+        now,
+      );
+      assert.equal(scan!.status, 'queued');
+      assert.equal(refresh!.status, 'queued');
+      assert.notEqual(refresh!.id, scan!.id);
+      // The same action at the same folder (or below it) merges: one refresh of both files.
+      assert.equal(refresh2!.id, refresh!.id);
+      assert.equal(refreshBelow!.id, refresh!.id);
+      assert.notEqual(analyze!.id, refresh!.id);
+      assert.notEqual(analyze!.id, scan!.id);
+      const due = now + 60_000;
+      await store.activateDue(['plex'], due);
+      const items = await store.claimDeliveries(10, due, 'plex');
+      const byId = new Map(items.map((x) => [x.item.id, x.item]));
+      assert.equal(byId.get(scan!.id)!.action, undefined);
+      assert.equal(byId.get(refresh!.id)!.action, 'refresh');
+      assert.deepEqual([...byId.get(refresh!.id)!.files].sort(), ['/d/TV/Show/S1/Extras/x.mkv', '/d/TV/Show/S1/e1.mkv', '/d/TV/Show/S1/e2.mkv']);
+      assert.equal(byId.get(analyze!.id)!.action, 'analyze');
+      assert.equal((await store.view.get(refresh!.id))!.action, 'refresh');
+      // The refresh fails for good: its part (Extras) is queued again, still a refresh.
+      await store.completeDelivery(refresh!.id, 'plex', { status: 'failed', error: 'no item' }, due);
+      const open2 = await store.view.listOpen();
+      const extras = open2.find((e) => e.folder === '/d/TV/Show/S1/Extras');
+      assert.ok(extras, JSON.stringify(open2));
+      assert.equal(extras.action, 'refresh');
+    });
+
     test("a scan's DELAY replaces SERVER_SCAN_DELAY for it alone", async () => {
       const store = await open();
       const now = Date.now();

@@ -5,5 +5,12 @@ import { targetBase } from '../target-base.ts';
 export const mediaBrowserFields = {
   URL: z.string().min(1, 'must be the server\'s address, e.g. http://localhost:8096'),
   API_KEY: z.string().default(''),
+  /**
+   * Refresh the metadata of the items a request's files already are, instead of reporting them as changed (new
+   * files are still reported), for every request: autopulse's emby `refresh_metadata` (emby.rs:29-34).
+   */
+  REFRESH_METADATA: z.boolean().default(false),
+  /** The refresh's MetadataRefreshMode and ImageRefreshMode (autopulse's metadata_refresh_mode, emby.rs:62-73). */
+  METADATA_REFRESH_MODE: z.enum(['None', 'ValidationOnly', 'Default', 'FullRefresh']).default('FullRefresh'),
 };
 export const mediaBrowserBase = targetBase.extend(mediaBrowserFields);

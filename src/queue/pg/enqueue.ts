@@ -79,12 +79,12 @@ class PgEnqueueIO implements EnqueueIO {
     }
   }
 
-  pendingIn(folders: string[], removal: number, targets: string | null): ScanRow[] {
-    return [...this.rows.values()].filter((r) => r.removal === removal && (r.targets ?? null) === targets && folders.includes(r.folder));
+  pendingIn(folders: string[], removal: number, targets: string | null, action: string | null): ScanRow[] {
+    return [...this.rows.values()].filter((r) => r.removal === removal && (r.targets ?? null) === targets && (r.action ?? null) === action && folders.includes(r.folder));
   }
 
-  pendingBelow(low: string, high: string, removal: number, targets: string | null): ScanRow[] {
-    return [...this.rows.values()].filter((r) => r.removal === removal && (r.targets ?? null) === targets && r.folder >= low && r.folder < high);
+  pendingBelow(low: string, high: string, removal: number, targets: string | null, action: string | null): ScanRow[] {
+    return [...this.rows.values()].filter((r) => r.removal === removal && (r.targets ?? null) === targets && (r.action ?? null) === action && r.folder >= low && r.folder < high);
   }
 
   insert(s: NewScan): number {
@@ -94,6 +94,7 @@ class PgEnqueueIO implements EnqueueIO {
       id, folder: s.folder, status: 'pending', priority: s.priority, source: s.source, event: s.event, title: s.title, ids: s.ids, update_type: s.updateType,
       requests: s.requests, upgrade: s.upgrade, first_at: s.firstAt, last_at: s.lastAt, due_at: s.dueAt, finished_at: null, removal: s.removal, hold_until: s.holdUntil, files_more: 0,
       targets: s.targets,
+      action: s.action,
     });
     this.samples.set(id, { size: 0, has: new Set() });
     return id;
@@ -201,14 +202,14 @@ class PgEnqueueIO implements EnqueueIO {
     const { rows } = await this.db.query<{ pids: number[] | null; ids: number[] | null }>({
       name: 'scanrelay.enqueue.write',
       text: `WITH new AS (
-         INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets)
-         SELECT folder, 'pending', priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets
-         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::bigint[], $11::bigint[], $12::bigint[], $13::int[], $14::bigint[], $15::int[], $45::text[])
-           AS n(folder, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets)
-         RETURNING id, folder, removal, coalesce(targets, '') AS route
+         INSERT INTO scans (folder, status, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets, action)
+         SELECT folder, 'pending', priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets, action
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::bigint[], $11::bigint[], $12::bigint[], $13::int[], $14::bigint[], $15::int[], $45::text[], $46::text[])
+           AS n(folder, priority, source, event, title, ids, update_type, requests, upgrade, first_at, last_at, due_at, removal, hold_until, files_more, targets, action)
+         RETURNING id, folder, removal, coalesce(targets, '') AS route, coalesce(action, '') AS act
        ), ids AS (
-         SELECT p.pid, new.id FROM unnest($16::bigint[], $1::text[], $13::int[], $45::text[]) AS p(pid, folder, removal, targets)
-           JOIN new ON new.folder = p.folder AND new.removal = p.removal AND new.route = coalesce(p.targets, '')
+         SELECT p.pid, new.id FROM unnest($16::bigint[], $1::text[], $13::int[], $45::text[], $46::text[]) AS p(pid, folder, removal, targets, action)
+           JOIN new ON new.folder = p.folder AND new.removal = p.removal AND new.route = coalesce(p.targets, '') AND new.act = coalesce(p.action, '')
        ), merged AS (
          UPDATE scans s SET requests = coalesce(u.requests, s.requests), priority = coalesce(u.priority, s.priority), last_at = coalesce(u.last_at, s.last_at),
            first_at = coalesce(u.first_at, s.first_at), due_at = coalesce(u.due_at, s.due_at), update_type = coalesce(u.update_type, s.update_type),
@@ -233,6 +234,7 @@ class PgEnqueueIO implements EnqueueIO {
         ...partColumns(parts),
         note?.channel ?? null, note?.payload ?? null,
         col(n, 'targets'),
+        col(n, 'action'),
       ],
     });
     const [pids, ids] = [rows[0]?.pids ?? [], rows[0]?.ids ?? []];
@@ -254,7 +256,7 @@ class PgEnqueueIO implements EnqueueIO {
  * The statements above are prepared once per connection (named). They list the columns they return, so a later
  * migration that adds one does not change a prepared statement's result.
  */
-const SCAN_COLUMNS = ['id', 'folder', 'status', 'priority', 'source', 'event', 'title', 'ids', 'update_type', 'requests', 'upgrade', 'first_at', 'last_at', 'due_at', 'finished_at', 'removal', 'hold_until', 'files_more', 'targets']
+const SCAN_COLUMNS = ['id', 'folder', 'status', 'priority', 'source', 'event', 'title', 'ids', 'update_type', 'requests', 'upgrade', 'first_at', 'last_at', 'due_at', 'finished_at', 'removal', 'hold_until', 'files_more', 'targets', 'action']
   .map((c) => `s.${c}`)
   .join(', ');
 

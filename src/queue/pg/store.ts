@@ -426,11 +426,11 @@ export class PgQueueStore implements QueueBackend {
   private async requeueParts(db: Db, scanId: number, now: number): Promise<string[]> {
     const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
     if (parts.length === 0) return [];
-    const scan = (await db.query<{ removal: number; files_more: number; targets: string | null }>(`SELECT removal, files_more, targets FROM scans WHERE id = $1`, [scanId])).rows[0];
+    const scan = (await db.query<{ removal: number; files_more: number; targets: string | null; action: string | null }>(`SELECT removal, files_more, targets, action FROM scans WHERE id = $1`, [scanId])).rows[0];
     const removal = scan?.removal === 1;
     // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
     const files = scan?.files_more ? [] : (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
-    const requests = partRequests(parts, files, removal, scan?.targets ?? null);
+    const requests = partRequests(parts, files, removal, scan?.targets ?? null, scan?.action ?? null);
     const results = await enqueueInTx(db, requests, { delayMs: 0, maxMs: 0 }, now);
     for (const [i, p] of parts.entries()) {
       await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [

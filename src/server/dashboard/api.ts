@@ -21,7 +21,7 @@ const filesPageSchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
 });
-const scanBodySchema = z.object({ path: z.string() });
+const scanBodySchema = z.object({ path: z.string(), action: z.unknown().optional() });
 const mapQuerySchema = z.object({ path: z.string().min(1, 'path is missing: GET map?path=<a path in any mapped form>') });
 
 /** The first problem zod found, as one line: `field: message`. */
@@ -95,7 +95,7 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
     const body = parseOr400(scanBodySchema, req.body ?? {}, reply, 'scan body (expected JSON {"path": "..."})');
     if (!body) return reply;
     try {
-      const manual = recognizeManual({ eventType: 'Manual', filepath: body.path });
+      const manual = recognizeManual({ eventType: 'Manual', filepath: body.path, action: body.action ?? (req.query as Record<string, unknown> | undefined)?.action });
       if (manual?.kind !== 'scan') throw new Error('manual recognizer returned no scan');
       return withReadiness(await submitIntent({ ...manual, source: 'API', event: 'API' }, deps, req.log, req.ip), deps);
     } catch (err) {

@@ -3,8 +3,9 @@ import type { Logger } from '../../log.ts';
 import type { PathRewriter } from '../../paths/rewrite.ts';
 import { answeredWithout, resultFromError } from '../http.ts';
 import { itemForTarget } from '../rewrite.ts';
-import { MediaBrowserClient } from '../media-browser/client.ts';
+import { MediaBrowserClient, type MetadataRefreshMode } from '../media-browser/client.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
+import { relativeTo } from '../../paths/mapping.ts';
 import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
 import type { TargetRequest } from '../../config/target-base.ts';
 
@@ -21,6 +22,8 @@ export class MediaBrowserTarget implements Target {
     private readonly log: Logger,
     /** This server's own rewrite (JELLYFIN.REWRITE / EMBY.REWRITE): the relay's path as it names it. */
     private readonly rewrite?: PathRewriter,
+    /** REFRESH_METADATA (every request refreshes the items its files are) and the refresh mode. */
+    private readonly refresh: { always: boolean; mode: MetadataRefreshMode } = { always: false, mode: 'FullRefresh' },
   ) {
     if (rewrite) this.toTargetPath = rewrite;
   }
@@ -32,12 +35,35 @@ export class MediaBrowserTarget implements Target {
     // Only part of a long file list was kept: the folder stands for all of them.
     const paths = item.files.length && !item.moreFiles ? item.files : [item.folder];
     try {
+      // A refresh of the items at the files (issue 39 item 5, or REFRESH_METADATA); no analyze on demand here: an
+      // analyze reports the files as changed. Files that are no item yet are reported as changed too.
+      if ((item.action === 'refresh' || this.refresh.always) && item.files.length && !item.moreFiles && item.updateType !== 'Deleted') {
+        const { refreshed, rest } = await this.refreshItems(item.files);
+        if (rest.length) {
+          this.log.debug({ scan: item.id, paths: rest }, `no ${this.client.product} item at these files to refresh; reporting them as changed`);
+          await this.client.mediaUpdated(rest.map((path) => ({ path, updateType: item.updateType })));
+        }
+        return { outcome: 'done', detail: [refreshed && `metadata refresh (${this.refresh.mode}) of ${refreshed} item(s)`, rest.length && `${rest.length} path(s) reported as ${item.updateType}`].filter(Boolean).join('; ') };
+      }
       this.log.debug({ scan: item.id, request: this.client.describeUpdate(), paths, updateType: item.updateType }, `telling ${this.client.product} about changed paths`);
       await this.client.mediaUpdated(paths.map((path) => ({ path, updateType: item.updateType })));
       return { outcome: 'done', detail: `${paths.length} path(s) reported as ${item.updateType}` };
     } catch (err) {
       return resultFromError(err);
     }
+  }
+
+  /**
+   * `POST /Items/{id}/Refresh` (FullRefresh) for the items whose Path is one of the files, looked up in the libraries
+   * that hold them (autopulse emby.rs:173-216, 349-370). undefined: none found (a new file: it is reported instead).
+   */
+  private async refreshItems(files: readonly string[]): Promise<{ refreshed: number; rest: string[] }> {
+    const libraries = (await this.client.libraries()).filter((l) => files.some((f) => l.locations.some((loc) => relativeTo(f, loc) !== undefined)));
+    const found = new Map<string, string>();
+    for (const lib of libraries) for (const [path, id] of await this.client.itemsAt(lib.id, files)) found.set(path, id);
+    const ids = new Set(found.values());
+    for (const id of ids) await this.client.refreshItem(id, this.refresh.mode);
+    return { refreshed: ids.size, rest: files.filter((f) => !found.has(f)) };
   }
 
   /** The server's Id and name from `GET /System/Info/Public` (docs/protocols.md section 4). */
@@ -68,11 +94,19 @@ export class MediaBrowserTarget implements Target {
 }
 
 /** Jellyfin: the API at the configured URL. */
-export function jellyfinTarget(url: string, apiKey: string, log: Logger, rewrite?: PathRewriter, name = 'jellyfin', request?: TargetRequest): MediaBrowserTarget {
-  return new MediaBrowserTarget(name, new MediaBrowserClient('Jellyfin', url, apiKey, '', request), log, rewrite);
+export function jellyfinTarget(
+  url: string,
+  apiKey: string,
+  log: Logger,
+  rewrite?: PathRewriter,
+  name = 'jellyfin',
+  request?: TargetRequest,
+  refresh?: { always: boolean; mode: MetadataRefreshMode },
+): MediaBrowserTarget {
+  return new MediaBrowserTarget(name, new MediaBrowserClient('Jellyfin', url, apiKey, '', request), log, rewrite, refresh);
 }
 
 /** A Jellyfin `TARGETS` entry (or the JELLYFIN section, named `jellyfin`). */
 export function createJellyfinTarget(name: string, entry: JellyfinTargetConfig, log: Logger): MediaBrowserTarget {
-  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST);
+  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST, { always: entry.REFRESH_METADATA, mode: entry.METADATA_REFRESH_MODE });
 }

@@ -4,10 +4,20 @@ import type { TargetRequest } from '../../config/target-base.ts';
 import { classifyStatus, httpRequest, parseJsonAnswer } from '../http.ts';
 
 /** The answers read (docs/protocols.md section 4); the servers add fields freely. */
-const virtualFoldersAnswer = z.array(z.looseObject({ Name: z.string().optional(), Locations: z.array(z.string()).optional().default([]) }));
+const virtualFoldersAnswer = z.array(z.looseObject({ Name: z.string().optional(), ItemId: z.string().optional(), Locations: z.array(z.string()).optional().default([]) }));
+/** `GET /Items` (BaseItemDtoQueryResult): the items, with `Path` when Fields=Path asks for it. */
+const itemsAnswer = z.looseObject({ Items: z.array(z.looseObject({ Id: z.string(), Path: z.string().nullish() })).default([]) });
+
+/** Items read per page of `GET /Items`, and pages read at most per library (autopulse reads 1000 a page). */
+const ITEMS_PAGE = 1000;
+const ITEMS_MAX_PAGES = 50;
 const systemInfoAnswer = z.looseObject({ ServerName: z.string().optional(), Version: z.string().optional() });
 /** `GET /System/Info/Public` (no key needed): the server's own Id and name. */
 const publicInfoAnswer = z.looseObject({ Id: z.string().min(1), ServerName: z.string().optional() });
+
+/** Jellyfin's and Emby's MetadataRefreshMode (autopulse's emby.rs:62-73 offers the same four). */
+export const metadataRefreshModes = ['None', 'ValidationOnly', 'Default', 'FullRefresh'] as const;
+export type MetadataRefreshMode = (typeof metadataRefreshModes)[number];
 
 export interface MediaUpdate {
   path: string;
@@ -78,6 +88,37 @@ export class MediaBrowserClient {
   async libraryLocations(): Promise<string[]> {
     const folders = parseJsonAnswer(await this.call('GET', '/Library/VirtualFolders', 'library list'), virtualFoldersAnswer, `${this.product} library list`);
     return folders.flatMap((f) => f.Locations.filter((l) => l !== ''));
+  }
+
+  /** The libraries: their item id (ParentId of their items) and folders. */
+  async libraries(): Promise<Array<{ id: string; locations: string[] }>> {
+    const folders = parseJsonAnswer(await this.call('GET', '/Library/VirtualFolders', 'library list'), virtualFoldersAnswer, `${this.product} library list`);
+    return folders.filter((f) => f.ItemId).map((f) => ({ id: f.ItemId!, locations: f.Locations.filter((l) => l !== '') }));
+  }
+
+  /**
+   * The ids of the items in a library whose Path is one of `paths` (exactly), read page by page as autopulse's
+   * emby.rs fetch_items does (`GET /Items?Recursive=true&Fields=Path&ParentId=...`), until all are found.
+   */
+  async itemsAt(libraryId: string, paths: readonly string[]): Promise<Map<string, string>> {
+    const wanted = new Set(paths);
+    const found = new Map<string, string>();
+    for (let page = 0; page < ITEMS_MAX_PAGES && found.size < wanted.size; page++) {
+      const q = new URLSearchParams({ Recursive: 'true', Fields: 'Path', EnableImages: 'false', EnableTotalRecordCount: 'false', ParentId: libraryId, StartIndex: String(page * ITEMS_PAGE), Limit: String(ITEMS_PAGE) });
+      const { Items } = parseJsonAnswer(await this.call('GET', `/Items?${q}`, 'item list'), itemsAnswer, `${this.product} item list`);
+      for (const i of Items) if (i.Path && wanted.has(i.Path) && !found.has(i.Path)) found.set(i.Path, i.Id);
+      if (Items.length < ITEMS_PAGE) break;
+    }
+    return found;
+  }
+
+  /**
+   * `POST /Items/{id}/Refresh` with a refresh mode for metadata and images, as autopulse's emby.rs refresh_item
+   * (349-370) sends it: everything replaced but the images, recursively.
+   */
+  async refreshItem(id: string, mode: MetadataRefreshMode): Promise<void> {
+    const q = new URLSearchParams({ MetadataRefreshMode: mode, ImageRefreshMode: mode, ReplaceAllMetadata: 'true', ReplaceAllImages: 'false', Recursive: 'true' });
+    await this.call('POST', `/Items/${encodeURIComponent(id)}/Refresh?${q}`, 'item refresh');
   }
 
   /** The server's own Id and name: the same whichever URL or key asks. */

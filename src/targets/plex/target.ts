@@ -10,6 +10,7 @@ import { runScanCommand } from './commands.ts';
 import { plexScanWatch, type ScanWatch, type ScanWatchTimings } from './completion.ts';
 import type { Transport } from './notifications/stream.ts';
 import { refreshScannedItems } from './metadata-refresh.ts';
+import { actOnItems } from './item-action.ts';
 import { PlexApiBackend } from './backends/api.ts';
 import { SectionCache } from './sections.ts';
 import type { PlexDatabase } from './database.ts';
@@ -159,6 +160,11 @@ export class PlexTarget implements Target {
       // The skip and the file checks come before the turn (plex.py:63-109); a scan holding the turn keeps what
       // they found, so it never ends without its after-command.
       const holding = this.beforeRan.get(item.id);
+      // A refresh or analyze of the items at the files: no scan, no before/after commands. No item there yet: scanned.
+      if (!holding && item.action) {
+        const acted = await this.itemAction(item, item.action);
+        if (acted) return acted;
+      }
       const skip = holding ? undefined : this.alreadyInPlex(item, config);
       if (skip) return skip;
       const checked = holding ?? (await this.checkFiles(item, config));
@@ -464,6 +470,26 @@ export class PlexTarget implements Target {
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
       return parts.filter(Boolean).join('; ');
     };
+  }
+
+  /**
+   * A request's `refresh` or `analyze` (item-action.ts), within this delivery (the turn is held while it runs).
+   * undefined: scan instead (no token for the HTTP API, or no item at the files yet).
+   */
+  private async itemAction(item: ScanItem, action: 'refresh' | 'analyze'): Promise<DeliveryResult | undefined> {
+    const api = this.steps.api;
+    if (!api) {
+      this.warnOnce('action-no-api', { action }, `a ${action} of an item needs PLEX_TOKEN (the Plex HTTP API); the folder is scanned instead`);
+      return undefined;
+    }
+    this.sectionList ??= this.backend instanceof PlexApiBackend ? this.backend.sections : new SectionCache(() => api.sections());
+    const detail = await actOnItems({ api, sections: this.sectionList, log: this.log }, action, item.folder, item.moreFiles ? [] : item.files);
+    if (detail === undefined) {
+      this.log.info({ scan: item.id, action, folder: item.folder }, `no Plex item at the request's files for the ${action}; scanning the folder instead`);
+      return undefined;
+    }
+    this.log.info({ scan: item.id, action }, detail);
+    return { outcome: 'done', detail };
   }
 
   /** PLEX_REFRESH_METADATA, through the HTTP API (the scanner method too, when PLEX_TOKEN is set). */

@@ -17,7 +17,7 @@ interface WatchRoot {
   filter?: WatchFilter;
   priority: number;
   /** Its TARGETS / EXCLUDE_TARGETS and DELAY (config/named-targets.ts triggerRouting). */
-  routing?: { targets?: string[]; delay?: number };
+  routing?: ReturnType<typeof triggerRouting>;
 }
 
 type Gathered = { event: WatchEventName; scan: WatchScan; priority: number; routing?: WatchRoot['routing'] };

@@ -1,0 +1,113 @@
+/**
+ * Named targets (issue 39): the drain of BENCH_TARGET_SCANS (500) scans due at once through the real queue,
+ * scheduler and targets, to Plex alone and to Plex beside a Jellyfin and a Tdarr. Plex takes one scan at a time
+ * (its turn, paced by its notification stream); the others take theirs concurrently. The figure that matters is
+ * Plex's own drain: the time until Plex received the last scan, and the idle gap Plex sees between scans. The
+ * added targets must cost it nothing. The two set-ups take turns (BENCH_TARGET_RUNS pairs, default 3), each run on
+ * fresh fakes and a fresh queue file; the table has each run and the medians. The fake Plex's scans may be
+ * given a start delay and a length (BENCH_START_DELAY_MS, BENCH_TARGET_SCAN_MS; 0 by default).
+ */
+import { join } from 'node:path';
+import { tdarrTargetSchema } from '../src/config/target-kinds/tdarr.ts';
+import { configSchema, type Config } from '../src/config/schema.ts';
+import type { Target } from '../src/core/scan.ts';
+import { silentLogger } from '../src/log.ts';
+import { QueueIntake } from '../src/queue/intake.ts';
+import { Scheduler } from '../src/queue/scheduler.ts';
+import { QueueStore } from '../src/queue/store.ts';
+import { jellyfinTarget } from '../src/targets/jellyfin/target.ts';
+import { PlexApi } from '../src/targets/plex/api.ts';
+import { PlexApiBackend } from '../src/targets/plex/backends/api.ts';
+import { plexTarget } from '../src/targets/plex/create.ts';
+import { createTdarrTarget } from '../src/targets/tdarr/target.ts';
+import { FakeMediaServer } from '../test/fakes/jellyfin.ts';
+import { FakePlex } from '../test/fakes/plex.ts';
+import { FakeTdarr } from '../test/fakes/tdarr.ts';
+import { tempDir, waitFor } from '../test/helpers/relay.ts';
+import { report } from './lib.ts';
+
+const SCANS = Number(process.env.BENCH_TARGET_SCANS ?? 500);
+const RUNS = Number(process.env.BENCH_TARGET_RUNS ?? 3);
+/** Each Plex scan shows this long after its request, and lasts this long (serial-drain.ts's kind of fake Plex). */
+const START_DELAY_MS = Number(process.env.BENCH_START_DELAY_MS ?? 0);
+const SCAN_MS = Number(process.env.BENCH_TARGET_SCAN_MS ?? 0);
+/** The second set of runs: each Plex answer takes this long (FakePlex latencyMs), so Plex, not the relay, sets the pace. */
+const LATENCY_MS = Number(process.env.BENCH_PLEX_ANSWER_MS ?? 10);
+
+/** The scan alone, as coalesce.ts: no file checks, waits or steps after it. */
+const SCAN_ONLY = configSchema.parse({
+  SERVER_PASS: 'bench',
+  SERVER_FILE_CHECKS_ENABLED: false,
+  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
+  PLEX_CHECK_BEFORE_SCAN: false,
+  PLEX_EMPTY_TRASH: false,
+  PLEX_ANALYZE_TYPE: 'off',
+}) as Config;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; gapMs: number; plexScans: number; others: number }> {
+  const plex = await new FakePlex({ sections: [{ id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] }] }).start();
+  const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
+  const tdarr = await new FakeTdarr().start();
+  const store = new QueueStore(join(tempDir('scanrelay-bench-targets-'), 'queue.db'));
+  const log = silentLogger();
+  // Plex's turn ends when its scan request is answered (no completion watch, as coalesce.ts): the figure is what
+  // the queue, the scheduler and the other targets cost Plex's deliveries. Pacing by Plex's own notification
+  // stream is serial-drain.ts's subject.
+  plex.scanStartDelayMs = START_DELAY_MS;
+  plex.latencyMs = latencyMs;
+  plex.scanMsFor = () => SCAN_MS;
+  const targets: Target[] = [plexTarget(new PlexApiBackend(new PlexApi(plex.url, plex.token)), SCAN_ONLY, undefined, log)];
+  if (withOthers) {
+    targets.push(jellyfinTarget(jellyfin.url, 'jf-key', log, undefined, 'jf'));
+    targets.push(createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: tdarr.url, DB_ID: 'db' }), log));
+  }
+  try {
+    const intake = new QueueIntake(store, () => ({ delayMs: 0, maxMs: 0 }));
+    const requests = Array.from({ length: SCANS }, (_, i) => ({ folder: `/data/Movies/Movie ${i}`, files: [`/data/Movies/Movie ${i}/m${i}.mkv`], source: 'Manual' as const }));
+    for (let i = 0; i < requests.length; i += 100) await intake.enqueue(requests.slice(i, i + 100));
+    const scheduler = new Scheduler(store, targets, log, { concurrency: 8 });
+    const started = Date.now();
+    scheduler.start();
+    await waitFor(() => plex.refreshes().length >= SCANS, 600_000, 'Plex drain');
+    const plexMs = Date.now() - started;
+    await waitFor(() => store.countOpen() === 0, 600_000, 'every target');
+    const allMs = Date.now() - started;
+    await scheduler.stop();
+    // Plex's idle time between the end of one scan and the next request: what a slower turn would show.
+    const s = plex.scans;
+    const gaps = s.slice(1).map((x, i) => (s[i]!.endedAt !== undefined ? x.requestedAt - s[i]!.endedAt! : 0)).filter((g) => g >= 0);
+    return {
+      plexMs,
+      allMs,
+      gapMs: gaps.length ? median(gaps) : 0,
+      plexScans: plex.refreshes().length,
+      others: jellyfin.updates.length + tdarr.scans.length,
+    };
+  } finally {
+    store.close();
+    await Promise.all([plex.stop(), jellyfin.stop(), tdarr.stop()]);
+  }
+}
+
+export async function benchTargetsDrain(): Promise<Record<string, unknown>> {
+  const rows: Array<Record<string, unknown>> = [];
+  const summary: Record<string, unknown> = {};
+  // 0 ms: the relay's own cost decides the drain; LATENCY_MS: Plex's answers do, as a real Plex's do.
+  for (const latency of [0, LATENCY_MS]) {
+    const by: Record<string, Array<Awaited<ReturnType<typeof drain>>>> = { one: [], three: [] };
+    for (let run = 1; run <= RUNS; run++) {
+      for (const withOthers of [false, true]) {
+        const r = await drain(withOthers, latency);
+        by[withOthers ? 'three' : 'one']!.push(r);
+        rows.push({ 'Plex answers ms': latency, run, targets: withOthers ? 'Plex + Jellyfin + Tdarr' : 'Plex', 'Plex drain ms': r.plexMs, 'all drained ms': r.allMs, 'Plex idle gap p50 ms': r.gapMs, 'Plex scans': r.plexScans, 'other deliveries': r.others });
+      }
+    }
+    summary[`answers ${latency} ms`] = Object.fromEntries(Object.entries(by).map(([k, v]) => [k, { plexMs: median(v.map((r) => r.plexMs)), allMs: median(v.map((r) => r.allMs)) }]));
+  }
+  report('targets-drain', rows, { scans: SCANS, median: summary });
+  return summary;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchTargetsDrain();

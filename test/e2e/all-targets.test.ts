@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { FakeArrTarget } from '../fakes/arr-target.ts';
+import { FakeAudiobookshelf } from '../fakes/audiobookshelf.ts';
+import { FakeMediaServer } from '../fakes/jellyfin.ts';
+import { FakePlex } from '../fakes/plex.ts';
+import { FakeTdarr } from '../fakes/tdarr.ts';
+import { post, postJson, spawnRelay, tempDir, waitFor, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
+
+/*
+ * Issue 39's held-out check, as our own: the real relay process with two Plex servers (the top-level PLEX_* keys
+ * and one in TARGETS), Jellyfin, Audiobookshelf with INCLUDE, Tdarr, a Sonarr target and a command, each with its
+ * own rewrite; Sonarr, Radarr, manual and A-Train requests through triggers that name some of them. Each target
+ * gets exactly its own scans, in its own path form, once each; each Plex one at a time.
+ * autopulse routes per target by name (crates/service/src/settings/mod.rs:125-126, triggers/mod.rs:24) and sends
+ * the same requests as these fakes take (audiobookshelf.rs:75-121, tdarr.rs:58-81, sonarr.rs:56-98); see each fake
+ * for the service's own API it follows.
+ */
+
+const AUTH = { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` };
+
+function deliveries(queuefile: string): Array<{ folder: string; target: string; status: string }> {
+  const db = new Database(queuefile, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT s.folder, d.target, d.status FROM deliveries d JOIN scans s ON s.id = d.scan_id ORDER BY s.folder, d.target`).all() as any;
+  } finally {
+    db.close();
+  }
+}
+
+describe('every kind of target at once, triggers naming some of them', { skip: process.platform === 'win32' }, () => {
+  let plex: FakePlex;
+  let plex4k: FakePlex;
+  let jellyfin: FakeMediaServer;
+  let abs: FakeAudiobookshelf;
+  let tdarr: FakeTdarr;
+  let sonarr: FakeArrTarget;
+  let relay: RelayProcess;
+  const dir = tempDir('scanrelay-all-targets-');
+  const hookLog = join(dir, 'hook.log');
+  const hookLines = (): string[] => (existsSync(hookLog) ? readFileSync(hookLog, 'utf8').split('\n').filter(Boolean) : []);
+
+  before(async () => {
+    plex = await new FakePlex({
+      sections: [
+        { id: '1', title: 'Movies', type: 'movie', locations: ['/plexA/Movies'] },
+        { id: '2', title: 'TV Shows', type: 'show', locations: ['/plexA/TV'] },
+      ],
+    }).start();
+    plex4k = await new FakePlex({
+      token: 'plex-4k-token',
+      sections: [
+        { id: '7', title: 'Movies 4K', type: 'movie', locations: ['/4k/Movies'] },
+        { id: '8', title: 'TV 4K', type: 'show', locations: ['/4k/TV'] },
+      ],
+    }).start();
+    // Each Plex scan shows as running for a while: a second scan sent meanwhile would be seen (whileBusy).
+    plex.scanActivityMs = 150;
+    plex4k.scanActivityMs = 150;
+    jellyfin = await new FakeMediaServer({ apiKey: 'jf-key', name: 'jellyfin' }).start();
+    jellyfin.virtualFolders = [{ Name: 'TV', Locations: ['/media/TV'] }];
+    abs = new FakeAudiobookshelf();
+    abs.libraries = [{ id: 'lib-books', name: 'Audiobooks', folders: ['/audiobooks'] }];
+    await abs.start();
+    tdarr = new FakeTdarr('tdarr-key');
+    await tdarr.start();
+    sonarr = new FakeArrTarget('sonarr', 'sonarr2-key');
+    sonarr.items = [
+      { id: 11, title: 'Severance', path: '/tv/Severance' },
+      { id: 12, title: 'Dark', path: '/tv/Dark' },
+    ];
+    await sonarr.start();
+    relay = await spawnRelay({
+      config: {
+        SERVER_AUTH_USER: 'user',
+        SERVER_AUTH_PASS: 'pass',
+        SERVER_SCAN_DELAY: 0,
+        PLEX_LOCAL_URL: plex.url,
+        PLEX_TOKEN: plex.token,
+        PLEX_REWRITE: [{ from: '^/data/', to: '/plexA/' }],
+        TARGETS: {
+          // Never the audiobooks (EXCLUDE, on its own path).
+          plex4k: { TYPE: 'plex', URL: plex4k.url, TOKEN: plex4k.token, ANALYZE_TYPE: 'off', REWRITE: [{ from: '^/data/', to: '/4k/' }], EXCLUDE: ['^/4k/Audiobooks/'] },
+          jf: { TYPE: 'jellyfin', URL: jellyfin.url, API_KEY: 'jf-key', REWRITE: [{ from: '^/data/', to: '/media/' }], INCLUDE: ['^/media/TV/'] },
+          books: { TYPE: 'audiobookshelf', URL: abs.url, TOKEN: abs.adminToken, REWRITE: [{ from: '^/data/Audiobooks/', to: '/audiobooks/' }], INCLUDE: ['^/audiobooks/'] },
+          transcode: { TYPE: 'tdarr', URL: tdarr.url, API_KEY: 'tdarr-key', DB_ID: 'db-1', REWRITE: [{ from: '^/data/', to: '/tdarr/' }] },
+          sonarr2: { TYPE: 'sonarr', URL: sonarr.url, API_KEY: 'sonarr2-key', REWRITE: [{ from: '^/data/TV/', to: '/tv/' }], INCLUDE: ['^/tv/'] },
+          hook: { TYPE: 'command', COMMAND: ['/bin/sh', '-c', 'for p in "$@"; do printf "%s %s\\n" "$SCANRELAY_TARGET" "$p" >> "$0"; done', hookLog], REWRITE: [{ from: '^/data/', to: '/hook/' }] },
+        },
+        SERVER_AUTOSCAN_TRIGGERS: {
+          sonarr: { TARGETS: ['plex', 'jf', 'sonarr2', 'hook'] },
+          radarr: { EXCLUDE_TARGETS: ['jf', 'sonarr2'] },
+          manual: { TARGETS: ['plex4k', 'books'] },
+        },
+        A_TRAIN: { TARGETS: ['jf', 'plex4k', 'transcode'] },
+      },
+    });
+  });
+  after(async () => {
+    await relay?.kill();
+    await Promise.all([plex?.stop(), plex4k?.stop(), jellyfin?.stop(), abs?.stop(), tdarr?.stop(), sonarr?.stop()]);
+  });
+
+  test('each target gets exactly its own scans, in its own path form, once each; each Plex one at a time', async () => {
+    const base = relay.base;
+    const answers = await Promise.all([
+      postJson(`${base}/triggers/sonarr`, { eventType: 'Download', series: { path: '/data/TV/Severance' }, episodeFile: { relativePath: 'Season 2/Severance.S02E01.mkv' } }, AUTH),
+      postJson(`${base}/triggers/radarr`, { eventType: 'Download', movie: { folderPath: '/data/Movies/Box (2001)' }, movieFile: { relativePath: 'Box (2001).mkv' } }, AUTH),
+      postJson(`${base}/triggers/radarr`, { eventType: 'Download', movie: { folderPath: '/data/Movies/Up (2009)' }, movieFile: { relativePath: 'Up (2009).mkv' } }, AUTH),
+      post(`${base}/triggers/manual?dir=${encodeURIComponent('/data/Movies/Heat (1995)')}`, '', 'application/x-www-form-urlencoded', AUTH),
+      post(`${base}/triggers/manual?dir=${encodeURIComponent('/data/Audiobooks/Dune')}`, '', 'application/x-www-form-urlencoded', AUTH),
+      postJson(`${base}/triggers/a-train/drive1`, { Created: ['/data/TV/Dark/Season 1', '/data/Movies/Alien (1979)'] }, AUTH),
+    ]);
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+
+    await waitForQueueDrained(relay.queuefile, 120_000);
+    const rows = deliveries(relay.queuefile);
+    assert.ok(rows.every((r) => r.status === 'done'), JSON.stringify(rows));
+
+    assert.deepEqual(plex.refreshes().map((r) => `${r.section} ${r.path}`).sort(), [
+      '1 /plexA/Movies/Box (2001)',
+      '1 /plexA/Movies/Up (2009)',
+      '2 /plexA/TV/Severance/Season 2',
+    ]);
+    assert.deepEqual(plex4k.refreshes().map((r) => `${r.section} ${r.path}`).sort(), [
+      '7 /4k/Movies/Alien (1979)',
+      '7 /4k/Movies/Box (2001)',
+      '7 /4k/Movies/Heat (1995)',
+      '7 /4k/Movies/Up (2009)',
+      '8 /4k/TV/Dark/Season 1',
+    ]);
+    assert.ok(plex4k.refreshes().every((r) => r.token === plex4k.token));
+    assert.ok(plex.refreshes().every((r) => r.token === plex.token));
+    // Jellyfin: its TV only (INCLUDE); never the manual or Radarr requests.
+    assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/media/TV/Dark/Season 1', '/media/TV/Severance/Season 2/Severance.S02E01.mkv']);
+    // Audiobookshelf: the manual audiobook only (INCLUDE keeps the movie out), in its own form.
+    assert.deepEqual(abs.updates, [{ libraryId: 'lib-books', path: '/audiobooks/Dune', type: 'add' }]);
+    // Tdarr: Radarr's files (named: scanFolderWatcher) and A-Train's folders (scanFindNew), never Sonarr's or manual's.
+    assert.deepEqual(
+      tdarr.scans.map((s) => `${s.mode} ${JSON.stringify(s.arrayOrPath)}`).sort(),
+      [
+        'scanFindNew "/tdarr/Movies/Alien (1979)"',
+        'scanFindNew "/tdarr/TV/Dark/Season 1"',
+        'scanFolderWatcher ["/tdarr/Movies/Box (2001)/Box (2001).mkv"]',
+        'scanFolderWatcher ["/tdarr/Movies/Up (2009)/Up (2009).mkv"]',
+      ].sort(),
+    );
+    assert.ok(tdarr.scans.every((s) => s.dbID === 'db-1'));
+    // Sonarr as a target: Severance refreshed once (the Sonarr trigger); Dark came by A-Train, which leaves it out.
+    assert.deepEqual(sonarr.refreshes, [{ name: 'RefreshSeries', ids: [11] }]);
+    // The command: Sonarr's and Radarr's files, in its own form; never manual's or A-Train's.
+    assert.deepEqual(hookLines().sort(), [
+      'hook /hook/Movies/Box (2001)/Box (2001).mkv',
+      'hook /hook/Movies/Up (2009)/Up (2009).mkv',
+      'hook /hook/TV/Severance/Season 2/Severance.S02E01.mkv',
+    ]);
+
+    // One at a time on each Plex: no scan was sent while that server was still scanning.
+    await waitFor(() => [...plex.scans, ...plex4k.scans].every((s) => s.endedAt !== undefined), 60_000, 'Plex scans ended');
+    assert.deepEqual(plex.scans.filter((s) => s.whileBusy), []);
+    assert.deepEqual(plex4k.scans.filter((s) => s.whileBusy), []);
+
+    // The queue records each delivery under its target's name, once.
+    assert.deepEqual(
+      rows.map((r) => `${r.target} ${r.folder}`).sort(),
+      [
+        'books /data/Audiobooks/Dune',
+        'hook /data/Movies/Box (2001)',
+        'hook /data/Movies/Up (2009)',
+        'hook /data/TV/Severance/Season 2',
+        'jf /data/TV/Dark/Season 1',
+        'jf /data/TV/Severance/Season 2',
+        'plex /data/Movies/Box (2001)',
+        'plex /data/Movies/Up (2009)',
+        'plex /data/TV/Severance/Season 2',
+        'plex4k /data/Movies/Alien (1979)',
+        'plex4k /data/Movies/Box (2001)',
+        'plex4k /data/Movies/Heat (1995)',
+        'plex4k /data/Movies/Up (2009)',
+        'plex4k /data/TV/Dark/Season 1',
+        'sonarr2 /data/TV/Severance/Season 2',
+        'transcode /data/Movies/Alien (1979)',
+        'transcode /data/Movies/Box (2001)',
+        'transcode /data/Movies/Up (2009)',
+        'transcode /data/TV/Dark/Season 1',
+      ].sort(),
+    );
+  });
+});

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { FakeMediaServer } from '../fakes/jellyfin.ts';
+import { FakePlex } from '../fakes/plex.ts';
+import { post, postJson, spawnRelay, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
+
+/*
+ * Issue 39 item 5: a file changed in place (Bazarr's subtitles, a transcode) needs its item refreshed or analyzed,
+ * not a scan. A request asks with `action=` (manual routes) or its trigger's ACTION; the action is stored with the
+ * scan and kept apart from scans. Plex: PUT /library/metadata/{id}/refresh or /analyze of the item(s) at the file
+ * (plexapi's refresh()/analyze(); autopulse's plex.rs refresh_item). Jellyfin: POST /Items/{id}/Refresh with the
+ * refresh mode as autopulse's emby.rs:349-370 sends it, the item found by Path in its library's items
+ * (emby.rs:173-216); no analyze on demand there, so an analyze reports the file as changed (a scan). autoscan's
+ * tracker asks for this (#105, #146, #196): it only ever scans.
+ */
+
+const AUTH = { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` };
+
+describe('actions for files changed in place: refresh and analyze of exactly that item', () => {
+  let plex: FakePlex;
+  let jellyfin: FakeMediaServer;
+  let relay: RelayProcess;
+
+  before(async () => {
+    plex = await new FakePlex({
+      sections: [
+        { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
+        { id: '2', title: 'TV', type: 'show', locations: ['/data/TV'] },
+      ],
+    }).start();
+    plex.items = [
+      { ratingKey: '101', sectionId: '1', type: 'movie', file: '/data/Movies/Heat (1995)/Heat (1995).mkv', addedAt: 1 },
+      { ratingKey: '102', sectionId: '1', type: 'movie', file: '/data/Movies/Up (2009)/Up (2009).mkv', addedAt: 2 },
+      { ratingKey: '200', sectionId: '2', type: 'show', addedAt: 3 },
+      { ratingKey: '201', sectionId: '2', type: 'season', parentRatingKey: '200', addedAt: 3 },
+      { ratingKey: '202', sectionId: '2', type: 'episode', parentRatingKey: '201', file: '/data/TV/Dark/Season 1/Dark.S01E01.mkv', addedAt: 4 },
+    ];
+    jellyfin = await new FakeMediaServer({ apiKey: 'jf-key', name: 'jellyfin' }).start();
+    jellyfin.virtualFolders = [
+      { Name: 'movies', Locations: ['/media/Movies'] },
+      { Name: 'tv', Locations: ['/media/TV'] },
+    ];
+    jellyfin.items = [
+      { Id: 'jf-heat', Path: '/media/Movies/Heat (1995)/Heat (1995).mkv', library: 'movies' },
+      { Id: 'jf-dark1', Path: '/media/TV/Dark/Season 1/Dark.S01E01.mkv', library: 'tv' },
+    ];
+    relay = await spawnRelay({
+      config: {
+        SERVER_AUTH_USER: 'user',
+        SERVER_AUTH_PASS: 'pass',
+        SERVER_SCAN_DELAY: 0,
+        PLEX_LOCAL_URL: plex.url,
+        PLEX_TOKEN: plex.token,
+        PLEX_ANALYZE_TYPE: 'off',
+        TARGETS: { jf: { TYPE: 'jellyfin', URL: jellyfin.url, API_KEY: 'jf-key', REWRITE: [{ from: '^/data/', to: '/media/' }] } },
+        // A trigger for transcodes: its requests ask for an analyze.
+        SERVER_AUTOSCAN_TRIGGERS: { sonarr: { ACTION: 'analyze' }, radarr: 0 },
+      },
+    });
+  });
+  after(async () => {
+    await relay?.kill();
+    await Promise.all([plex?.stop(), jellyfin?.stop()]);
+  });
+
+  test('each target does what was asked for exactly that item; a scan of the same folder stays a scan', async () => {
+    const base = relay.base;
+    const manual = (query: string) => post(`${base}/triggers/manual?${query}`, '', 'application/x-www-form-urlencoded', AUTH);
+    const heat = encodeURIComponent('/data/Movies/Heat (1995)/Heat (1995).mkv');
+    const answers = await Promise.all([
+      manual(`dir=${heat}&action=refresh`),
+      // A plain scan of the same folder: kept apart from the refresh.
+      manual(`dir=${encodeURIComponent('/data/Movies/Heat (1995)')}`),
+      // A refresh of a file no server has yet: both scan instead.
+      manual(`dir=${encodeURIComponent('/data/Movies/New (2024)/New (2024).mkv')}&action=refresh`),
+      // The trigger's ACTION: an analyze of the episode.
+      postJson(`${base}/triggers/sonarr`, { eventType: 'Download', series: { path: '/data/TV/Dark' }, episodeFile: { relativePath: 'Season 1/Dark.S01E01.mkv' } }, AUTH),
+    ]);
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+    await waitForQueueDrained(relay.queuefile, 120_000);
+
+    const db = new Database(relay.queuefile, { readonly: true, fileMustExist: true });
+    const rows = db.prepare(`SELECT s.folder, s.action, d.target, d.status, d.detail FROM deliveries d JOIN scans s ON s.id = d.scan_id ORDER BY s.id, d.target`).all() as Array<Record<string, string | null>>;
+    db.close();
+    assert.ok(rows.every((r) => r.status === 'done'), JSON.stringify(rows));
+    assert.deepEqual(
+      rows.map((r) => `${r.target} ${r.action ?? 'scan'} ${r.folder}`).sort(),
+      [
+        'jf analyze /data/TV/Dark/Season 1',
+        'jf refresh /data/Movies/Heat (1995)',
+        'jf refresh /data/Movies/New (2024)',
+        'jf scan /data/Movies/Heat (1995)',
+        'plex analyze /data/TV/Dark/Season 1',
+        'plex refresh /data/Movies/Heat (1995)',
+        'plex refresh /data/Movies/New (2024)',
+        'plex scan /data/Movies/Heat (1995)',
+      ].sort(),
+    );
+
+    // Plex: one item refresh (Heat), one analyze (the episode), never of another item; partial scans only for
+    // the plain scan and the file it does not have.
+    assert.deepEqual(plex.callsTo('PUT', /^\/library\/metadata\//).map((c) => c.path).sort(), ['/library/metadata/101/refresh', '/library/metadata/202/analyze']);
+    assert.deepEqual(plex.refreshes().map((r) => `${r.section} ${r.path}`).sort(), ['1 /data/Movies/Heat (1995)', '1 /data/Movies/New (2024)']);
+
+    // Jellyfin: the Heat item refreshed with autopulse's modes; the analyze and the unknown file reported as changed.
+    assert.deepEqual(jellyfin.itemRefreshes.map((r) => r.id), ['jf-heat']);
+    assert.deepEqual(jellyfin.itemRefreshes[0]!.query, { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'FullRefresh', ReplaceAllMetadata: 'true', ReplaceAllImages: 'false', Recursive: 'true' });
+    assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/media/Movies/Heat (1995)', '/media/Movies/New (2024)/New (2024).mkv', '/media/TV/Dark/Season 1/Dark.S01E01.mkv']);
+  });
+
+  test('an unknown action is refused with the words it takes, and nothing is queued', async () => {
+    const a = await post(`${relay.base}/triggers/manual?dir=${encodeURIComponent('/data/Movies/Up (2009)')}&action=rescan`, '', 'application/x-www-form-urlencoded', AUTH);
+    assert.equal(a.status, 400);
+    assert.equal(JSON.parse(a.text).error, 'action must be one of scan, refresh, analyze (got "rescan")');
+    assert.ok(!plex.refreshes().some((r) => r.path.includes('Up (2009)')));
+  });
+});
