@@ -56,11 +56,11 @@ describe('every list the API and the dashboard return is paged and bounded in by
     }
   });
 
-  test('1,000 scans with 4,000-character folders: a page stops at 1 MiB and `next` walks through all of them once', async () => {
+  test('2,000 scans with 2,300-character folders (under the 2,400-byte path limit): a page stops at 1 MiB and `next` walks through all of them once', async () => {
     const t = await buildTestApp({}, { plugins });
     try {
-      const long = 'x'.repeat(4000);
-      const requests = Array.from({ length: 1000 }, (_, i) => scanRequestSchema.parse({ folder: `/data/Movies/${String(i).padStart(4, '0')} ${long}`, source: 'Manual' }));
+      const long = 'x'.repeat(2300);
+      const requests = Array.from({ length: 2000 }, (_, i) => scanRequestSchema.parse({ folder: `/data/Movies/${String(i).padStart(4, '0')} ${long}`, source: 'Manual' }));
       t.store.enqueueMany(requests, timing);
       const ids = new Set<number>();
       let offset: number | null = 0;
@@ -69,11 +69,11 @@ describe('every list the API and the dashboard return is paged and bounded in by
         const res: { body: string; json(): any } = await t.app.inject({ method: 'GET', url: `/api/${SECRET}/queue?limit=1000&offset=${offset}`, headers: JSON_ACCEPT });
         assert.ok(res.body.length <= PAGE_BYTES + 1024, `${res.body.length} bytes`);
         const body: { count: number; items: Array<{ id: number }>; next: number | null } = res.json();
-        assert.equal(body.count, 1000);
+        assert.equal(body.count, 2000);
         for (const item of body.items) ids.add(item.id);
         offset = body.next;
       }
-      assert.equal(ids.size, 1000);
+      assert.equal(ids.size, 2000);
       assert.ok(pages >= 4, `${pages} pages`);
     } finally {
       await t.close();
