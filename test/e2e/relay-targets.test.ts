@@ -126,7 +126,9 @@ describe('relays with different targets, one PostgreSQL queue', () => {
       assert.equal(scanned(south).length, 6);
 
       b = await spawnRelay({ dir: b.dir, configPath: b.configPath });
-      await waitFor(async () => want(later).every((p) => scanned(south).includes(p)) && (await queueCount(a)) === 0, 60_000, 'South to scan the 3 once its relay is back');
+      // South's Plex turn is still held by the killed relay's row until its lease (60 s) runs out; the relay then
+      // asks Plex whether a scan runs before it sends (docs/postgres.md, a dead holder): the lease and a margin.
+      await waitFor(async () => want(later).every((p) => scanned(south).includes(p)) && (await queueCount(a)) === 0, 150_000, 'South to scan the 3 once its relay is back');
       assert.deepEqual(scanned(north).sort(), want([...both, ...later]), 'North: each scan once');
       assert.deepEqual(scanned(south).sort(), want([...both, ...later]), 'South: each scan once');
       const item = (await history(a)).find((h) => h.folder === '/data/TV/Both 0')!;
