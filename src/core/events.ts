@@ -14,6 +14,31 @@ export type NotifyEventKind = z.infer<typeof notifyEventKindSchema>;
 /** Files an event carries at most (the rest are counted in moreFiles): an outbox row stays small. */
 export const EVENT_FILES = 20;
 
+/** Items an event carries at most (the rest are counted in moreItems). */
+export const EVENT_ITEMS = 20;
+
+/**
+ * One library item a scan added or updated, as the server names it (Plex: the section listing's `type`, `title`,
+ * `year`, and for an episode `grandparentTitle`, `parentIndex`, `index`; for a track `grandparentTitle` and
+ * `parentTitle`). A field the server does not say is absent.
+ */
+export const scannedItemSchema = z.object({
+  /** The server's own id for it (Plex: ratingKey). */
+  key: z.string().optional(),
+  /** movie, episode, track ... */
+  type: z.string(),
+  title: z.string(),
+  year: z.number().int().optional(),
+  /** An episode's show. */
+  show: z.string().optional(),
+  season: z.number().int().optional(),
+  episode: z.number().int().optional(),
+  /** A track's artist and album. */
+  artist: z.string().optional(),
+  album: z.string().optional(),
+});
+export type ScannedItem = z.infer<typeof scannedItemSchema>;
+
 export const notifyEventSchema = z.object({
   kind: notifyEventKindSchema,
   /** When it happened (ms since the epoch). */
@@ -39,6 +64,10 @@ export const notifyEventSchema = z.object({
   reason: z.string().optional(),
   /** Requests a removal scan stood for. */
   requests: z.number().int().optional(),
+  /** `scanned` from Plex: the items at the scan's files (or in its folder) once the scan ended. */
+  items: z.array(scannedItemSchema).optional(),
+  /** Items beyond `items` that were not kept. */
+  moreItems: z.number().int().optional(),
 });
 export type NotifyEvent = z.infer<typeof notifyEventSchema>;
 

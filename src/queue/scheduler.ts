@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
+import { asOutcome, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import type { NotifyEvent } from '../core/events.ts';
+import type { NotifyEvent, ScannedItem } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 
 export interface SchedulerOptions {
@@ -28,6 +28,8 @@ export interface SchedulerOptions {
   settleRecheckMs?: number;
   /** This relay's clock (a test seam: a relay whose clock is off). */
   clock?: () => number;
+  /** Whether a target's `scanned` events carry the items the scan added or updated (a destination wants them). */
+  scannedItems?: (target: string) => boolean;
 }
 
 export interface DeliveryEvent {
@@ -98,6 +100,7 @@ export class Scheduler {
       diskFull: opts.diskFull,
       settleRecheckMs: opts.settleRecheckMs ?? 1000,
       clock: opts.clock ?? Date.now,
+      scannedItems: opts.scannedItems ?? (() => false),
     };
   }
 
@@ -400,15 +403,28 @@ export class Scheduler {
   ): void {
     const step = (async () => {
       let full: string;
+      let lookup: AfterOutcome['items'];
       try {
-        full = (await after(this.afterAbort.signal)) || detail || '';
+        const out = asOutcome(await after(this.afterAbort.signal));
+        full = out.detail || detail || '';
+        if (this.opts.scannedItems(target)) lookup = out.items;
       } catch (err) {
         const why = this.afterAbort.signal.aborted ? 'scanrelay stopped before the after-scan steps ended' : `after-scan steps failed: ${(err as Error).message}`;
         full = [detail, why].filter(Boolean).join('; ');
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
+      let items: ScannedItem[] | undefined;
+      if (lookup) {
+        // The lookup is for the notification only: the turn goes first, so the server's next scan never waits for it.
+        if (holdsTurn) {
+          holdsTurn = false;
+          await this.releaseSerial(target, sharedTurn);
+          this.poke();
+        }
+        items = await this.lookUpItems(item, target, lookup);
+      }
       try {
-        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}) }, this.now()));
+        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now()));
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }
@@ -422,6 +438,16 @@ export class Scheduler {
         this.poke();
       }
     });
+  }
+
+  /** The items a scan added or updated, for its `scanned` event; a failure costs the items, never the event. */
+  private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
+    try {
+      return await lookup(this.afterAbort.signal);
+    } catch (err) {
+      if (!this.afterAbort.signal.aborted) this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
+      return undefined;
+    }
   }
 
   /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */

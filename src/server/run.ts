@@ -32,6 +32,7 @@ import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
+import { wants } from '../notify/message.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -102,6 +103,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
     ...(guard ? { held: () => guard.held() } : {}),
     diskFull,
+    // `scanned` carries the items the scan added only for a destination that takes it: the lookup costs Plex a listing.
+    scannedItems: (target) => Object.values(config.NOTIFICATIONS ?? {}).some((d) => wants(d, { kind: 'scanned', at: 0, target })),
     ...opts.scheduler,
     onDelivery: (event) => {
       metrics.delivery(event);
