@@ -1,5 +1,5 @@
 import type { NotificationConfig } from '../config/notifications.ts';
-import type { NotifyEvent, NotifyEventKind, StoredEvent } from '../core/events.ts';
+import type { NotifyEvent, NotifyEventKind, ScannedItem, StoredEvent } from '../core/events.ts';
 
 /** One HTTP request to a service: the sender posts it, and retries it whole. */
 export interface OutMessage {
@@ -32,9 +32,28 @@ export function duration(ms: number): string {
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** An item as people name it: "Dune (2021)", "Show S01E02 — Title", "Artist — Title". */
+export function itemLabel(i: ScannedItem): string {
+  if (i.show !== undefined) {
+    const number = i.season !== undefined && i.episode !== undefined ? ` S${pad(i.season)}E${pad(i.episode)}` : '';
+    return `${i.show}${number} — ${i.title}`;
+  }
+  if (i.artist !== undefined) return `${i.artist} — ${i.title}`;
+  return i.year !== undefined ? `${i.title} (${i.year})` : i.title;
+}
+
+/** The items of a `scanned` event in one phrase ("Dune (2021), Heat (1995) and 3 more"); undefined without items. */
+export function itemsPhrase(e: Pick<NotifyEvent, 'items' | 'moreItems'>): string | undefined {
+  if (!e.items?.length) return undefined;
+  return `${e.items.map(itemLabel).join(', ')}${e.moreItems ? ` and ${e.moreItems} more` : ''}`;
+}
+
 /** One event as one line of text (the same words in every service). */
 export function eventLine(e: NotifyEvent): string {
-  const what = [e.title, e.folder].filter(Boolean).join(' — ');
+  // What Plex says the scan added names it best; the request's own title otherwise.
+  const what = [itemsPhrase(e) ?? e.title, e.folder].filter(Boolean).join(' — ');
   const files = e.files?.length ? ` (${e.files.length + (e.moreFiles ?? 0)} file${e.files.length + (e.moreFiles ?? 0) === 1 ? '' : 's'})` : '';
   const by = e.trigger ? ` · ${e.trigger}` : '';
   switch (e.kind) {
