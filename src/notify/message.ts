@@ -34,20 +34,25 @@ export function duration(ms: number): string {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** An item as people name it: "Dune (2021)", "Show S01E02 — Title", "Artist — Title". */
-export function itemLabel(i: ScannedItem): string {
+/** An item as people name it: "Dune (2021)", "Show S01E02 — Title", "Artist — Title"; `sameShow`: "S01E03 — Title". */
+export function itemLabel(i: ScannedItem, sameShow = false): string {
   if (i.show !== undefined) {
-    const number = i.season !== undefined && i.episode !== undefined ? ` S${pad(i.season)}E${pad(i.episode)}` : '';
-    return `${i.show}${number} — ${i.title}`;
+    const number = i.season !== undefined && i.episode !== undefined ? `S${pad(i.season)}E${pad(i.episode)}` : '';
+    return `${sameShow && number ? number : [i.show, number].filter(Boolean).join(' ')} — ${i.title}`;
   }
   if (i.artist !== undefined) return `${i.artist} — ${i.title}`;
   return i.year !== undefined ? `${i.title} (${i.year})` : i.title;
 }
 
-/** The items of a `scanned` event in one phrase ("Dune (2021), Heat (1995) and 3 more"); undefined without items. */
+/**
+ * The items of a `scanned` event in one phrase ("Dune (2021); Heat (1995) and 3 more"), a show named once for its
+ * episodes in a row ("Show S01E02 — A; S01E03 — B"); undefined without items. Titles hold commas, so items part by ";".
+ */
 export function itemsPhrase(e: Pick<NotifyEvent, 'items' | 'moreItems'>): string | undefined {
-  if (!e.items?.length) return undefined;
-  return `${e.items.map(itemLabel).join(', ')}${e.moreItems ? ` and ${e.moreItems} more` : ''}`;
+  const items = e.items;
+  if (!items?.length) return undefined;
+  const labels = items.map((i, n) => itemLabel(i, n > 0 && i.show !== undefined && items[n - 1]!.show === i.show));
+  return `${labels.join('; ')}${e.moreItems ? ` and ${e.moreItems} more` : ''}`;
 }
 
 /** One event as one line of text (the same words in every service). */

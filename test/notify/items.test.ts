@@ -38,7 +38,8 @@ test('an item is named as people name it: "Dune (2021)", "Show S01E02 — Title"
 
 test("a scanned line names Plex's items before the folder; without items it names the request's title", () => {
   assert.equal(eventLine(scanned(1, [DUNE], { folder: '/data/Movies/Dune (2021)', title: 'Dune.2021.2160p' })), 'Dune (2021) — /data/Movies/Dune (2021) · Radarr · 3.2 s after the request');
-  assert.equal(eventLine(scanned(2, [EPISODE, EPISODE], { moreItems: 3 })).split(' — /data')[0], 'Breaking Bad S01E02 — Pilot, Breaking Bad S01E02 — Pilot and 3 more');
+  const next = { ...EPISODE, title: "Cat's in the Bag...", episode: 3 };
+  assert.equal(eventLine(scanned(2, [EPISODE, next, DUNE], { moreItems: 3 })).split(' — /data')[0], "Breaking Bad S01E02 — Pilot; S01E03 — Cat's in the Bag...; Dune (2021) and 3 more");
   assert.equal(eventLine(scanned(3, [], { items: undefined, title: 'Heat' })), 'Heat — /data/Movies/3 · Radarr · 3.2 s after the request');
 });
 
@@ -50,7 +51,7 @@ test('200 scans of 20 long-named items each: Discord takes every message, and th
   assert.equal(messages.length, 1, 'one group: one message');
   for (const m of messages) assert.equal((await postMessage(dest, m)).kind, 'sent');
   assert.ok(discord.calls.every((c) => c.status === 204), JSON.stringify(discord.calls.map((c) => c.status)));
-  assert.match(discord.calls[0]!.json.embeds[0].description, /^Dune \(2021\), /);
+  assert.match(discord.calls[0]!.json.embeds[0].description, /^Dune \(2021\); /);
 });
 
 test('the json document carries the items as fields; ntfy, gotify, apprise and hookshot name them', () => {
