@@ -442,11 +442,18 @@ export class Scheduler {
 
   /** The items a scan added or updated, for its `scanned` event; a failure costs the items, never the event. */
   private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
+    const signal = this.afterAbort.signal;
+    if (signal.aborted) return undefined;
+    // Stopping does not wait for Plex to answer a lookup that only names items.
+    let onAbort = () => {};
+    const stopped = new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }));
     try {
-      return await lookup(this.afterAbort.signal);
+      return await Promise.race([lookup(signal), stopped]);
     } catch (err) {
-      if (!this.afterAbort.signal.aborted) this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
+      if (!signal.aborted) this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
       return undefined;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
   }
 

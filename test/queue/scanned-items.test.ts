@@ -83,6 +83,18 @@ describe('the items of a scanned event', () => {
     }
   });
 
+  test('stopping does not wait for a lookup Plex never answers; the scan is still told, without items', async () => {
+    let asked = 0;
+    const q = queue(serialTarget(() => (asked++, new Promise<ScannedItem[]>(() => {}))), true);
+    const id = q.enqueue('/data/Movies/Dune (2021)');
+    await waitFor(() => asked === 1, 10_000, 'the lookup asked');
+    await q.scheduler.stop();
+    const [told] = await q.store.outbox.after(0, 10);
+    assert.equal(told?.scan, id);
+    assert.equal(told.items, undefined);
+    q.store.close();
+  });
+
   test('no destination takes scanned events: Plex is not asked for the items', async () => {
     let asked = 0;
     const target = serialTarget(async () => (asked++, [DUNE]));
