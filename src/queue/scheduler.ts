@@ -71,6 +71,8 @@ export class Scheduler {
   /** After-delivery steps still running; aborted and awaited on stop. */
   private readonly afterSteps = new Set<Promise<void>>();
   private readonly afterAbort = new AbortController();
+  /** Targets whose last item lookup failed (logged once until one works again). */
+  private readonly lookupFailing = new Set<string>();
   /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
   private readonly holdAbort = new AbortController();
   private readonly targets: Map<string, Target>;
@@ -448,9 +450,14 @@ export class Scheduler {
     let onAbort = () => {};
     const stopped = new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }));
     try {
-      return await Promise.race([lookup(signal), stopped]);
+      const items = await Promise.race([lookup(signal), stopped]);
+      this.lookupFailing.delete(target);
+      return items;
     } catch (err) {
-      if (!signal.aborted) this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
+      // One line when lookups start failing, not one per scan of a drain.
+      const level = this.lookupFailing.has(target) ? 'debug' : 'warn';
+      this.lookupFailing.add(target);
+      if (!signal.aborted) this.log[level]({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
       return undefined;
     } finally {
       signal.removeEventListener('abort', onAbort);

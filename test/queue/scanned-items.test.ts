@@ -5,6 +5,8 @@ import type { ScannedItem } from '../../src/core/events.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../src/core/scan.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { QueueStore } from '../../src/queue/store.ts';
+import type { Logger } from '../../src/log.ts';
+import { recordingLogger } from '../helpers/plex-target.ts';
 import { waitFor } from '../helpers/relay.ts';
 
 // The items a scan added (issue 40: `scanned` carries them) are looked up after the serial target's turn is let go:
@@ -28,9 +30,9 @@ function serialTarget(lookup: (folder: string) => Promise<ScannedItem[]>): Targe
   };
 }
 
-function queue(target: Target, scannedItems: boolean) {
+function queue(target: Target, scannedItems: boolean, log: Logger = pino({ level: 'silent' })) {
   const store = new QueueStore(':memory:');
-  const scheduler = new Scheduler(store, [target], pino({ level: 'silent' }), { retryBaseMs: 50, retryMaxMs: 200, scannedItems: () => scannedItems });
+  const scheduler = new Scheduler(store, [target], log, { retryBaseMs: 50, retryMaxMs: 200, scannedItems: () => scannedItems });
   scheduler.start();
   const enqueue = (folder: string) => {
     const [r] = store.enqueueMany([{ folder, files: [], source: 'Radarr', event: 'Download', updateType: 'Modified', priority: 0 }], { delayMs: 0, maxMs: 0 });
@@ -66,11 +68,12 @@ describe('the items of a scanned event', () => {
     }
   });
 
-  test('a lookup that fails tells the scan without items; the delivery stays done', async () => {
+  test('a lookup that fails tells the scan without items, with one warning for a run of failures; the delivery stays done', async () => {
     const target = serialTarget(async () => {
       throw new Error('Plex item listing: 500');
     });
-    const q = queue(target, true);
+    const { log, lines } = recordingLogger();
+    const q = queue(target, true, log);
     try {
       const id = q.enqueue('/data/Movies/Heat (1995)');
       await waitFor(async () => (await q.store.outbox.after(0, 10)).length === 1, 10_000, 'told');
@@ -78,6 +81,11 @@ describe('the items of a scanned event', () => {
       assert.equal(told?.kind, 'scanned');
       assert.equal(told.items, undefined);
       assert.equal(q.store.view.get(id)!.deliveries[0]!.status, 'done');
+      q.enqueue('/data/Movies/Dune (2021)');
+      await waitFor(async () => (await q.store.outbox.after(0, 10)).length === 2, 10_000, 'the second told');
+      const warned = lines.filter((l) => /could not look up the items/.test(l.msg));
+      assert.deepEqual(warned.map((l) => l.level), [40, 20], 'warn once, then debug');
+      assert.match(warned[0]!.err, /500/);
     } finally {
       await q.close();
     }
