@@ -9,6 +9,9 @@ import { NTFY_MAX_BYTES } from '../../src/notify/services/text.ts';
 import { DiscordFake } from '../fakes/discord.ts';
 
 // Issue 40: `scanned` names the items Plex added or updated, with title and year, in every service's message.
+// No peer does: autopulse's Discord embed is "[event] - [trigger] - N files" with the paths in a Files field
+// (crates/service/src/settings/webhooks/discord.rs:173-224), and its Plex item lookup decodes key, type and Media only
+// (settings/targets/plex.rs:58-65), right after sending the scan, for refresh/analyze (plex.rs:393-430).
 
 const discord = await new DiscordFake().start();
 after(() => discord.stop());
