@@ -11,19 +11,21 @@ import type { SectionCache } from './sections.ts';
 export const NOTIFY_LOOKUP: ApiLookupLimits = { pageSize: 100, maxPages: 3 };
 
 /**
- * The items a scan added or updated, for its `scanned` event: the items at its files, or for a folder scan the
- * items with a file in the folder, found through the HTTP item lookup (api-items.ts) once the scan ended. One
- * look, no retries: it runs off Plex's turn and only feeds a notification. Throws what the API threw.
+ * The items a scan of section `sectionId` added or updated, for its `scanned` event: the items at its files, or for
+ * a folder scan the items with a file in the folder, found through the HTTP item lookup (api-items.ts) once the scan
+ * ended. One look, no retries: it runs off Plex's turn and only feeds a notification. Throws what the API threw.
  */
 export async function scannedItems(
   deps: { api: PlexApi; sections: SectionCache },
+  sectionId: string,
   folder: string,
   files: readonly string[],
   limits: ApiLookupLimits = NOTIFY_LOOKUP,
 ): Promise<ScannedItem[]> {
-  const match = await deps.sections.resolve(folder);
-  if (!match) return [];
-  const leaves = files.length ? [...(await findLeavesByFile(deps.api, match.section, files, limits)).values()] : await findLeavesInFolder(deps.api, match.section, folder, limits);
+  // The scanned section itself: a folder under two libraries (Movies and Movies 4K) is an item in each.
+  const section = (await deps.sections.all()).find((s) => s.id === sectionId);
+  if (!section) return [];
+  const leaves = files.length ? [...(await findLeavesByFile(deps.api, section, files, limits)).values()] : await findLeavesInFolder(deps.api, section, folder, limits);
   const seen = new Set<string>();
   return leaves.filter((l) => !seen.has(l.ratingKey) && seen.add(l.ratingKey)).map(asScannedItem);
 }

@@ -462,7 +462,7 @@ export class PlexTarget implements Target {
         parts.push(await emptyTrashGuarded({ config, api: steps.api, db: steps.db, log, tries: this.timings.emptyTrashTries, retryMs: this.timings.emptyTrashRetryMs }, section.id, item.upgrade, signal));
       }
       // The items the scan added or updated, for its `scanned` event: looked up by the scheduler off Plex's turn.
-      const items = steps.api && item.updateType !== 'Deleted' && !item.removal ? this.itemsLookup(steps.api, folder, folderOnly ? [] : item.files) : undefined;
+      const items = steps.api && item.updateType !== 'Deleted' && !item.removal ? this.itemsLookup(steps.api, section.id, folder, folderOnly ? [] : item.files) : undefined;
       const outcome = (detail: string): string | AfterOutcome => (items ? { detail, items } : detail);
       if (!last) return outcome(parts.filter(Boolean).join('; '));
       // plex_autoscan analyzes file requests only, never a folder scan.
@@ -481,10 +481,10 @@ export class PlexTarget implements Target {
   }
 
   /** Finds the items at a scanned folder's files (scanned-items.ts), for the scheduler to run once the turn is let go. */
-  private itemsLookup(api: PlexApi, folder: string, files: readonly string[]): NonNullable<AfterOutcome['items']> {
+  private itemsLookup(api: PlexApi, sectionId: string, folder: string, files: readonly string[]): NonNullable<AfterOutcome['items']> {
     return async () => {
       this.sectionList ??= this.backend instanceof PlexApiBackend ? this.backend.sections : new SectionCache(() => api.sections());
-      return scannedItems({ api, sections: this.sectionList }, folder, files);
+      return scannedItems({ api, sections: this.sectionList }, sectionId, folder, files);
     };
   }
 

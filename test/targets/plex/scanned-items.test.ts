@@ -76,3 +76,20 @@ test('a value Plex sends in another form is taken or left out, never a reason to
     { key: '2', type: 'episode', title: 'X', season: 3 },
   ]);
 });
+
+test('a folder under two libraries (Movies and Movies 4K) names its item in each, each looked up in its own section', async (t) => {
+  const plex = await ownPlex(t, {
+    sections: [
+      { id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] },
+      { id: '4', title: 'Movies 4K', type: 'movie', locations: ['/data/Movies'] },
+    ],
+  });
+  plex.addedByScan.push(
+    { ratingKey: '7', sectionId: '1', type: 'movie', title: 'Dune', year: 2021, file: '/data/Movies/Dune (2021)/Dune.mkv', addedAt: 0 },
+    { ratingKey: '8', sectionId: '4', type: 'movie', title: 'Dune', year: 2021, file: '/data/Movies/Dune (2021)/Dune.mkv', addedAt: 0 },
+  );
+  const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_CHECKS_ENABLED: false, PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, PLEX_ANALYZE_TYPE: 'off' });
+  const both = await afterSteps(await makePlexTarget(plex, config, { t }).deliver(scanItem({ folder: '/data/Movies/Dune (2021)', files: ['/data/Movies/Dune (2021)/Dune.mkv'] })));
+  assert.deepEqual((await both.items!(new AbortController().signal)).map((i) => i.key).sort(), ['7', '8']);
+  assert.deepEqual([...new Set(plex.calls.filter((c) => c.path.endsWith('/all')).map((c) => c.path))].sort(), ['/library/sections/1/all', '/library/sections/4/all']);
+});
