@@ -28,8 +28,8 @@ export interface SchedulerOptions {
   settleRecheckMs?: number;
   /** This relay's clock (a test seam: a relay whose clock is off). */
   clock?: () => number;
-  /** Whether a target's `scanned` events carry the items the scan added or updated (a destination wants them). */
-  scannedItems?: (target: string) => boolean;
+  /** Whether a target's `scanned` events from a trigger carry the items the scan added or updated (a destination wants them). */
+  scannedItems?: (target: string, trigger: string) => boolean;
 }
 
 export interface DeliveryEvent {
@@ -409,7 +409,7 @@ export class Scheduler {
       try {
         const out = asOutcome(await after(this.afterAbort.signal));
         full = out.detail || detail || '';
-        if (this.opts.scannedItems(target)) lookup = out.items;
+        if (this.opts.scannedItems(target, item.source)) lookup = out.items;
       } catch (err) {
         const why = this.afterAbort.signal.aborted ? 'scanrelay stopped before the after-scan steps ended' : `after-scan steps failed: ${(err as Error).message}`;
         full = [detail, why].filter(Boolean).join('; ');

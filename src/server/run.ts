@@ -104,7 +104,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     ...(guard ? { held: () => guard.held() } : {}),
     diskFull,
     // `scanned` carries the items the scan added only for a destination that takes it: the lookup costs Plex a listing.
-    scannedItems: (target) => Object.values(config.NOTIFICATIONS ?? {}).some((d) => wants(d, { kind: 'scanned', at: 0, target })),
+    scannedItems: (target, trigger) => Object.values(config.NOTIFICATIONS ?? {}).some((d) => wants(d, { kind: 'scanned', at: 0, target, trigger })),
     ...opts.scheduler,
     onDelivery: (event) => {
       metrics.delivery(event);
