@@ -17,6 +17,11 @@ export function wants(dest: Pick<NotificationConfig, 'EVENTS' | 'TARGETS' | 'TRI
   return true;
 }
 
+/** Whether some destination takes `scanned` events of this target and trigger: only then are the scan's items looked up. */
+export function scannedWanted(dests: ReadonlyArray<Pick<NotificationConfig, 'EVENTS' | 'TARGETS' | 'TRIGGERS'>>, target: string, trigger: string): boolean {
+  return dests.some((d) => wants(d, { kind: 'scanned', at: 0, target, trigger }));
+}
+
 export const KIND_LABEL: Record<NotifyEventKind, string> = {
   scanned: 'Scanned',
   failed: 'Failed',

@@ -32,7 +32,7 @@ import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
-import { wants } from '../notify/message.ts';
+import { scannedWanted } from '../notify/message.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -104,7 +104,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     ...(guard ? { held: () => guard.held() } : {}),
     diskFull,
     // `scanned` carries the items the scan added only for a destination that takes it: the lookup costs Plex a listing.
-    scannedItems: (target, trigger) => Object.values(config.NOTIFICATIONS ?? {}).some((d) => wants(d, { kind: 'scanned', at: 0, target, trigger })),
+    scannedItems: (target, trigger) => scannedWanted(Object.values(config.NOTIFICATIONS ?? {}), target, trigger),
     ...opts.scheduler,
     onDelivery: (event) => {
       metrics.delivery(event);

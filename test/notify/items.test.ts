@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { notificationSchema } from '../../src/config/notifications.ts';
 import { EVENT_ITEMS, type ScannedItem, type StoredEvent } from '../../src/core/events.ts';
 import { postMessage } from '../../src/notify/http.ts';
-import { eventLine, itemLabel } from '../../src/notify/message.ts';
+import { eventLine, itemLabel, scannedWanted } from '../../src/notify/message.ts';
 import { FORMATS } from '../../src/notify/services/index.ts';
 import { NTFY_MAX_BYTES } from '../../src/notify/services/text.ts';
 import { DiscordFake } from '../fakes/discord.ts';
@@ -72,4 +72,14 @@ test('the json document carries the items as fields; ntfy, gotify, apprise and h
   const many = Array.from({ length: 300 }, (_, i) => scanned(i, [DUNE, EPISODE]));
   const dest = notificationSchema.parse({ TYPE: 'ntfy', URL: 'http://127.0.0.1:9/x' });
   assert.ok(Buffer.byteLength(FORMATS.ntfy(dest, many)[0]!.body) <= NTFY_MAX_BYTES);
+});
+
+test("Plex is asked for a scan's items only when a destination takes that target's and trigger's scanned events", () => {
+  const dest = (extra: Record<string, unknown>) => notificationSchema.parse({ TYPE: 'json', URL: 'http://127.0.0.1:9/x', ...extra });
+  assert.equal(scannedWanted([], 'plex', 'Radarr'), false, 'no NOTIFICATIONS');
+  assert.equal(scannedWanted([dest({})], 'plex', 'Radarr'), true);
+  assert.equal(scannedWanted([dest({ EVENTS: ['failed'] })], 'plex', 'Radarr'), false);
+  assert.equal(scannedWanted([dest({ TARGETS: ['jellyfin'] })], 'plex', 'Radarr'), false);
+  assert.equal(scannedWanted([dest({ TRIGGERS: ['sonarr'] })], 'plex', 'Radarr'), false);
+  assert.equal(scannedWanted([dest({ TRIGGERS: ['sonarr'] }), dest({ TARGETS: ['PLEX'] })], 'plex', 'Radarr'), true);
 });
