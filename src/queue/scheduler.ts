@@ -30,6 +30,8 @@ export interface SchedulerOptions {
   clock?: () => number;
   /** Whether a target's `scanned` events from a trigger carry the items the scan added or updated (a destination wants them). */
   scannedItems?: (target: string, trigger: string) => boolean;
+  /** The longest a scan's `scanned` event waits for its items (a server that does not answer the lookup). */
+  itemLookupMaxMs?: number;
 }
 
 export interface DeliveryEvent {
@@ -103,6 +105,7 @@ export class Scheduler {
       settleRecheckMs: opts.settleRecheckMs ?? 1000,
       clock: opts.clock ?? Date.now,
       scannedItems: opts.scannedItems ?? (() => false),
+      itemLookupMaxMs: opts.itemLookupMaxMs ?? 30_000,
     };
   }
 
@@ -446,9 +449,13 @@ export class Scheduler {
   private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
     const signal = this.afterAbort.signal;
     if (signal.aborted) return undefined;
-    // Stopping does not wait for Plex to answer a lookup that only names items.
+    // Neither stopping nor the event waits long for a server that does not answer a lookup that only names items.
     let onAbort = () => {};
-    const stopped = new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }));
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true });
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.itemLookupMaxMs} ms`)), this.opts.itemLookupMaxMs);
+    });
     try {
       const items = await Promise.race([lookup(signal), stopped]);
       this.lookupFailing.delete(target);
@@ -461,6 +468,7 @@ export class Scheduler {
       return undefined;
     } finally {
       signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
     }
   }
 

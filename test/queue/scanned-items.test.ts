@@ -30,9 +30,9 @@ function serialTarget(lookup: (folder: string) => Promise<ScannedItem[]>): Targe
   };
 }
 
-function queue(target: Target, scannedItems: boolean, log: Logger = pino({ level: 'silent' })) {
+function queue(target: Target, scannedItems: boolean, log: Logger = pino({ level: 'silent' }), itemLookupMaxMs?: number) {
   const store = new QueueStore(':memory:');
-  const scheduler = new Scheduler(store, [target], log, { retryBaseMs: 50, retryMaxMs: 200, scannedItems: () => scannedItems });
+  const scheduler = new Scheduler(store, [target], log, { retryBaseMs: 50, retryMaxMs: 200, scannedItems: () => scannedItems, ...(itemLookupMaxMs ? { itemLookupMaxMs } : {}) });
   scheduler.start();
   const enqueue = (folder: string) => {
     const [r] = store.enqueueMany([{ folder, files: [], source: 'Radarr', event: 'Download', updateType: 'Modified', priority: 0 }], { delayMs: 0, maxMs: 0 });
@@ -101,6 +101,19 @@ describe('the items of a scanned event', () => {
     assert.equal(told?.scan, id);
     assert.equal(told.items, undefined);
     q.store.close();
+  });
+
+  test('a lookup the server never answers: the scan is told without items once the lookup gave up', async () => {
+    const q = queue(serialTarget(() => new Promise<ScannedItem[]>(() => {})), true, undefined, 100);
+    try {
+      const id = q.enqueue('/data/Movies/Dune (2021)');
+      await waitFor(async () => (await q.store.outbox.after(0, 10)).length === 1, 10_000, 'told');
+      const [told] = await q.store.outbox.after(0, 10);
+      assert.equal(told?.scan, id);
+      assert.equal(told.items, undefined);
+    } finally {
+      await q.close();
+    }
   });
 
   test('no destination takes scanned events: Plex is not asked for the items', async () => {
