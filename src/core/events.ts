@@ -60,14 +60,14 @@ export const notifyEventSchema = z.object({
   tookMs: z.number().optional(),
   /** What the target said it did (sections, completion, after-steps). */
   detail: z.string().optional(),
-  /** Why a delivery failed, or why scans are held. */
-  reason: z.string().optional(),
-  /** Requests a removal scan stood for. */
-  requests: z.number().int().optional(),
   /** `scanned` from Plex: the items at the scan's files (or in its folder) once the scan ended. */
   items: z.array(scannedItemSchema).optional(),
   /** Items beyond `items` that were not kept. */
   moreItems: z.number().int().optional(),
+  /** Why a delivery failed, or why scans are held. */
+  reason: z.string().optional(),
+  /** Requests a removal scan stood for. */
+  requests: z.number().int().optional(),
 });
 export type NotifyEvent = z.infer<typeof notifyEventSchema>;
 

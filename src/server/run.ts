@@ -15,6 +15,7 @@ import { buildTargets } from '../targets/index.ts';
 import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
 import { PlexTarget } from '../targets/plex/target.ts';
 import { LibraryRoots } from '../targets/library-roots.ts';
+import { scannedWanted } from '../notify/message.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
 import type { Recognizer } from '../intake/intent.ts';
@@ -32,7 +33,6 @@ import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
-import { scannedWanted } from '../notify/message.ts';
 
 export interface RelayOptions {
   config: Config;
