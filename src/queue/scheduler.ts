@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asOutcome, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../core/scan.ts';
+import type { ScannedItem } from '../core/events.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import type { NotifyEvent, ScannedItem } from '../core/events.ts';
+import type { NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 
 export interface SchedulerOptions {
@@ -393,6 +394,33 @@ export class Scheduler {
     return result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
   }
 
+  /** The items a scan added or updated, for its `scanned` event; a failure costs the items, never the event. */
+  private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
+    const signal = this.afterAbort.signal;
+    if (signal.aborted) return undefined;
+    // Neither stopping nor the event waits long for a server that does not answer a lookup that only names items.
+    let onAbort = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true });
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.itemLookupMaxMs} ms`)), this.opts.itemLookupMaxMs);
+    });
+    try {
+      const items = await Promise.race([lookup(signal), stopped]);
+      this.lookupFailing.delete(target);
+      return items;
+    } catch (err) {
+      // One line when lookups start failing, not one per scan of a drain.
+      const level = this.lookupFailing.has(target) ? 'debug' : 'warn';
+      this.lookupFailing.add(target);
+      if (!signal.aborted) this.log[level]({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
+      return undefined;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+    }
+  }
+
   /**
    * Runs a target's after-delivery steps outside the delivery slots: the delivery is already recorded
    * (and other deliveries go on); what the steps find replaces the delivery's detail.
@@ -443,33 +471,6 @@ export class Scheduler {
         this.poke();
       }
     });
-  }
-
-  /** The items a scan added or updated, for its `scanned` event; a failure costs the items, never the event. */
-  private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
-    const signal = this.afterAbort.signal;
-    if (signal.aborted) return undefined;
-    // Neither stopping nor the event waits long for a server that does not answer a lookup that only names items.
-    let onAbort = () => {};
-    let timer: NodeJS.Timeout | undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true });
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.itemLookupMaxMs} ms`)), this.opts.itemLookupMaxMs);
-    });
-    try {
-      const items = await Promise.race([lookup(signal), stopped]);
-      this.lookupFailing.delete(target);
-      return items;
-    } catch (err) {
-      // One line when lookups start failing, not one per scan of a drain.
-      const level = this.lookupFailing.has(target) ? 'debug' : 'warn';
-      this.lookupFailing.add(target);
-      if (!signal.aborted) this.log[level]({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
-      return undefined;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      clearTimeout(timer);
-    }
   }
 
   /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */
