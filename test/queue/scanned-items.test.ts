@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import pino from 'pino';
 import type { ScannedItem } from '../../src/core/events.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../src/core/scan.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
+import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
+import { startPgCluster } from '../helpers/postgres.ts';
 import type { Logger } from '../../src/log.ts';
 import { recordingLogger } from '../helpers/plex-target.ts';
 import { waitFor } from '../helpers/relay.ts';
@@ -142,6 +144,34 @@ describe('the items of a scanned event', () => {
       assert.equal(told!.moreItems, 5);
     } finally {
       await q.close();
+    }
+  });
+});
+
+describe('the items of a scanned event on a shared PostgreSQL queue', () => {
+  const pg = startPgCluster();
+  after(async () => (await pg).destroy());
+
+  test("the shared turn is let go before the lookup; the event and its items are stored in PostgreSQL", async () => {
+    const store = await PgQueueStore.open({ url: await (await pg).createDatabase(), relayId: 'relay-a' });
+    let answer!: (items: ScannedItem[]) => void;
+    const pending = new Promise<ScannedItem[]>((r) => (answer = r));
+    const target = serialTarget((folder) => (folder === '/data/Movies/Dune (2021)' ? pending : Promise.resolve([])));
+    const scheduler = new Scheduler(store, [target], pino({ level: 'silent' }), { retryBaseMs: 50, retryMaxMs: 200, scannedItems: () => true });
+    await scheduler.start();
+    try {
+      const [dune] = await store.enqueueMany([{ folder: '/data/Movies/Dune (2021)', files: [], source: 'Radarr', event: 'Download', updateType: 'Modified', priority: 0 }], { delayMs: 0, maxMs: 0 });
+      scheduler.poke();
+      await waitFor(() => target.sent.length === 1, 30_000, 'Dune sent');
+      await store.enqueueMany([{ folder: '/data/Movies/Heat (1995)', files: [], source: 'Radarr', event: 'Download', updateType: 'Modified', priority: 0 }], { delayMs: 0, maxMs: 0 });
+      scheduler.poke();
+      await waitFor(() => target.sent.length === 2, 30_000, "Heat sent on Plex's shared turn while Dune's lookup waits");
+      answer([DUNE]);
+      await waitFor(async () => (await store.outbox.after(0, 10)).some((e) => e.scan === dune!.id), 30_000, 'Dune told');
+      assert.deepEqual((await store.outbox.after(0, 10)).find((e) => e.scan === dune!.id)?.items, [DUNE]);
+    } finally {
+      await scheduler.stop();
+      await store.close();
     }
   });
 });
