@@ -5,7 +5,7 @@ import { z } from 'zod';
  * outbox with the state change that caused it, read by the notification sender and the dashboard.
  * - scanned: a target confirmed the scan ended (Plex: its completion watch ended; the others: their answer);
  * - failed: a delivery gave up, with the reason;
- * - waiting / recovered: deliveries are held (mount guard, a target unreachable for a while), and when that ends;
+ * - waiting / recovered: deliveries are held (mount guard, a target unreachable for a while, a full disk), and when that ends;
  * - removed: a removal scan (library root, items that are gone) ended.
  */
 export const notifyEventKindSchema = z.enum(['scanned', 'failed', 'waiting', 'recovered', 'removed']);
@@ -39,6 +39,9 @@ export const notifyEventSchema = z.object({
   reason: z.string().optional(),
   /** Requests a removal scan stood for. */
   requests: z.number().int().optional(),
+  /** A full disk's hold (waiting, recovered): the folder checked, and the bytes free when it was told. */
+  path: z.string().optional(),
+  freeBytes: z.number().optional(),
 });
 export type NotifyEvent = z.infer<typeof notifyEventSchema>;
 

@@ -6,6 +6,7 @@ import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
+import type { FullDisk } from '../paths/disk-space.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -18,6 +19,8 @@ export interface SchedulerOptions {
   onDelivery?: (event: DeliveryEvent) => void;
   /** True while every delivery must wait (SERVER_ANCHOR_FILES: a mount is down); asked before claiming work. */
   held?: () => boolean;
+  /** Disks below SERVER_DISK_MIN_FREE, asked before claiming work: told once each, and those that hold stop deliveries. */
+  fullDisks?: () => readonly FullDisk[];
   /** While held, the next look; the guard also pokes the scheduler when it releases. */
   heldRecheckMs?: number;
   /** Told about writes refused because the disk is full (it logs them once a minute, not once each). */
@@ -40,6 +43,8 @@ export interface DeliveryEvent {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The mount guard's hold, among the per-target ones. */
 const MOUNT_HOLD = '\0mount guard';
+/** A full disk's hold: this and its folder. */
+const DISK_HOLD = '\0disk ';
 
 /** What a removal scan is, in the log and on the dashboard: "library root scan for 2 removed items". */
 export function removalScanLabel(requests: number): string {
@@ -76,7 +81,9 @@ export class Scheduler {
   private readonly holds: HoldTracker;
   /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
   private readonly settling = new Set<string>();
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
+  /** Full disks told as `waiting`, by folder: `recovered` once they have room. */
+  private readonly disksHeld = new Set<string>();
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
 
   constructor(
     private readonly store: QueueBackend,
@@ -94,6 +101,7 @@ export class Scheduler {
       historyLimit: opts.historyLimit ?? 10_000,
       onDelivery: opts.onDelivery,
       held: opts.held,
+      fullDisks: opts.fullDisks,
       heldRecheckMs: opts.heldRecheckMs ?? 15_000,
       diskFull: opts.diskFull,
       settleRecheckMs: opts.settleRecheckMs ?? 1000,
@@ -178,14 +186,17 @@ export class Scheduler {
     const shared = this.store.shared;
     try {
       let now = this.now();
-      if (this.opts.held?.()) {
+      const mountHeld = this.opts.held?.() ?? false;
+      if (mountHeld) this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0));
+      else if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now));
+      const disks = this.opts.fullDisks?.() ?? [];
+      this.noteDisks(disks, now);
+      if (mountHeld || disks.some((d) => d.holds)) {
         // Nothing becomes due or is sent while held; queued scans stay as they are.
         this.log.debug('deliveries held');
-        this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0));
         this.schedule(now + this.opts.heldRecheckMs);
         return;
       }
-      if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now));
       const activated = await this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
       // Serial targets whose turn another relay holds: its release wakes this one (NOTIFY, or the poll).
@@ -422,6 +433,22 @@ export class Scheduler {
         this.poke();
       }
     });
+  }
+
+  /** Full disks begin (`waiting`, with the folder and bytes free) and end (`recovered`) once each, for every target. */
+  private noteDisks(disks: readonly FullDisk[], now: number): void {
+    const full = new Set(disks.map((d) => d.path));
+    for (const d of disks) {
+      this.disksHeld.add(d.path);
+      const event = this.holds.held(DISK_HOLD + d.path, d.reason, now, undefined, 0);
+      if (event) this.note({ ...event, path: d.path, freeBytes: d.freeBytes });
+    }
+    for (const path of this.disksHeld) {
+      if (full.has(path)) continue;
+      this.disksHeld.delete(path);
+      const event = this.holds.clear(DISK_HOLD + path, now);
+      if (event) this.note({ ...event, path });
+    }
   }
 
   /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */
