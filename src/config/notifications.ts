@@ -12,11 +12,19 @@ const ALL_EVENTS = notifyEventKindSchema.options;
  * Who a Discord message mentions when it tells of one of `ON` (autopulse's mentions on failure:
  * crates/service/src/settings/webhooks/discord.rs:34-44). Ids are Discord's snowflakes.
  */
+/** Discord takes at most 100 user and 100 role ids in allowed_mentions, each once (else 400): checked here, not at the first failure. */
+const mentionIds = (what: string) =>
+  z
+    .array(z.string().regex(/^\d+$/, `a Discord ${what} id is digits`))
+    .max(100, `Discord mentions at most 100 ${what}s in one message`)
+    .transform((ids) => [...new Set(ids)])
+    .default([]);
+
 const mentionsSchema = z
   .object({
     ON: z.array(notifyEventKindSchema).default(['failed']),
-    USERS: z.array(z.string().regex(/^\d+$/, 'a Discord user id is digits')).default([]),
-    ROLES: z.array(z.string().regex(/^\d+$/, 'a Discord role id is digits')).default([]),
+    USERS: mentionIds('user'),
+    ROLES: mentionIds('role'),
     HERE: z.boolean().default(false),
     EVERYONE: z.boolean().default(false),
   })

@@ -31,5 +31,8 @@ test('NOTIFICATIONS: clear errors for what a service cannot take', () => {
   assert.match(issue(parse({ n: { TYPE: 'ntfy', URL: 'https://ntfy.sh/t', MENTIONS: { HERE: true } } })), /MENTIONS is for discord/);
   assert.match(issue(parse({ n: { TYPE: 'json', URL: 'https://x.example', EVENTS: ['done'] } })), /NOTIFICATIONS\.n\.EVENTS\.0/);
   assert.match(issue(parse({ n: { TYPE: 'json', URL: 'https://x.example', BATCH: 5 } })), /BATCH/, 'a misspelt key is an error, not ignored');
+  const ids = Array.from({ length: 101 }, (_, i) => String(1000 + i));
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { USERS: ids } } })), /NOTIFICATIONS\.d\.MENTIONS\.USERS: Discord mentions at most 100 users in one message/);
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { ROLES: ids } } })), /MENTIONS\.ROLES: Discord mentions at most 100 roles/);
   assert.match(issue(parse({ 'my chat': { TYPE: 'json', URL: 'https://x.example' } })), /NOTIFICATIONS\.my chat: Invalid key/);
 });

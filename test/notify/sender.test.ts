@@ -115,6 +115,22 @@ describe('notification sender', () => {
     }
   });
 
+  test('a role named twice in MENTIONS is mentioned once: Discord refuses an id twice in allowed_mentions with 400', async () => {
+    const d = await fake(new DiscordFake());
+    const { store, sender, start } = sending({ discord: dest({ TYPE: 'discord', URL: d.webhookUrl, MENTIONS: { ROLES: ['42', '42'], USERS: ['7', '7'] } }) });
+    start();
+    try {
+      await sender.ready();
+      store.outbox.append([{ kind: 'failed', at: Date.now(), target: 'plex', folder: '/data/Movies/X', reason: 'refused' }]);
+      await d.until((c) => c.length >= 1);
+      assert.equal(d.calls[0]!.status, 204, d.calls[0]!.raw);
+      assert.equal(d.calls[0]!.json.content, '<@7> <@&42>');
+      assert.deepEqual(d.calls[0]!.json.allowed_mentions, { parse: [], users: ['7'], roles: ['42'] });
+    } finally {
+      await sender.stop();
+    }
+  });
+
   test("a 429 is obeyed: the message goes again only after Discord's Retry-After", async () => {
     const d = await fake(new DiscordFake());
     d.rateLimitNext(1, 1);
