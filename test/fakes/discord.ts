@@ -28,8 +28,8 @@ export class DiscordFake extends NotifyFake {
     return `${this.url}/api/webhooks/${this.id}/${this.token}`;
   }
 
-  rateLimitNext(n: number, retryAfterS: number): void {
-    this.failNext(n, {
+  rateLimitNext(n: number, retryAfterS: number, after = 0): void {
+    this.failAfter(after, n, {
       status: 429,
       headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' },
       body: JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfterS, global: false }),
