@@ -114,6 +114,11 @@ export class DiskSpaceGuard {
     return [...this.full.values()];
   }
 
+  /** The full disks at the last look (the dashboard, /metrics: no new look). */
+  status(): FullDisk[] {
+    return [...this.full.values()];
+  }
+
   start(): void {
     this.check();
     this.timer = setInterval(() => this.check(), this.opts.intervalMs ?? 30_000);

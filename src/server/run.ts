@@ -98,11 +98,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const guard = config.SERVER_ANCHOR_FILES.length
     ? new MountGuard(config.SERVER_ANCHOR_FILES, log.child({ component: 'mount-guard' }), { ...opts.mountGuard, onRelease: () => wake() })
     : undefined;
-  const holdStatus = guard ? () => guard.status() : undefined;
   const disks = config.SERVER_DISK_MIN_FREE > 0 ? watchedDisks(config, store, opts.queuefile) : [];
   const diskSpace = disks.length
     ? new DiskSpaceGuard(disks, log.child({ component: 'disk-space' }), { ...opts.diskSpace, minFreeBytes: config.SERVER_DISK_MIN_FREE * 1e6, onChange: () => wake() })
     : undefined;
+  const holdStatus =
+    guard || diskSpace ? () => ({ ...(guard ? guard.status() : { held: false, missing: [] }), ...(diskSpace ? { fullDisks: diskSpace.status() } : {}) }) : undefined;
   const metrics = new Metrics(store.view, { held: holdStatus, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);

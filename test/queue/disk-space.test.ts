@@ -90,6 +90,10 @@ describe('a full disk (SERVER_DISK_MIN_FREE) is told as waiting and recovered', 
       free.set(anchor, 150 * MB);
       await waitFor(() => cap.lines.slice(mark).filter((l) => l.msg === 'deliveries held').length >= 3, 15_000, 'looks while held');
       assert.ok(!plex.refreshes().some((r) => r.path === '/data/Movies/Dune (2021)'), 'nothing sent while the disk is full');
+      const origin = new URL(relay.url).origin;
+      assert.match(await (await fetch(`${origin}/metrics`)).text(), /^scanrelay_held\{reason="disk_full"\} 1$/m);
+      const page = await (await fetch(relay.url, { headers: { accept: 'text/html' } })).text();
+      assert.match(page, /held: disk full<\/strong> <span class="why">[^<]*: 150 MB free/);
 
       free.set(anchor, 250 * MB);
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/Dune (2021)'), 15_000, 'the held scan sent');
@@ -100,6 +104,8 @@ describe('a full disk (SERVER_DISK_MIN_FREE) is told as waiting and recovered', 
       assert.equal(recovered.length, 1);
       assert.equal(recovered[0]!.path, media);
       assert.ok(typeof recovered[0]!.tookMs === 'number');
+      assert.match(await (await fetch(`${origin}/metrics`)).text(), /^scanrelay_held\{reason="disk_full"\} 0$/m);
+      assert.doesNotMatch(await (await fetch(relay.url, { headers: { accept: 'text/html' } })).text(), /disk full/);
     } finally {
       await stop();
     }
@@ -120,6 +126,8 @@ describe('a full disk (SERVER_DISK_MIN_FREE) is told as waiting and recovered', 
 
       assert.equal((await scan('Dune (2021)')).status, 200);
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/Dune (2021)'), 15_000, 'sent while the queue disk is low');
+      assert.match(await (await fetch(relay.url, { headers: { accept: 'text/html' } })).text(), /queue file's disk full<\/strong>/);
+      assert.match(await (await fetch(`${new URL(relay.url).origin}/metrics`)).text(), /^scanrelay_held\{reason="disk_full"\} 0$/m, 'nothing is held');
 
       free.set(queuefile, 300 * MB);
       await waitFor(() => eventsOf(json.calls).some((e) => e.kind === 'recovered'), 15_000, 'recovered sent');
