@@ -65,6 +65,19 @@ export const notificationSchema = z
   });
 export type NotificationConfig = z.infer<typeof notificationSchema>;
 
+/**
+ * NOTIFICATIONS entries whose TARGETS name no target of this relay, one warning each: a misspelt name silently
+ * filters everything out. Not an error: on a shared queue (SERVER_QUEUE_URL) another relay's target is a fair name.
+ */
+export function unknownNotificationTargets(notifications: NotificationsConfig, targets: readonly string[]): string[] {
+  const known = new Set(targets.map((t) => t.toLowerCase()));
+  return Object.entries(notifications).flatMap(([name, n]) =>
+    n.TARGETS.filter((t) => !known.has(t.toLowerCase())).map(
+      (t) => `NOTIFICATIONS.${name}.TARGETS: no target of this relay is named "${t}" (targets: ${targets.join(', ') || 'none'}); its events reach this destination only from a relay sharing the queue that has it`,
+    ),
+  );
+}
+
 /** scanrelay: NOTIFICATIONS, a map from a name (used in logs and `notify-test <name>`) to a destination. */
 export const notificationsSchema = z
   .record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'notification names are letters, digits, ".", "_" and "-"'), notificationSchema)
