@@ -62,6 +62,8 @@ export const notificationSchema = z
     if (n.TYPE === 'gotify' && !n.TOKEN) ctx.addIssue({ code: 'custom', path: ['TOKEN'], message: 'gotify needs the application token (TOKEN)' });
     if (n.FORMAT !== 'scanrelay' && n.TYPE !== 'json') ctx.addIssue({ code: 'custom', path: ['FORMAT'], message: 'FORMAT is for json destinations' });
     if (n.MENTIONS && n.TYPE !== 'discord') ctx.addIssue({ code: 'custom', path: ['MENTIONS'], message: 'MENTIONS is for discord destinations' });
+    // Discord answers 400 to every message from a webhook name with these in it (its "Create Webhook" rules).
+    if (n.TYPE === 'discord' && /clyde|discord/i.test(n.USERNAME)) ctx.addIssue({ code: 'custom', path: ['USERNAME'], message: 'Discord refuses a name with "discord" or "clyde" in it' });
   });
 export type NotificationConfig = z.infer<typeof notificationSchema>;
 

@@ -5,7 +5,7 @@ import { NotifyFake } from './notify-services.ts';
  * A Discord webhook (POST /api/webhooks/<id>/<token>), no kinder than Discord: the limits are Discord's own
  * ("Execute Webhook", "Embed Limits"): content 2,000 characters, 10 embeds, an embed title 256 and a description
  * 4,096, all embeds' text together 6,000. Over any of them, invalid JSON, or an empty message: 400 with Discord's
- * error shape; so do more than 100 user or role ids in allowed_mentions, or one twice. A wrong token: 401; an unknown id: 404. Without ?wait=true a message taken is 204 No Content.
+ * error shape; so do a username with "discord" or "clyde" in it, more than 100 user or role ids in allowed_mentions, or one twice. A wrong token: 401; an unknown id: 404. Without ?wait=true a message taken is 204 No Content.
  * rateLimitNext answers 429 with Retry-After (seconds) and Discord's body (retry_after, global).
  */
 const LIMITS = { content: 2000, embeds: 10, title: 256, description: 4096, total: 6000, fieldName: 256, fieldValue: 1024, fields: 25, footer: 2048, username: 80, mentionIds: 100 };
@@ -47,6 +47,7 @@ export class DiscordFake extends NotifyFake {
     if (!json.content && embeds.length === 0) return { status: 400, body: JSON.stringify({ message: 'Cannot send an empty message', code: 50006 }) };
     if (typeof json.content === 'string' && [...json.content].length > LIMITS.content) return invalidForm('content', `Must be ${LIMITS.content} or fewer in length.`);
     if (typeof json.username === 'string' && [...json.username].length > LIMITS.username) return invalidForm('username', `Must be ${LIMITS.username} or fewer in length.`);
+    if (typeof json.username === 'string' && /clyde|discord/i.test(json.username)) return invalidForm('username', 'Username cannot contain "discord"');
     if (embeds.length > LIMITS.embeds) return invalidForm('embeds', `Must be ${LIMITS.embeds} or fewer in length.`);
     // allowed_mentions: at most 100 user and 100 role ids, each once ("Allowed Mentions Object").
     for (const key of ['users', 'roles'] as const) {
