@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { roomFor } from '../db/disk-full.ts';
+import { roomAt } from '../db/disk-full.ts';
 import type { Logger } from '../log.ts';
 
 /** A disk the relay keeps an eye on: named by a file on it (an anchor, the queue file). */
@@ -28,7 +28,7 @@ export interface DiskSpaceOptions {
   intervalMs?: number;
   /** A `full()` answer older than this is checked again on the spot (one statfs per disk). */
   maxAgeMs?: number;
-  /** Room on the file system holding a file (a test seam; default statfs). */
+  /** Room on the file system a file is on (a test seam; default statfs of the file itself, so a missing anchor tells nothing). */
   room?: (file: string) => { bytes: number; inodes: number } | undefined;
   /** Called when a disk became full or has room again (wakes the scheduler, which tells it). */
   onChange?: () => void;
@@ -41,7 +41,7 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 10e6 ? 1 : 0)} MB
 export function distinctDisks(disks: readonly WatchedDisk[], device: (path: string) => number | undefined = deviceOf): WatchedDisk[] {
   const seen = new Set<number>();
   return disks.filter((d) => {
-    const dev = device(dirname(d.file));
+    const dev = device(d.file);
     if (dev === undefined) return true;
     if (seen.has(dev)) return false;
     seen.add(dev);
@@ -75,7 +75,7 @@ export class DiskSpaceGuard {
     private readonly log: Logger,
     private readonly opts: DiskSpaceOptions,
   ) {
-    this.room = opts.room ?? roomFor;
+    this.room = opts.room ?? roomAt;
     this.now = opts.now ?? Date.now;
   }
 
@@ -85,6 +85,7 @@ export class DiskSpaceGuard {
     const line = this.opts.minFreeBytes;
     for (const d of this.disks) {
       const path = dirname(d.file);
+      // The file itself is asked: when an anchor's mount dropped, its folder is on the disk under the mount.
       const room = this.room(d.file);
       if (!room) continue;
       const was = this.full.get(path);

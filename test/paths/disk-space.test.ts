@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import pino from 'pino';
 import { DiskSpaceGuard, distinctDisks } from '../../src/paths/disk-space.ts';
+import { tempDir } from '../helpers/relay.ts';
 
 const MB = 1e6;
 
@@ -81,8 +84,27 @@ describe('disk space (SERVER_DISK_MIN_FREE)', () => {
     assert.equal(looks, 2);
   });
 
+  test("the real statfs asks the file itself: a missing anchor (its mount dropped, the folder now on the disk under it) tells nothing", () => {
+    const dir = tempDir();
+    const anchor = join(dir, 'mounted.bin');
+    writeFileSync(anchor, '');
+    const watched = (minFreeBytes: number) =>
+      new DiskSpaceGuard(
+        [
+          { file: anchor, holds: true, what: 'the media' },
+          { file: join(dir, 'gone', 'mounted.bin'), holds: true, what: 'the media' },
+        ],
+        lines().log,
+        { minFreeBytes },
+      ).check();
+    assert.deepEqual(watched(1), []);
+    const full = watched(Number.MAX_SAFE_INTEGER);
+    assert.deepEqual(full.map((d) => d.path), [dir], 'only the anchor that is there');
+    assert.ok(full[0]!.freeBytes > 0);
+  });
+
   test('two files on one file system are one disk: the first listed (an anchor, which holds) is kept', () => {
-    const dev: Record<string, number> = { '/mnt/a': 1, '/mnt/b': 2, '/var/lib/scanrelay': 1 };
+    const dev: Record<string, number> = { '/mnt/a/mounted.bin': 1, '/mnt/b/mounted.bin': 2, '/var/lib/scanrelay/queue.db': 1 };
     const kept = distinctDisks(
       [
         { file: '/mnt/a/mounted.bin', holds: true, what: 'media' },
