@@ -39,11 +39,14 @@ export const notifyEventSchema = z.object({
   reason: z.string().optional(),
   /** Requests a removal scan stood for. */
   requests: z.number().int().optional(),
+  /** What a hold (waiting, recovered) is: the mount guard, a target that does not answer, a full disk. */
+  hold: z.enum(['mount-guard', 'unreachable', 'disk-full']).optional(),
   /** A full disk's hold (waiting, recovered): the folder checked, and the bytes free when it was told. */
   path: z.string().optional(),
   freeBytes: z.number().optional(),
 });
 export type NotifyEvent = z.infer<typeof notifyEventSchema>;
+export type HoldKind = NonNullable<NotifyEvent['hold']>;
 
 /** An event as the outbox holds it: with its place in the outbox (ids only grow). */
 export type StoredEvent = NotifyEvent & { id: number };

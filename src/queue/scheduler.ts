@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import type { NotifyEvent } from '../core/events.ts';
+import type { HoldKind, NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 
@@ -187,8 +187,8 @@ export class Scheduler {
     try {
       let now = this.now();
       const mountHeld = this.opts.held?.() ?? false;
-      if (mountHeld) this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0));
-      else if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now));
+      if (mountHeld) this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0), 'mount-guard');
+      else if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now), 'mount-guard');
       const disks = this.opts.fullDisks?.() ?? [];
       this.noteDisks(disks, now);
       if (mountHeld || disks.some((d) => d.holds)) {
@@ -303,7 +303,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName));
+      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName), 'unreachable');
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -365,7 +365,7 @@ export class Scheduler {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
-    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target));
+    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
@@ -385,7 +385,7 @@ export class Scheduler {
     } else {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
-      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target));
+      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
@@ -441,20 +441,20 @@ export class Scheduler {
     for (const d of disks) {
       this.disksHeld.add(d.path);
       const event = this.holds.held(DISK_HOLD + d.path, d.reason, now, undefined, 0);
-      if (event) this.note({ ...event, path: d.path, freeBytes: d.freeBytes });
+      if (event) this.note({ ...event, path: d.path, freeBytes: d.freeBytes }, 'disk-full');
     }
     for (const path of this.disksHeld) {
       if (full.has(path)) continue;
       this.disksHeld.delete(path);
       const event = this.holds.clear(DISK_HOLD + path, now);
-      if (event) this.note({ ...event, path });
+      if (event) this.note({ ...event, path }, 'disk-full');
     }
   }
 
-  /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */
-  private note(event: NotifyEvent | undefined): void {
+  /** Writes a hold's event to the outbox, with what is held back (`hold`); a failure costs the event, never a delivery. */
+  private note(event: NotifyEvent | undefined, hold: HoldKind): void {
     if (!event) return;
-    void (async () => this.store.outbox.append([event]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
+    void (async () => this.store.outbox.append([{ ...event, hold }]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
   }
 
   private async afterFinish(): Promise<void> {

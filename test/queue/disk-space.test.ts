@@ -80,6 +80,7 @@ describe('a full disk (SERVER_DISK_MIN_FREE) is told as waiting and recovered', 
       assert.equal(waiting.path, media);
       assert.equal(waiting.freeBytes, 50 * MB);
       assert.equal(waiting.target, undefined, 'every target waits');
+      assert.equal(waiting.hold, 'disk-full');
       assert.match(waiting.reason ?? '', /is full: 50 MB free, below SERVER_DISK_MIN_FREE \(100 MB\)/);
 
       // A request is still taken and queued, and not sent; hovering above the line does not release it.
@@ -103,6 +104,7 @@ describe('a full disk (SERVER_DISK_MIN_FREE) is told as waiting and recovered', 
       const recovered = events.filter((e) => e.kind === 'recovered');
       assert.equal(recovered.length, 1);
       assert.equal(recovered[0]!.path, media);
+      assert.equal(recovered[0]!.hold, 'disk-full');
       assert.ok(typeof recovered[0]!.tookMs === 'number');
       assert.match(await (await fetch(`${origin}/metrics`)).text(), /^scanrelay_held\{reason="disk_full"\} 0$/m);
       assert.doesNotMatch(await (await fetch(relay.url, { headers: { accept: 'text/html' } })).text(), /disk full/);
