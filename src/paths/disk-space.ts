@@ -91,8 +91,10 @@ export class DiskSpaceGuard {
       const was = this.full.get(path);
       const full = room.inodes === 0 || room.bytes < (was ? 2 * line : line);
       if (full && !was) {
-        const holds = d.holds ? 'scans for every target wait until' : 'scan requests will be refused (503) when it has no room left; free space until';
-        const reason = `the disk of ${d.what} (${path}) is full: ${mb(room.bytes)} free${room.inodes === 0 ? ', no inode left' : ''}, below SERVER_DISK_MIN_FREE (${mb(line)}); ${holds} ${mb(2 * line)} is free`;
+        const then = d.holds
+          ? `scans for every target wait until ${mb(2 * line)} is free`
+          : `scans go on, and scan requests are refused (503) once no room is left: free some space (${mb(2 * line)} ends this)`;
+        const reason = `the disk of ${d.what} (${path}) is full: ${mb(room.bytes)} free${room.inodes === 0 ? ', no inode left' : ''}, below SERVER_DISK_MIN_FREE (${mb(line)}); ${then}`;
         this.full.set(path, { path, freeBytes: room.bytes, holds: d.holds, reason });
         this.log.warn({ key: 'SERVER_DISK_MIN_FREE', path, freeBytes: room.bytes, inodes: room.inodes }, reason);
         changed = true;

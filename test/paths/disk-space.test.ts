@@ -55,7 +55,7 @@ describe('disk space (SERVER_DISK_MIN_FREE)', () => {
     const guard = new DiskSpaceGuard([{ file: '/srv/queue/queue.db', holds: false, what: 'the queue file' }], log, { minFreeBytes: 100 * MB, room: () => room });
     const [full] = guard.check();
     assert.match(full!.reason, /no inode left/);
-    assert.match(full!.reason, /scan requests will be refused \(503\) when it has no room left/);
+    assert.match(full!.reason, /scans go on, and scan requests are refused \(503\) once no room is left: free some space \(200 MB ends this\)/);
     assert.equal(full!.holds, false);
     room = undefined;
     assert.equal(guard.check().length, 1);

@@ -124,7 +124,7 @@ describe('a full disk (SERVER_DISK_MIN_FREE) is told as waiting and recovered', 
       await waitFor(() => eventsOf(json.calls).some((e) => e.kind === 'waiting'), 15_000, 'waiting sent');
       const waiting = eventsOf(json.calls).find((e) => e.kind === 'waiting')!;
       assert.equal(waiting.path, dirname(queuefile));
-      assert.match(waiting.reason ?? '', /the disk of the queue file .* is full: 20 MB free.*scan requests will be refused \(503\) when it has no room left/);
+      assert.match(waiting.reason ?? '', /the disk of the queue file .* is full: 20 MB free.*scan requests are refused \(503\) once no room is left/);
 
       assert.equal((await scan('Dune (2021)')).status, 200);
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/Movies/Dune (2021)'), 15_000, 'sent while the queue disk is low');
