@@ -5,7 +5,7 @@ import { z } from 'zod';
  * outbox with the state change that caused it, read by the notification sender and the dashboard.
  * - scanned: a target confirmed the scan ended (Plex: its completion watch ended; the others: their answer);
  * - failed: a delivery gave up, with the reason;
- * - waiting / recovered: deliveries are held (mount guard, a target unreachable for a while), and when that ends;
+ * - waiting / recovered: deliveries are held (mount guard, a target unreachable for a while, a full disk), and when that ends;
  * - removed: a removal scan (library root, items that are gone) ended.
  */
 export const notifyEventKindSchema = z.enum(['scanned', 'failed', 'waiting', 'recovered', 'removed']);
@@ -68,8 +68,14 @@ export const notifyEventSchema = z.object({
   reason: z.string().optional(),
   /** Requests a removal scan stood for. */
   requests: z.number().int().optional(),
+  /** What a hold (waiting, recovered) is: the mount guard, a target that does not answer, a full disk. */
+  hold: z.enum(['mount-guard', 'unreachable', 'disk-full']).optional(),
+  /** A full disk's hold (waiting, recovered): the folder checked, and the bytes free when it was told. */
+  path: z.string().optional(),
+  freeBytes: z.number().optional(),
 });
 export type NotifyEvent = z.infer<typeof notifyEventSchema>;
+export type HoldKind = NonNullable<NotifyEvent['hold']>;
 
 /** An event as the outbox holds it: with its place in the outbox (ids only grow). */
 export type StoredEvent = NotifyEvent & { id: number };

@@ -76,7 +76,7 @@ export function eventLine(e: NotifyEvent): string {
     case 'waiting':
       return `${e.target ? `${e.target}: ` : ''}${e.reason ?? 'scans are held'}`;
     case 'recovered':
-      return `${e.target ? `${e.target}` : 'deliveries'} back${e.tookMs !== undefined ? ` after ${duration(e.tookMs)}` : ''}`;
+      return `${e.target ? `${e.target}` : e.path ? `room on ${e.path}` : 'deliveries'} back${e.tookMs !== undefined ? ` after ${duration(e.tookMs)}` : ''}`;
   }
 }
 

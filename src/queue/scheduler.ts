@@ -5,8 +5,9 @@ import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import type { NotifyEvent } from '../core/events.ts';
+import type { HoldKind, NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
+import type { FullDisk } from '../paths/disk-space.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -19,6 +20,8 @@ export interface SchedulerOptions {
   onDelivery?: (event: DeliveryEvent) => void;
   /** True while every delivery must wait (SERVER_ANCHOR_FILES: a mount is down); asked before claiming work. */
   held?: () => boolean;
+  /** Disks below SERVER_DISK_MIN_FREE, asked before claiming work: told once each, and those that hold stop deliveries. */
+  fullDisks?: () => readonly FullDisk[];
   /** While held, the next look; the guard also pokes the scheduler when it releases. */
   heldRecheckMs?: number;
   /** Told about writes refused because the disk is full (it logs them once a minute, not once each). */
@@ -45,6 +48,8 @@ export interface DeliveryEvent {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The mount guard's hold, among the per-target ones. */
 const MOUNT_HOLD = '\0mount guard';
+/** A full disk's hold: this and its folder. */
+const DISK_HOLD = '\0disk ';
 
 /** What a removal scan is, in the log and on the dashboard: "library root scan for 2 removed items". */
 export function removalScanLabel(requests: number): string {
@@ -83,7 +88,9 @@ export class Scheduler {
   private readonly holds: HoldTracker;
   /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
   private readonly settling = new Set<string>();
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
+  /** Full disks told as `waiting`, by folder: `recovered` once they have room. */
+  private readonly disksHeld = new Set<string>();
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
 
   constructor(
     private readonly store: QueueBackend,
@@ -101,6 +108,7 @@ export class Scheduler {
       historyLimit: opts.historyLimit ?? 10_000,
       onDelivery: opts.onDelivery,
       held: opts.held,
+      fullDisks: opts.fullDisks,
       heldRecheckMs: opts.heldRecheckMs ?? 15_000,
       diskFull: opts.diskFull,
       settleRecheckMs: opts.settleRecheckMs ?? 1000,
@@ -187,14 +195,17 @@ export class Scheduler {
     const shared = this.store.shared;
     try {
       let now = this.now();
-      if (this.opts.held?.()) {
+      const mountHeld = this.opts.held?.() ?? false;
+      if (mountHeld) this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0), 'mount-guard');
+      else if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now), 'mount-guard');
+      const disks = this.opts.fullDisks?.() ?? [];
+      this.noteDisks(disks, now);
+      if (mountHeld || disks.some((d) => d.holds)) {
         // Nothing becomes due or is sent while held; queued scans stay as they are.
         this.log.debug('deliveries held');
-        this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0));
         this.schedule(now + this.opts.heldRecheckMs);
         return;
       }
-      if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now));
       const activated = await this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
       // Serial targets whose turn another relay holds: its release wakes this one (NOTIFY, or the poll).
@@ -301,7 +312,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName));
+      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName), 'unreachable');
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -363,7 +374,7 @@ export class Scheduler {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
-    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target));
+    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
@@ -383,7 +394,7 @@ export class Scheduler {
     } else {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
-      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target));
+      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
@@ -473,10 +484,26 @@ export class Scheduler {
     });
   }
 
-  /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */
-  private note(event: NotifyEvent | undefined): void {
+  /** Full disks begin (`waiting`, with the folder and bytes free) and end (`recovered`) once each, for every target. */
+  private noteDisks(disks: readonly FullDisk[], now: number): void {
+    const full = new Set(disks.map((d) => d.path));
+    for (const d of disks) {
+      this.disksHeld.add(d.path);
+      const event = this.holds.held(DISK_HOLD + d.path, d.reason, now, undefined, 0);
+      if (event) this.note({ ...event, path: d.path, freeBytes: d.freeBytes }, 'disk-full');
+    }
+    for (const path of this.disksHeld) {
+      if (full.has(path)) continue;
+      this.disksHeld.delete(path);
+      const event = this.holds.clear(DISK_HOLD + path, now);
+      if (event) this.note({ ...event, path }, 'disk-full');
+    }
+  }
+
+  /** Writes a hold's event to the outbox, with what is held back (`hold`); a failure costs the event, never a delivery. */
+  private note(event: NotifyEvent | undefined, hold: HoldKind): void {
     if (!event) return;
-    void (async () => this.store.outbox.append([event]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
+    void (async () => this.store.outbox.append([{ ...event, hold }]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
   }
 
   private async afterFinish(): Promise<void> {
