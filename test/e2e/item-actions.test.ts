@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
-import { post, postJson, spawnRelay, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
+import { post, postJson, runCli, spawnRelay, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
 
 /*
  * Issue 39 item 5: a file changed in place (Bazarr's subtitles, a transcode) needs its item refreshed or analyzed,
@@ -107,6 +107,32 @@ describe('actions for files changed in place: refresh and analyze of exactly tha
     assert.deepEqual(jellyfin.itemRefreshes.map((r) => r.id), ['jf-heat']);
     assert.deepEqual(jellyfin.itemRefreshes[0]!.query, { MetadataRefreshMode: 'FullRefresh', ImageRefreshMode: 'FullRefresh', ReplaceAllMetadata: 'true', ReplaceAllImages: 'false', Recursive: 'true' });
     assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/media/Movies/Heat (1995)', '/media/Movies/New (2024)/New (2024).mkv', '/media/TV/Dark/Season 1/Dark.S01E01.mkv']);
+  });
+
+  test('every surface says the action and names the target: scanrelay queue (text and JSON), history, the API and the logs', async () => {
+    // Runs after the first test: its scans are finished, in the history.
+    const args = ['--config', relay.configPath, '--queuefile', relay.queuefile, 'queue', '--history'];
+    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(json.code, 0, json.stderr);
+    const scans = JSON.parse(json.stdout).scans as Array<{ folder: string; action: string; deliveries: Array<{ name: string }> }>;
+    assert.deepEqual(
+      scans.map((s) => `${s.action} ${s.folder} ${s.deliveries.map((d) => d.name).sort().join(',')}`).sort(),
+      ['analyze /data/TV/Dark/Season 1 jf,plex', 'refresh /data/Movies/Heat (1995) jf,plex', 'refresh /data/Movies/New (2024) jf,plex', 'scan /data/Movies/Heat (1995) jf,plex'],
+    );
+    // The text says a refresh or an analyze under its folder; a plain scan says nothing more.
+    const blocks = text.stdout.split(/\n(?= {2}\/)/).slice(1);
+    const said = (folder: string) => blocks.filter((b) => b.startsWith(`  ${folder}\n`)).map((b) => /asked: (.*)/.exec(b)?.[1] ?? 'scan');
+    assert.deepEqual(said('/data/TV/Dark/Season 1'), ['analyze the media of the items at its files']);
+    assert.deepEqual(said('/data/Movies/Heat (1995)').sort(), ['refresh the metadata of the items at its files', 'scan']);
+
+    const history = (await (await fetch(`${relay.base}/api/${relay.secret}/history`, { headers: AUTH })).json()) as { items: Array<{ folder: string; action: string }> };
+    assert.deepEqual(history.items.map((i) => `${i.action} ${i.folder}`).sort(), scans.map((s) => `${s.action} ${s.folder}`).sort());
+
+    // The logs: the request says its action, each delivery its target and action.
+    const delivered = relay.events().filter((e) => e.msg === 'scan delivered' && e.folder === '/data/TV/Dark/Season 1');
+    assert.deepEqual(delivered.map((e) => `${e.target} ${e.action}`).sort(), ['jf analyze', 'plex analyze']);
+    assert.ok(relay.events().some((e) => e.msg === 'scan request' && e.source === 'Sonarr' && e.action === 'analyze'));
   });
 
   test('an unknown action is refused with the words it takes, and nothing is queued', async () => {

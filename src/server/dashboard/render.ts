@@ -2,6 +2,7 @@ import { sourceSchema } from '../../core/scan.ts';
 import type { DriveStatus } from '../../core/status.ts';
 import { versionText } from '../../core/version.ts';
 import { escapeHtml as esc } from '../pages.ts';
+import { actionText } from '../../queue/state.ts';
 import type { HistoryQuery, ScanView, StatusView } from './data.ts';
 
 /** Server-side HTML for the dashboard: the whole page, and the parts the script swaps in on refresh. */
@@ -105,7 +106,10 @@ function activeState(v: ScanView): string {
 function folderCell(v: ScanView): string {
   const files = v.fileCount ? `<div class="muted">${v.fileCount} file${v.fileCount === 1 ? '' : 's'}</div>` : '';
   const what = v.what ? `<div class="what">${esc(v.what)}</div>` : '';
-  return `<code>${esc(v.folder)}</code>${what}${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
+  // A plain scan needs no word; a refresh or an analyze is said, since it does something else than a scan.
+  const action = actionText(v.action);
+  const asked = action ? `<div class="what" data-action-asked="${v.action}">${esc(action)}</div>` : '';
+  return `<code>${esc(v.folder)}</code>${asked}${what}${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
 }
 
 function actions(v: ScanView): string {
