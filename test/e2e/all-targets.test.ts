@@ -138,12 +138,14 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
     assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/media/TV/Dark/Season 1', '/media/TV/Severance/Season 2/Severance.S02E01.mkv']);
     // Audiobookshelf: the manual audiobook only (INCLUDE keeps the movie out), in its own form.
     assert.deepEqual(abs.updates, [{ libraryId: 'lib-books', path: '/audiobooks/Dune', type: 'add' }]);
-    // Tdarr: Radarr's files (named: scanFolderWatcher) and A-Train's folders (scanFindNew), never Sonarr's or manual's.
+    // Tdarr: Radarr's files and A-Train's folders (not on this disk to list: the folder itself), always in
+    // scanFolderWatcher's list (a scanFindNew of a subfolder would move the library there: HaveAGitGat/Tdarr #577);
+    // never Sonarr's or manual's.
     assert.deepEqual(
       tdarr.scans.map((s) => `${s.mode} ${JSON.stringify(s.arrayOrPath)}`).sort(),
       [
-        'scanFindNew "/tdarr/Movies/Alien (1979)"',
-        'scanFindNew "/tdarr/TV/Dark/Season 1"',
+        'scanFolderWatcher ["/tdarr/Movies/Alien (1979)"]',
+        'scanFolderWatcher ["/tdarr/TV/Dark/Season 1"]',
         'scanFolderWatcher ["/tdarr/Movies/Box (2001)/Box (2001).mkv"]',
         'scanFolderWatcher ["/tdarr/Movies/Up (2009)/Up (2009).mkv"]',
       ].sort(),

@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
@@ -6,22 +8,48 @@ import { placeRewriter } from '../../paths/rewrite.ts';
 import { resultFromError, ServiceClient } from '../http.ts';
 import { itemForTarget } from '../rewrite.ts';
 
-/** The body of `POST /api/v2/scan-files` (Tdarr's API docs: `data.scanConfig` with `dbID`, `mode`, `arrayOrPath`). */
+/**
+ * The body of `POST /api/v2/scan-files` (Tdarr's API docs: `data.scanConfig` with `dbID`, `mode`, `arrayOrPath`).
+ * Only `scanFolderWatcher` is sent: `scanFindNew` and `scanFresh` take the library's own folder, and given a folder
+ * inside it Tdarr takes that as the library's new path and loses its history (its author, HaveAGitGat/Tdarr #577:
+ * "use the array functionality and specify which files you'd like to scan with the scanFolderWatcher mode").
+ */
 export interface TdarrScanConfig {
   dbID: string;
-  mode: 'scanFolderWatcher' | 'scanFindNew';
-  arrayOrPath: string[] | string;
+  mode: 'scanFolderWatcher';
+  arrayOrPath: string[];
 }
 
 /**
- * What to ask Tdarr for one scan. Tdarr's `scanFolderWatcher` takes a list of file paths (as autopulse's
- * tdarr.rs:58-81 sends them); `scanFindNew` takes one folder, adds its new files and drops the ones gone. So
- * named files that are there are scanned as files, and a folder alone (no file list, a cut one, or a
- * deletion) is scanned with `scanFindNew`.
+ * What to ask Tdarr for one scan, always as a list of paths in `scanFolderWatcher` (autopulse's tdarr.rs:58-81
+ * sends every event's path so): the files the request named when its list is whole; else `listed`, the folder's
+ * files as the relay reads them from disk; else the files it did name (a cut list); else the folder itself, as
+ * autopulse would send a folder path it was given.
  */
-export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'files' | 'moreFiles' | 'updateType'>): TdarrScanConfig {
-  if (item.files.length && !item.moreFiles && item.updateType !== 'Deleted') return { dbID, mode: 'scanFolderWatcher', arrayOrPath: item.files };
-  return { dbID, mode: 'scanFindNew', arrayOrPath: item.folder };
+export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'files' | 'moreFiles'>, listed: readonly string[] = []): TdarrScanConfig {
+  if (item.files.length && !item.moreFiles) return { dbID, mode: 'scanFolderWatcher', arrayOrPath: item.files };
+  if (listed.length) return { dbID, mode: 'scanFolderWatcher', arrayOrPath: [...listed] };
+  return { dbID, mode: 'scanFolderWatcher', arrayOrPath: item.files.length ? item.files : [item.folder] };
+}
+
+/** The most files one folder scan sends: a scan's own file sample holds as many (queue/types.ts MAX_FILES_PER_SCAN). */
+const MAX_LISTED = 1000;
+
+/**
+ * The files below `folder` on the relay's own disk, at most `max`, by name; none when the relay cannot read it
+ * (Tdarr's disk is not mounted here, or the folder is gone). Tdarr's libraries are scanned to any depth.
+ */
+export async function filesBelow(folder: string, max = MAX_LISTED): Promise<string[]> {
+  try {
+    const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath ?? e.path, e.name))
+      .sort()
+      .slice(0, max);
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -29,7 +57,7 @@ export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'f
  * transcode and health-check queues without waiting for its folder watcher. With auth on, the API key goes
  * in `x-api-key`, as Tdarr's own plugins send it (HaveAGitGat/Tdarr_Plugins #873).
  */
-export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger): Target {
+export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger, list: (folder: string) => Promise<string[]> = filesBelow): Target {
   const client = new ServiceClient({
     product: 'Tdarr',
     url: entry.URL,
@@ -43,12 +71,16 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger)
     ...(rewrite ? { toTargetPath: rewrite } : {}),
     async deliver(queued: ScanItem): Promise<DeliveryResult> {
       const item = itemForTarget(queued, rewrite);
-      const scanConfig = tdarrScanConfig(entry.DB_ID, item);
+      // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them.
+      const whole = item.files.length > 0 && !item.moreFiles;
+      const listed = whole ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
+      const scanConfig = tdarrScanConfig(entry.DB_ID, item, listed);
+      const paths = scanConfig.arrayOrPath;
       try {
-        log.debug({ target: name, scan: item.id, mode: scanConfig.mode, paths: scanConfig.arrayOrPath }, 'asking Tdarr to scan');
+        log.debug({ target: name, scan: item.id, paths }, 'asking Tdarr to scan');
         await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
-        const count = Array.isArray(scanConfig.arrayOrPath) ? `${scanConfig.arrayOrPath.length} file(s)` : 'the folder';
-        return { outcome: 'done', detail: `${scanConfig.mode} of ${count} in library ${entry.DB_ID}` };
+        const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed.length ? ' listed in the folder' : ''}`;
+        return { outcome: 'done', detail: `scanFolderWatcher of ${what} in library ${entry.DB_ID}` };
       } catch (err) {
         return resultFromError(err);
       }
