@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
-import { post, postJson, type HttpAnswer } from './relay.ts';
+import { post, postJson, waitFor, type HttpAnswer } from './relay.ts';
 
 /*
  * The set-up the named-targets end-to-end tests share (all-targets, named-targets, item-actions): a relay behind
@@ -81,6 +82,42 @@ export function triggers(base: string) {
       post(`${base}/triggers/manual?dir=${encodeURIComponent(dir)}${query ? `&${query}` : ''}`, '', 'application/x-www-form-urlencoded', AUTH),
     aTrain: (drive: string, created: string[]): Promise<HttpAnswer> => postJson(`${base}/triggers/a-train/${drive}`, { Created: created }, AUTH),
   };
+}
+
+/**
+ * Issue 39's requests, the same in each test of named targets: Sonarr's episode, two Radarr movies, a manual
+ * folder and two A-Train folders (its check sends Sonarr, Radarr, manual and A-Train requests).
+ */
+export function issue39Requests(base: string): Array<Promise<HttpAnswer>> {
+  const send = triggers(base);
+  return [
+    send.sonarr('/data/TV/Severance', 'Season 2/Severance.S02E01.mkv'),
+    send.radarr('/data/Movies/Box (2001)', 'Box (2001).mkv'),
+    send.radarr('/data/Movies/Up (2009)', 'Up (2009).mkv'),
+    send.manual('/data/Movies/Heat (1995)'),
+    send.aTrain('drive1', ['/data/TV/Dark/Season 1', '/data/Movies/Alien (1979)']),
+  ];
+}
+
+/**
+ * What issue39Requests bring the two Plex servers when Sonarr's trigger names `plex`, Radarr's excludes neither,
+ * manual's and A-Train's name `plex4k`: exactly these scans, in each one's own path form, with its own token, and
+ * one at a time (none sent while that server still scanned another).
+ */
+export async function assertEachPlexGotItsOwn(plex: FakePlex, plex4k: FakePlex): Promise<void> {
+  assert.deepEqual(plex.refreshes().map((r) => `${r.section} ${r.path}`).sort(), ['1 /plexA/Movies/Box (2001)', '1 /plexA/Movies/Up (2009)', '2 /plexA/TV/Severance/Season 2']);
+  assert.deepEqual(plex4k.refreshes().map((r) => `${r.section} ${r.path}`).sort(), [
+    '7 /4k/Movies/Alien (1979)',
+    '7 /4k/Movies/Box (2001)',
+    '7 /4k/Movies/Heat (1995)',
+    '7 /4k/Movies/Up (2009)',
+    '8 /4k/TV/Dark/Season 1',
+  ]);
+  assert.ok(plex4k.refreshes().every((r) => r.token === plex4k.token));
+  assert.ok(plex.refreshes().every((r) => r.token === plex.token));
+  await waitFor(() => [...plex.scans, ...plex4k.scans].every((s) => s.endedAt !== undefined), 60_000, 'Plex scans ended');
+  assert.deepEqual(plex.scans.filter((s) => s.whileBusy), []);
+  assert.deepEqual(plex4k.scans.filter((s) => s.whileBusy), []);
 }
 
 export interface DeliveryRecord {
