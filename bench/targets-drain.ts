@@ -14,7 +14,7 @@ import { silentLogger } from '../src/log.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
-import { jellyfinTarget } from '../src/targets/jellyfin/target.ts';
+import { mediaBrowserTarget } from '../src/targets/media-browser/target.ts';
 import { createTdarrTarget } from '../src/targets/tdarr/target.ts';
 import { FakeMediaServer } from '../test/fakes/jellyfin.ts';
 import { FakePlex } from '../test/fakes/plex.ts';
@@ -47,7 +47,7 @@ async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: 
   plex.scanMsFor = () => SCAN_MS;
   const targets: Target[] = [scanOnlyPlex(plex, log)];
   if (withOthers) {
-    targets.push(jellyfinTarget(jellyfin.url, 'jf-key', log, undefined, 'jf'));
+    targets.push(mediaBrowserTarget('jellyfin', jellyfin.url, 'jf-key', log, undefined, 'jf'));
     targets.push(createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: tdarr.url, DB_ID: 'db' }), log));
   }
   try {
