@@ -2,11 +2,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
-import { resultFromError, ServiceClient } from '../http.ts';
-import { itemForTarget } from '../rewrite.ts';
+import { ServiceClient } from '../http.ts';
+import { serviceTarget } from '../service-target.ts';
 
 /**
  * The body of `POST /api/v2/scan-files` (Tdarr's API docs: `data.scanConfig` with `dbID`, `mode`, `arrayOrPath`).
@@ -66,32 +66,18 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
     secrets: [entry.API_KEY],
   });
   const rewrite = placeRewriter(entry.REWRITE);
-  return {
-    name,
-    ...(rewrite ? { toTargetPath: rewrite } : {}),
-    async deliver(queued: ScanItem): Promise<DeliveryResult> {
-      const item = itemForTarget(queued, rewrite);
+  return serviceTarget(name, entry.REWRITE, {
+    async send(item, queued) {
       // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them.
       const whole = item.files.length > 0 && !item.moreFiles;
       const listed = whole ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
       const scanConfig = tdarrScanConfig(entry.DB_ID, item, listed);
       const paths = scanConfig.arrayOrPath;
-      try {
-        log.debug({ target: name, scan: item.id, paths }, 'asking Tdarr to scan');
-        await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
-        const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed.length ? ' listed in the folder' : ''}`;
-        return { outcome: 'done', detail: `scanFolderWatcher of ${what} in library ${entry.DB_ID}` };
-      } catch (err) {
-        return resultFromError(err);
-      }
+      log.debug({ target: name, scan: item.id, paths }, 'asking Tdarr to scan');
+      await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
+      const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed.length ? ' listed in the folder' : ''}`;
+      return { outcome: 'done', detail: `scanFolderWatcher of ${what} in library ${entry.DB_ID}` };
     },
-    async available() {
-      try {
-        await client.json('GET', '/api/v2/status', 'status', z.looseObject({}));
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message };
-      }
-    },
-  };
+    probe: () => client.json('GET', '/api/v2/status', 'status', z.looseObject({})),
+  });
 }
