@@ -12,6 +12,8 @@ export interface QueueLine {
   folder: string;
   /** What the targets are asked to do: scan (the default), or refresh or analyze the items at its files. */
   action: ScanAction;
+  /** The targets it was routed to when queued (its trigger's TARGETS, each target's INCLUDE/EXCLUDE); null: all. */
+  targets: string[] | null;
   status: string;
   due: string;
   /** When it was done or failed (ISO); null while open. */
@@ -37,6 +39,7 @@ export function queueLine(entry: QueueEntry): QueueLine {
   return {
     folder: entry.folder,
     action: entry.action ?? 'scan',
+    targets: entry.targets ?? null,
     status: entry.status,
     due: new Date(dueTime(entry)).toISOString(),
     finished: entry.finishedAt === null ? null : new Date(entry.finishedAt).toISOString(),
@@ -101,7 +104,9 @@ export function formatQueue(where: string, counts: Record<string, number>, entri
             ? `${l.stateText}, next try ${l.due} (${relative(dueTime(e), now)})`
             : `due ${l.due} (${relative(dueTime(e), now)})${l.waiting ? `, waiting: ${l.waiting}` : ''}`;
     const asked = actionText(e.action);
-    const notes = [asked ? `asked: ${asked}` : '', relayNote(l), unservedNote(l)].filter(Boolean).map((n) => `\n    ${n}`).join('');
+    // Until it is due a scan has no deliveries to name its targets: its route does.
+    const route = l.targets && !l.deliveries.length ? `for ${l.targets.join(', ')}` : '';
+    const notes = [asked ? `asked: ${asked}` : '', route, relayNote(l), unservedNote(l)].filter(Boolean).map((n) => `\n    ${n}`).join('');
     out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${notes}`);
   }
   if (!history && open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);

@@ -83,7 +83,9 @@ function relaysText(relays: NonNullable<StatusView['relays']>): string {
 function deliveries(v: ScanView, now: number): string {
   if (!v.deliveries.length) {
     if (v.waiting) return `<span class="muted" data-waiting>waiting: ${esc(v.waiting)}</span>`;
-    return v.status === 'pending' ? '<span class="muted">waiting for the delay</span>' : '';
+    // Its route names the targets until its deliveries do.
+    const route = v.targets ? ` <span data-route>for ${v.targets.map(esc).join(', ')}</span>` : '';
+    return v.status === 'pending' ? `<span class="muted">waiting for the delay</span>${route}` : '';
   }
   return `<ul class="deliveries">${v.deliveries
     .map((d) => {
