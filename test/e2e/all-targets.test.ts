@@ -147,5 +147,8 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
       assert.equal(series('scanrelay_scans_total', `target="${target}",outcome="done"`), n, `scanrelay_scans_total for ${target}`);
       assert.equal(series('scanrelay_request_to_scan_seconds_count', `target="${target}"`), n, `scanrelay_request_to_scan_seconds_count for ${target}`);
     }
+    // The logs: each delivery's line names its target, once per delivery the queue recorded.
+    const delivered = relay.events().filter((e) => e.msg === 'scan delivered');
+    assert.deepEqual(delivered.map((e) => `${e.target} ${e.folder}`).sort(), rows.map((r) => `${r.target} ${r.folder}`).sort());
   });
 });
