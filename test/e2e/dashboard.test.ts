@@ -128,6 +128,14 @@ describe('dashboard in a real browser against the real relay', () => {
     assert.equal(await asked.innerText(), 'refresh the metadata of the items at its files');
     const api = (await apiGet(slow, 'queue')).items.filter((i: any) => i.folder === '/data/Movies/Ran (1985)');
     assert.deepEqual(api.map((i: any) => i.action).sort(), ['refresh', 'scan']);
+    // The form asks for one too: an analyze of the file's item.
+    await page.getByLabel('Path to scan').fill('/movies/Ran (1985)/Ran (1985).mkv');
+    await page.getByLabel('What to ask the targets').selectOption('analyze');
+    await page.getByRole('button', { name: 'Scan', exact: true }).click();
+    await page.locator('#scan-result', { hasText: 'Queued /data/Movies/Ran (1985)' }).waitFor();
+    await waitFor(async () => (await rows.count()) === 3, 10_000, 'the analyze row');
+    assert.deepEqual((await rows.locator('[data-action-asked]').evaluateAll((els) => els.map((e) => e.getAttribute('data-action-asked')))).sort(), ['analyze', 'refresh']);
+    api.push(...(await apiGet(slow, 'queue')).items.filter((i: any) => i.folder === '/data/Movies/Ran (1985)' && i.action === 'analyze'));
     for (const i of api) assert.equal((await fetch(`${slow.base}/api/${slow.secret}/queue/${i.id}`, { method: 'DELETE' })).status, 200);
     await page.close();
   });

@@ -189,9 +189,10 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 <div class="row">
 <input type="text" id="filepath" name="filepath" required autocomplete="off" spellcheck="false" aria-describedby="scan-help preview" placeholder="/mnt/unionfs/Media/Movies/Movie Name (2020)/">
 <input type="hidden" name="eventType" value="Manual">
+<select name="action" id="scan-action" aria-label="What to ask the targets"><option value="scan" selected>scan the folder</option><option value="refresh">refresh the item's metadata</option><option value="analyze">analyze the item's media</option></select>
 <button type="submit">Scan</button>
 </div>
-<p id="scan-help" class="muted">Any form listed in SERVER_PATH_MAPPINGS; a file is scanned as its folder.</p>
+<p id="scan-help" class="muted">Any form listed in SERVER_PATH_MAPPINGS; a file is scanned as its folder. For a file changed in place (new subtitles, a transcode), refresh or analyze that item instead; targets without the action scan.</p>
 </form>
 <dl id="preview" class="preview js-only" aria-live="polite" aria-label="Mapping preview" hidden></dl>
 <p id="scan-result" role="status" aria-live="polite"></p>
