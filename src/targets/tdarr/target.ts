@@ -36,20 +36,28 @@ export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'f
 const MAX_LISTED = 1000;
 
 /**
- * The files below `folder` on the relay's own disk, at most `max`, by name; none when the relay cannot read it
- * (Tdarr's disk is not mounted here, or the folder is gone). Tdarr's libraries are scanned to any depth.
+ * The files below `folder` on the relay's own disk, to any depth (Tdarr scans its libraries so), a folder's own
+ * files before its subfolders', by name; at most `max`, and the walk stops there (a library root can hold a
+ * hundred thousand). None when the relay cannot read it (Tdarr's disk is not mounted here, or the folder is gone).
  */
 export async function filesBelow(folder: string, max = MAX_LISTED): Promise<string[]> {
-  try {
-    const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-    return entries
-      .filter((e) => e.isFile())
-      .map((e) => join(e.parentPath ?? e.path, e.name))
-      .sort()
-      .slice(0, max);
-  } catch {
-    return [];
+  const out: string[] = [];
+  const dirs = [folder];
+  while (dirs.length && out.length < max) {
+    const dir = dirs.shift()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.isDirectory()) dirs.push(join(dir, e.name));
+      else if (e.isFile() && out.length < max) out.push(join(dir, e.name));
+    }
   }
+  return out;
 }
 
 /**
@@ -68,9 +76,11 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
   const rewrite = placeRewriter(entry.REWRITE);
   return serviceTarget(name, entry.REWRITE, {
     async send(item, queued) {
-      // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them.
+      // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them. Not for
+      // a deletion or a removal scan (a library root for items gone): what is left there has not changed.
       const whole = item.files.length > 0 && !item.moreFiles;
-      const listed = whole ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
+      const gone = item.updateType === 'Deleted' || item.removal;
+      const listed = whole || gone ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
       const scanConfig = tdarrScanConfig(entry.DB_ID, item, listed);
       const paths = scanConfig.arrayOrPath;
       log.debug({ target: name, scan: item.id, paths }, 'asking Tdarr to scan');

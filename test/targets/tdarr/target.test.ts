@@ -45,13 +45,16 @@ describe('Tdarr target', () => {
     const t = target({ REWRITE: [{ from: `^${root}/`, to: '/media/' }] });
     const result = await t.deliver(scanItem({ folder: join(root, 'TV/Dark/S01') }));
     assert.deepEqual(result, { outcome: 'done', detail: 'scanFolderWatcher of 3 file(s) listed in the folder in library lib-tv' });
-    assert.deepEqual(tdarr.scans, [{ dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/Subs/e1.en.srt', '/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv'] }]);
+    assert.deepEqual(tdarr.scans, [{ dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv', '/media/TV/Dark/S01/Subs/e1.en.srt'] }]);
     // A folder the relay cannot read (Tdarr's disk is not mounted here): the folder itself, still in the list form.
     const gone = await t.deliver(scanItem({ folder: join(root, 'TV/Gone') }));
     assert.deepEqual(gone, { outcome: 'done', detail: 'scanFolderWatcher of the folder (no file in it could be listed here) in library lib-tv' });
     assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Gone'] });
     assert.equal(tdarr.libraries['lib-tv'], '/media/TV', 'no scan moved the library to a subfolder');
-    assert.deepEqual(await filesBelow(join(root, 'TV'), 2), [join(root, 'TV/Dark/S01/Subs/e1.en.srt'), join(root, 'TV/Dark/S01/e1.mkv')]);
+    // The walk stops at its cap; a deletion of the folder lists nothing (what is left has not changed).
+    assert.deepEqual(await filesBelow(join(root, 'TV'), 2), [join(root, 'TV/Dark/S01/e1.mkv'), join(root, 'TV/Dark/S01/e2.mkv')]);
+    await t.deliver(scanItem({ folder: join(root, 'TV/Dark/S01'), updateType: 'Deleted' }));
+    assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark/S01']);
   });
 
   test('POST /api/v2/scan-files with data.scanConfig, the key in x-api-key, paths through the rewrite', async () => {
