@@ -4,32 +4,19 @@
  * Target: exactly M, for N up to 100,000.
  */
 import { join } from 'node:path';
-import { configSchema, type Config } from '../src/config/schema.ts';
 import { silentLogger } from '../src/log.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
-import { PlexApi } from '../src/targets/plex/api.ts';
-import { PlexApiBackend } from '../src/targets/plex/backends/api.ts';
-import { PlexTarget } from '../src/targets/plex/target.ts';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { tempDir, waitFor } from '../test/helpers/relay.ts';
 import { report } from './lib.ts';
-
-/** The scan alone: no file checks, waits or steps after it, so the figure is the coalescing and nothing else. */
-const SCAN_ONLY = configSchema.parse({
-  SERVER_PASS: 'bench',
-  SERVER_FILE_CHECKS_ENABLED: false,
-  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
-  PLEX_CHECK_BEFORE_SCAN: false,
-  PLEX_EMPTY_TRASH: false,
-  PLEX_ANALYZE_TYPE: 'off',
-}) as Config;
+import { scanOnlyPlex } from './scan-only.ts';
 
 async function burst(n: number, m: number, plex: FakePlex): Promise<Record<string, unknown>> {
   const store = new QueueStore(join(tempDir('scanrelay-bench-'), 'queue.db'));
   const log = silentLogger();
-  const scheduler = new Scheduler(store, [new PlexTarget(new PlexApiBackend(new PlexApi(plex.url, plex.token)), log, { config: SCAN_ONLY })], log, { concurrency: 8 });
+  const scheduler = new Scheduler(store, [scanOnlyPlex(plex, log)], log, { concurrency: 8 });
   // The cap is longer than the burst, so only the debounce decides: the scan follows the last request.
   const timing = { delayMs: 1000, maxMs: 120_000 };
   const intake = new QueueIntake(store, () => timing, () => scheduler.poke());

@@ -9,22 +9,19 @@
  */
 import { join } from 'node:path';
 import { tdarrTargetSchema } from '../src/config/target-kinds/tdarr.ts';
-import { configSchema, type Config } from '../src/config/schema.ts';
 import type { Target } from '../src/core/scan.ts';
 import { silentLogger } from '../src/log.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
-import { jellyfinTarget } from '../src/targets/jellyfin/target.ts';
-import { PlexApi } from '../src/targets/plex/api.ts';
-import { PlexApiBackend } from '../src/targets/plex/backends/api.ts';
-import { plexTarget } from '../src/targets/plex/create.ts';
+import { mediaBrowserTarget } from '../src/targets/media-browser/target.ts';
 import { createTdarrTarget } from '../src/targets/tdarr/target.ts';
 import { FakeMediaServer } from '../test/fakes/jellyfin.ts';
 import { FakePlex } from '../test/fakes/plex.ts';
 import { FakeTdarr } from '../test/fakes/tdarr.ts';
 import { tempDir, waitFor } from '../test/helpers/relay.ts';
 import { report } from './lib.ts';
+import { scanOnlyPlex } from './scan-only.ts';
 
 const SCANS = Number(process.env.BENCH_TARGET_SCANS ?? 500);
 const RUNS = Number(process.env.BENCH_TARGET_RUNS ?? 3);
@@ -33,16 +30,6 @@ const START_DELAY_MS = Number(process.env.BENCH_START_DELAY_MS ?? 0);
 const SCAN_MS = Number(process.env.BENCH_TARGET_SCAN_MS ?? 0);
 /** The second set of runs: each Plex answer takes this long (FakePlex latencyMs), so Plex, not the relay, sets the pace. */
 const LATENCY_MS = Number(process.env.BENCH_PLEX_ANSWER_MS ?? 10);
-
-/** The scan alone, as coalesce.ts: no file checks, waits or steps after it. */
-const SCAN_ONLY = configSchema.parse({
-  SERVER_PASS: 'bench',
-  SERVER_FILE_CHECKS_ENABLED: false,
-  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
-  PLEX_CHECK_BEFORE_SCAN: false,
-  PLEX_EMPTY_TRASH: false,
-  PLEX_ANALYZE_TYPE: 'off',
-}) as Config;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -58,9 +45,9 @@ async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: 
   plex.scanStartDelayMs = START_DELAY_MS;
   plex.latencyMs = latencyMs;
   plex.scanMsFor = () => SCAN_MS;
-  const targets: Target[] = [plexTarget(new PlexApiBackend(new PlexApi(plex.url, plex.token)), SCAN_ONLY, undefined, log)];
+  const targets: Target[] = [scanOnlyPlex(plex, log)];
   if (withOthers) {
-    targets.push(jellyfinTarget(jellyfin.url, 'jf-key', log, undefined, 'jf'));
+    targets.push(mediaBrowserTarget('jellyfin', jellyfin.url, 'jf-key', log, undefined, 'jf'));
     targets.push(createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: tdarr.url, DB_ID: 'db' }), log));
   }
   try {

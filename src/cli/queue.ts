@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UserError } from '../config/errors.ts';
-import { scanState } from '../queue/state.ts';
+import type { ScanAction } from '../core/scan.ts';
+import { actionText, scanState } from '../queue/state.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { action, settingsOf } from './context.ts';
 import { openCommandQueue, queueConfigOf } from './queue-open.ts';
@@ -9,6 +10,10 @@ import { openCommandQueue, queueConfigOf } from './queue-open.ts';
 /** One scan as the command shows it: pending or running, or finished (--history). */
 export interface QueueLine {
   folder: string;
+  /** What the targets are asked to do: scan (the default), or refresh or analyze the items at its files. */
+  action: ScanAction;
+  /** The targets it was routed to when queued (its trigger's TARGETS, each target's INCLUDE/EXCLUDE); null: all. */
+  targets: string[] | null;
   status: string;
   due: string;
   /** When it was done or failed (ISO); null while open. */
@@ -33,6 +38,8 @@ export function queueLine(entry: QueueEntry): QueueLine {
   const failing = entry.deliveries.filter((d) => d.last_error);
   return {
     folder: entry.folder,
+    action: entry.action ?? 'scan',
+    targets: entry.targets ?? null,
     status: entry.status,
     due: new Date(dueTime(entry)).toISOString(),
     finished: entry.finishedAt === null ? null : new Date(entry.finishedAt).toISOString(),
@@ -96,7 +103,10 @@ export function formatQueue(where: string, counts: Record<string, number>, entri
           : l.state === 'waiting to retry'
             ? `${l.stateText}, next try ${l.due} (${relative(dueTime(e), now)})`
             : `due ${l.due} (${relative(dueTime(e), now)})${l.waiting ? `, waiting: ${l.waiting}` : ''}`;
-    const notes = [relayNote(l), unservedNote(l)].filter(Boolean).map((n) => `\n    ${n}`).join('');
+    const asked = actionText(e.action);
+    // Until it is due a scan has no deliveries to name its targets: its route does.
+    const route = l.targets && !l.deliveries.length ? `for ${l.targets.join(', ')}` : '';
+    const notes = [asked ? `asked: ${asked}` : '', route, relayNote(l), unservedNote(l)].filter(Boolean).map((n) => `\n    ${n}`).join('');
     out.push(`  ${l.folder}\n    ${when}, ${l.attempts} attempt(s)${l.lastError ? `, last error: ${l.lastError}` : ''}${notes}`);
   }
   if (!history && open > entries.length) out.push(`  ... and ${open - entries.length} more (--limit)`);

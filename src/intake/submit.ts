@@ -90,6 +90,9 @@ export async function submitIntent(
       mapped: firstFew(scans.map((s) => s.path)),
       folders: firstFew(scans.map((s) => ('folder' in s ? s.folder : undefined))),
       status: firstFew(scans.map((s) => s.status)),
+      // Which targets the trigger named (absent: all), and an item action: the log says where it goes and what for.
+      ...(intent.targets ? { targets: intent.targets } : {}),
+      ...(intent.action !== undefined && intent.action !== 'scan' ? { action: intent.action } : {}),
       ...(scans.length > LOGGED_PATHS ? { paths: scans.length } : {}),
       ...due,
     },

@@ -371,7 +371,7 @@ export class Scheduler {
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
   private async record(item: ScanItem, target: string, result: DeliveryResult, serial = false, sharedTurn = false, delivery = target): Promise<boolean> {
     const what = item.removal ? removalScanLabel(item.requests) : undefined;
-    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
+    const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}), ...(item.action ? { action: item.action } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
     if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');

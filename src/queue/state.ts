@@ -1,3 +1,4 @@
+import type { ScanAction } from '../core/scan.ts';
 import type { QueueEntry } from './types.ts';
 
 /*
@@ -26,4 +27,14 @@ export function scanState(e: Pick<QueueEntry, 'status' | 'deliveries'>): { state
     return { state: 'waiting to retry', text: `waiting to retry (${reason})`, reason };
   }
   return { state: 'waiting for its turn', text: 'waiting for its turn', reason: null };
+}
+
+/**
+ * What an item action asks, as a line says it (the dashboard, `scanrelay queue`); null for a plain scan, which
+ * needs no word. Kinds without the action scan instead (docs/targets.md).
+ */
+export function actionText(action: ScanAction | undefined): string | null {
+  if (action === 'refresh') return 'refresh the metadata of the items at its files';
+  if (action === 'analyze') return 'analyze the media of the items at its files';
+  return null;
 }

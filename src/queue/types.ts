@@ -1,3 +1,5 @@
+import type { ScanAction } from '../core/scan.ts';
+
 /**
  * Files kept per scan (its sample). The targets use them to check, analyze or report single files; a scan
  * with more (ScanItem.moreFiles) is treated as a folder where the whole list matters.
@@ -107,7 +109,7 @@ export interface QueueEntry extends Pick<ScanRow, 'id' | 'folder' | 'status' | '
   /** The targets it was routed to when queued (docs/targets.md); absent: every target. */
   targets?: string[];
   /** `refresh` or `analyze` of the items at its files; absent: a scan. */
-  action?: string;
+  action?: Exclude<ScanAction, 'scan'>;
   /** Why a scan that is due still waits (a shared queue with no relay that has a target). */
   waiting?: string;
 }

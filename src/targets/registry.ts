@@ -9,8 +9,7 @@ import { createSonarrTarget } from './sonarr/target.ts';
 import { createRadarrTarget } from './radarr/target.ts';
 import { createCommandTarget } from './command/target.ts';
 import { createRelayTarget } from './relay/target.ts';
-import { createEmbyTarget } from './emby/target.ts';
-import { createJellyfinTarget } from './jellyfin/target.ts';
+import { createMediaBrowserTarget } from './media-browser/target.ts';
 import { createPlexTarget } from './plex/create.ts';
 
 /** Builds one kind's target from its `TARGETS` entry; `config` is the relay's (Plex's steps read relay-wide keys). */
@@ -22,8 +21,8 @@ type Factory<T extends TargetType> = (name: string, entry: Extract<TargetConfig,
  */
 export const TARGET_KINDS: { [T in TargetType]: Factory<T> } = {
   plex: (name, entry, log, config) => createPlexTarget(name, entry, log, config),
-  jellyfin: (name, entry, log) => createJellyfinTarget(name, entry, log),
-  emby: (name, entry, log) => createEmbyTarget(name, entry, log),
+  jellyfin: (name, entry, log) => createMediaBrowserTarget(name, entry, log),
+  emby: (name, entry, log) => createMediaBrowserTarget(name, entry, log),
   audiobookshelf: (name, entry, log) => createAudiobookshelfTarget(name, entry, log),
   tdarr: (name, entry, log) => createTdarrTarget(name, entry, log),
   fileflows: (name, entry, log) => createFileflowsTarget(name, entry, log),

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import { FakeArrTarget } from '../fakes/arr-target.ts';
 import { FakeAudiobookshelf } from '../fakes/audiobookshelf.ts';
-import { FakeMediaServer } from '../fakes/jellyfin.ts';
-import { FakePlex } from '../fakes/plex.ts';
+import type { FakeMediaServer } from '../fakes/jellyfin.ts';
+import type { FakePlex } from '../fakes/plex.ts';
 import { FakeTdarr } from '../fakes/tdarr.ts';
-import { post, postJson, spawnRelay, tempDir, waitFor, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
+import { spawnRelay, tempDir, waitFor, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
+import { assertEachPlexGotItsOwn, AUTH, deliveryRows, issue39Requests, jellyfinTvTarget, mainPlexKeys, plex4kTarget, RELAY_BASE, startJellyfin, startTwoPlex, triggers } from '../helpers/targets-e2e.ts';
 
 /*
  * Issue 39's held-out check, as our own: the real relay process with two Plex servers (the top-level PLEX_* keys
@@ -19,17 +19,6 @@ import { post, postJson, spawnRelay, tempDir, waitFor, waitForQueueDrained, type
  * the same requests as these fakes take (audiobookshelf.rs:75-121, tdarr.rs:58-81, sonarr.rs:56-98); see each fake
  * for the service's own API it follows.
  */
-
-const AUTH = { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` };
-
-function deliveries(queuefile: string): Array<{ folder: string; target: string; status: string }> {
-  const db = new Database(queuefile, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(`SELECT s.folder, d.target, d.status FROM deliveries d JOIN scans s ON s.id = d.scan_id ORDER BY s.folder, d.target`).all() as any;
-  } finally {
-    db.close();
-  }
-}
 
 describe('every kind of target at once, triggers naming some of them', { skip: process.platform === 'win32' }, () => {
   let plex: FakePlex;
@@ -44,24 +33,8 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
   const hookLines = (): string[] => (existsSync(hookLog) ? readFileSync(hookLog, 'utf8').split('\n').filter(Boolean) : []);
 
   before(async () => {
-    plex = await new FakePlex({
-      sections: [
-        { id: '1', title: 'Movies', type: 'movie', locations: ['/plexA/Movies'] },
-        { id: '2', title: 'TV Shows', type: 'show', locations: ['/plexA/TV'] },
-      ],
-    }).start();
-    plex4k = await new FakePlex({
-      token: 'plex-4k-token',
-      sections: [
-        { id: '7', title: 'Movies 4K', type: 'movie', locations: ['/4k/Movies'] },
-        { id: '8', title: 'TV 4K', type: 'show', locations: ['/4k/TV'] },
-      ],
-    }).start();
-    // Each Plex scan shows as running for a while: a second scan sent meanwhile would be seen (whileBusy).
-    plex.scanActivityMs = 150;
-    plex4k.scanActivityMs = 150;
-    jellyfin = await new FakeMediaServer({ apiKey: 'jf-key', name: 'jellyfin' }).start();
-    jellyfin.virtualFolders = [{ Name: 'TV', Locations: ['/media/TV'] }];
+    ({ plex, plex4k } = await startTwoPlex());
+    jellyfin = await startJellyfin({ TV: ['/media/TV'] });
     abs = new FakeAudiobookshelf();
     abs.libraries = [{ id: 'lib-books', name: 'Audiobooks', folders: ['/audiobooks'] }];
     await abs.start();
@@ -75,16 +48,12 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
     await sonarr.start();
     relay = await spawnRelay({
       config: {
-        SERVER_AUTH_USER: 'user',
-        SERVER_AUTH_PASS: 'pass',
-        SERVER_SCAN_DELAY: 0,
-        PLEX_LOCAL_URL: plex.url,
-        PLEX_TOKEN: plex.token,
-        PLEX_REWRITE: [{ from: '^/data/', to: '/plexA/' }],
+        ...RELAY_BASE,
+        ...mainPlexKeys(plex),
         TARGETS: {
           // Never the audiobooks (EXCLUDE, on its own path).
-          plex4k: { TYPE: 'plex', URL: plex4k.url, TOKEN: plex4k.token, ANALYZE_TYPE: 'off', REWRITE: [{ from: '^/data/', to: '/4k/' }], EXCLUDE: ['^/4k/Audiobooks/'] },
-          jf: { TYPE: 'jellyfin', URL: jellyfin.url, API_KEY: 'jf-key', REWRITE: [{ from: '^/data/', to: '/media/' }], INCLUDE: ['^/media/TV/'] },
+          plex4k: plex4kTarget(plex4k, { EXCLUDE: ['^/4k/Audiobooks/'] }),
+          jf: jellyfinTvTarget(jellyfin),
           books: { TYPE: 'audiobookshelf', URL: abs.url, TOKEN: abs.adminToken, REWRITE: [{ from: '^/data/Audiobooks/', to: '/audiobooks/' }], INCLUDE: ['^/audiobooks/'] },
           transcode: { TYPE: 'tdarr', URL: tdarr.url, API_KEY: 'tdarr-key', DB_ID: 'db-1', REWRITE: [{ from: '^/data/', to: '/tdarr/' }] },
           sonarr2: { TYPE: 'sonarr', URL: sonarr.url, API_KEY: 'sonarr2-key', REWRITE: [{ from: '^/data/TV/', to: '/tv/' }], INCLUDE: ['^/tv/'] },
@@ -107,43 +76,29 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
   test('each target gets exactly its own scans, in its own path form, once each; each Plex one at a time', async () => {
     const base = relay.base;
     const answers = await Promise.all([
-      postJson(`${base}/triggers/sonarr`, { eventType: 'Download', series: { path: '/data/TV/Severance' }, episodeFile: { relativePath: 'Season 2/Severance.S02E01.mkv' } }, AUTH),
-      postJson(`${base}/triggers/radarr`, { eventType: 'Download', movie: { folderPath: '/data/Movies/Box (2001)' }, movieFile: { relativePath: 'Box (2001).mkv' } }, AUTH),
-      postJson(`${base}/triggers/radarr`, { eventType: 'Download', movie: { folderPath: '/data/Movies/Up (2009)' }, movieFile: { relativePath: 'Up (2009).mkv' } }, AUTH),
-      post(`${base}/triggers/manual?dir=${encodeURIComponent('/data/Movies/Heat (1995)')}`, '', 'application/x-www-form-urlencoded', AUTH),
-      post(`${base}/triggers/manual?dir=${encodeURIComponent('/data/Audiobooks/Dune')}`, '', 'application/x-www-form-urlencoded', AUTH),
-      postJson(`${base}/triggers/a-train/drive1`, { Created: ['/data/TV/Dark/Season 1', '/data/Movies/Alien (1979)'] }, AUTH),
+      ...issue39Requests(base),
+      triggers(base).manual('/data/Audiobooks/Dune'),
     ]);
     for (const a of answers) assert.equal(a.status, 200, a.text);
 
     await waitForQueueDrained(relay.queuefile, 120_000);
-    const rows = deliveries(relay.queuefile);
+    const rows = deliveryRows(relay.queuefile);
     assert.ok(rows.every((r) => r.status === 'done'), JSON.stringify(rows));
 
-    assert.deepEqual(plex.refreshes().map((r) => `${r.section} ${r.path}`).sort(), [
-      '1 /plexA/Movies/Box (2001)',
-      '1 /plexA/Movies/Up (2009)',
-      '2 /plexA/TV/Severance/Season 2',
-    ]);
-    assert.deepEqual(plex4k.refreshes().map((r) => `${r.section} ${r.path}`).sort(), [
-      '7 /4k/Movies/Alien (1979)',
-      '7 /4k/Movies/Box (2001)',
-      '7 /4k/Movies/Heat (1995)',
-      '7 /4k/Movies/Up (2009)',
-      '8 /4k/TV/Dark/Season 1',
-    ]);
-    assert.ok(plex4k.refreshes().every((r) => r.token === plex4k.token));
-    assert.ok(plex.refreshes().every((r) => r.token === plex.token));
+    // Each Plex: exactly its own scans, its own token, one at a time.
+    await assertEachPlexGotItsOwn(plex, plex4k);
     // Jellyfin: its TV only (INCLUDE); never the manual or Radarr requests.
     assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/media/TV/Dark/Season 1', '/media/TV/Severance/Season 2/Severance.S02E01.mkv']);
     // Audiobookshelf: the manual audiobook only (INCLUDE keeps the movie out), in its own form.
     assert.deepEqual(abs.updates, [{ libraryId: 'lib-books', path: '/audiobooks/Dune', type: 'add' }]);
-    // Tdarr: Radarr's files (named: scanFolderWatcher) and A-Train's folders (scanFindNew), never Sonarr's or manual's.
+    // Tdarr: Radarr's files and A-Train's folders (not on this disk to list: the folder itself), always in
+    // scanFolderWatcher's list (a scanFindNew of a subfolder would move the library there: HaveAGitGat/Tdarr #577);
+    // never Sonarr's or manual's.
     assert.deepEqual(
       tdarr.scans.map((s) => `${s.mode} ${JSON.stringify(s.arrayOrPath)}`).sort(),
       [
-        'scanFindNew "/tdarr/Movies/Alien (1979)"',
-        'scanFindNew "/tdarr/TV/Dark/Season 1"',
+        'scanFolderWatcher ["/tdarr/Movies/Alien (1979)"]',
+        'scanFolderWatcher ["/tdarr/TV/Dark/Season 1"]',
         'scanFolderWatcher ["/tdarr/Movies/Box (2001)/Box (2001).mkv"]',
         'scanFolderWatcher ["/tdarr/Movies/Up (2009)/Up (2009).mkv"]',
       ].sort(),
@@ -157,11 +112,6 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
       'hook /hook/Movies/Up (2009)/Up (2009).mkv',
       'hook /hook/TV/Severance/Season 2/Severance.S02E01.mkv',
     ]);
-
-    // One at a time on each Plex: no scan was sent while that server was still scanning.
-    await waitFor(() => [...plex.scans, ...plex4k.scans].every((s) => s.endedAt !== undefined), 60_000, 'Plex scans ended');
-    assert.deepEqual(plex.scans.filter((s) => s.whileBusy), []);
-    assert.deepEqual(plex4k.scans.filter((s) => s.whileBusy), []);
 
     // The queue records each delivery under its target's name, once.
     assert.deepEqual(
@@ -188,5 +138,17 @@ describe('every kind of target at once, triggers naming some of them', { skip: p
         'transcode /data/TV/Dark/Season 1',
       ].sort(),
     );
+
+    // /metrics: every per-target series carries the target's name, and counts exactly its deliveries.
+    const metrics = await (await fetch(`${base}/metrics`, { headers: AUTH })).text();
+    const series = (name: string, labels: string) => new RegExp(`^${name}\\{[^}]*${labels}[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1];
+    for (const target of ['plex', 'plex4k', 'jf', 'books', 'transcode', 'sonarr2', 'hook']) {
+      const n = String(rows.filter((r) => r.target === target).length);
+      assert.equal(series('scanrelay_scans_total', `target="${target}",outcome="done"`), n, `scanrelay_scans_total for ${target}`);
+      assert.equal(series('scanrelay_request_to_scan_seconds_count', `target="${target}"`), n, `scanrelay_request_to_scan_seconds_count for ${target}`);
+    }
+    // The logs: each delivery's line names its target, once per delivery the queue recorded.
+    const delivered = relay.events().filter((e) => e.msg === 'scan delivered');
+    assert.deepEqual(delivered.map((e) => `${e.target} ${e.folder}`).sort(), rows.map((r) => `${r.target} ${r.folder}`).sort());
   });
 });

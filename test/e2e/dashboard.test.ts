@@ -113,6 +113,33 @@ describe('dashboard in a real browser against the real relay', () => {
     await page.close();
   });
 
+  test('a queued refresh says what it asks for; a plain scan of the same folder needs no word (issue 39 items 5 and 6)', async () => {
+    const page = await browser.newPage();
+    const file = '/movies/Ran (1985)/Ran (1985).mkv';
+    assert.equal((await postJson(`${slow.base}/api/${slow.secret}/scan`, { path: file, action: 'refresh' })).status, 200);
+    assert.equal((await postJson(`${slow.base}/api/${slow.secret}/scan`, { path: '/movies/Ran (1985)/' })).status, 200);
+    await page.goto(slow.url);
+    // Two rows for one folder: a refresh never merges with a scan (queue/enqueue-batch.ts).
+    const rows = row(page, 'queue', '/data/Movies/Ran (1985)');
+    await waitFor(async () => (await rows.count()) === 2, 10_000, 'both Ran rows');
+    const asked = rows.locator('[data-action-asked]');
+    assert.equal(await asked.count(), 1);
+    assert.equal(await asked.getAttribute('data-action-asked'), 'refresh');
+    assert.equal(await asked.innerText(), 'refresh the metadata of the items at its files');
+    const api = (await apiGet(slow, 'queue')).items.filter((i: any) => i.folder === '/data/Movies/Ran (1985)');
+    assert.deepEqual(api.map((i: any) => i.action).sort(), ['refresh', 'scan']);
+    // The form asks for one too: an analyze of the file's item.
+    await page.getByLabel('Path to scan').fill('/movies/Ran (1985)/Ran (1985).mkv');
+    await page.getByLabel('What to ask the targets').selectOption('analyze');
+    await page.getByRole('button', { name: 'Scan', exact: true }).click();
+    await page.locator('#scan-result', { hasText: 'Queued /data/Movies/Ran (1985)' }).waitFor();
+    await waitFor(async () => (await rows.count()) === 3, 10_000, 'the analyze row');
+    assert.deepEqual((await rows.locator('[data-action-asked]').evaluateAll((els) => els.map((e) => e.getAttribute('data-action-asked')))).sort(), ['analyze', 'refresh']);
+    api.push(...(await apiGet(slow, 'queue')).items.filter((i: any) => i.folder === '/data/Movies/Ran (1985)' && i.action === 'analyze'));
+    for (const i of api) assert.equal((await fetch(`${slow.base}/api/${slow.secret}/queue/${i.id}`, { method: 'DELETE' })).status, 200);
+    await page.close();
+  });
+
   test('a failed scan can be retried from the history', async () => {
     const page = await browser.newPage();
     // Accepted while Plex is down (its libraries unknown); once Plex answers, the folder is in no section.

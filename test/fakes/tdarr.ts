@@ -7,10 +7,15 @@ import { RecordingServer, type FakeAnswer, type RecordedCall } from './recording
  * string directory path, scanFolderWatcher requires an array of file paths". It answers 200 with a string.
  * `GET /api/v2/status` answers the server's status. With auth on (docs.tdarr.io, Authentication) a request
  * without the API key in `x-api-key` (the header Tdarr's own plugins send: HaveAGitGat/Tdarr_Plugins #873) is
- * refused 401. Autopulse's tdarr.rs:58-81 sends the same body.
+ * refused 401. Autopulse's tdarr.rs:58-81 sends the same body, always in `scanFolderWatcher` mode.
+ * `libraries` holds each library's folder: a scanFindNew or scanFresh of another path makes that path the
+ * library's folder, as Tdarr's author says it does (HaveAGitGat/Tdarr #577: the library "loses history and thinks
+ * that is the new library path"; scan a subfolder's files with scanFolderWatcher instead).
  */
 export class FakeTdarr extends RecordingServer {
   readonly scans: Array<{ dbID: string; mode: string; arrayOrPath: string | string[] }> = [];
+  /** Each library's folder by its id (its `dbID`); a find-new scan of another path replaces it (#577). */
+  readonly libraries: Record<string, string> = {};
 
   constructor(
     /** The API key when auth is on; undefined: auth off, anyone may call. */
@@ -30,6 +35,7 @@ export class FakeTdarr extends RecordingServer {
       const isList = Array.isArray(arrayOrPath) && arrayOrPath.every((p) => typeof p === 'string');
       if (mode === 'scanFolderWatcher' ? !isList : typeof arrayOrPath !== 'string') return { status: 400, body: { message: 'arrayOrPath has the wrong form for this mode' } };
       this.scans.push({ dbID, mode, arrayOrPath: arrayOrPath as string | string[] });
+      if (mode !== 'scanFolderWatcher' && arrayOrPath !== '') this.libraries[dbID] = arrayOrPath as string;
       return { status: 200, body: 'OK' };
     }
     return { status: 404, body: { message: `Route ${call.method}:${call.path} not found`, error: 'Not Found', statusCode: 404 } };

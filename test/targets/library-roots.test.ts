@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import pino from 'pino';
-import { jellyfinTarget } from '../../src/targets/jellyfin/target.ts';
+import { mediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
@@ -20,7 +20,7 @@ describe('library roots of the enabled targets (the intake check)', () => {
     await jellyfin.stop();
   });
   const log = pino({ level: 'silent' });
-  const targets = () => [makePlexTarget(plex, testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url })), jellyfinTarget(jellyfin.url, jellyfin.apiKey, log)];
+  const targets = () => [makePlexTarget(plex, testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url })), mediaBrowserTarget('jellyfin', jellyfin.url, jellyfin.apiKey, log)];
 
   test('Plex section locations and Jellyfin virtual folders are library roots; a folder in none is outside', async () => {
     const roots = new LibraryRoots(targets(), log);

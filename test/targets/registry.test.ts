@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { buildTargets } from '../../src/targets/index.ts';
-import { MediaBrowserTarget } from '../../src/targets/jellyfin/target.ts';
+import { MediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { PlexTarget } from '../../src/targets/plex/target.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { scanItem, testConfig } from '../helpers/plex-target.ts';

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { asOutcome, type AfterDelivery, type ScanItem } from '../../src/core/scan.ts';
 import { placeRewriter } from '../../src/paths/rewrite.ts';
 import { plexTarget } from '../../src/targets/index.ts';
-import { jellyfinTarget } from '../../src/targets/jellyfin/target.ts';
+import { mediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
 import { PlexApi } from '../../src/targets/plex/api.ts';
 import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
@@ -103,7 +103,7 @@ describe('Plex and Jellyfin each with their own rewrite, Plex in every matching 
   });
 
   test('JELLYFIN.REWRITE: Jellyfin is told its own path for the files', async () => {
-    const target = jellyfinTarget(jellyfin.url, 'jf', log, placeRewriter([{ from: '^/mnt/unionfs/Media/', to: '/media/' }]));
+    const target = mediaBrowserTarget('jellyfin', jellyfin.url, 'jf', log, placeRewriter([{ from: '^/mnt/unionfs/Media/', to: '/media/' }]));
     const result = await target.deliver(item('/mnt/unionfs/Media/Movies/Heat (1995)', ['/mnt/unionfs/Media/Movies/Heat (1995)/Heat.mkv']));
     assert.equal(result.outcome, 'done');
     assert.deepEqual(jellyfin.updates.map((u) => u.path), ['/media/Movies/Heat (1995)/Heat.mkv']);
@@ -112,7 +112,7 @@ describe('Plex and Jellyfin each with their own rewrite, Plex in every matching 
   test("the library check asks each target in its own terms; roots behind a rewrite bound nothing in the queue", async () => {
     const targets = [
       plexWith({ PLEX_REWRITE: [{ from: '^/mnt/unionfs/Media/', to: '/data/' }] }),
-      jellyfinTarget(jellyfin.url, 'jf', log, placeRewriter([{ from: '^/mnt/unionfs/Media/', to: '/media/' }])),
+      mediaBrowserTarget('jellyfin', jellyfin.url, 'jf', log, placeRewriter([{ from: '^/mnt/unionfs/Media/', to: '/media/' }])),
     ];
     const roots = new LibraryRoots(targets, log);
     const r = await roots.check(['/mnt/unionfs/Media/Movies/Heat (1995)', '/mnt/unionfs/Media/TV/Dark', '/mnt/unionfs', '/elsewhere/X']);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sourceSchema, type Target } from '../../core/scan.ts';
+import { sourceSchema, type ScanAction, type Target } from '../../core/scan.ts';
 import type { DriveStatus, SetupProblem } from '../../core/status.ts';
 import { scanFolderFor } from '../../paths/folder.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
@@ -14,6 +14,7 @@ import { scanState } from '../../queue/state.ts';
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
+  const action: ScanAction = e.action ?? 'scan';
   return {
     id: e.id,
     folder: e.folder,
@@ -42,6 +43,8 @@ export function scanView(e: QueueEntry) {
     waiting: e.waiting ?? null,
     /** The targets it was routed to when queued (docs/targets.md); null: every target. A pending scan has no deliveries yet. */
     targets: e.targets ?? null,
+    /** What each target is asked to do: scan the folder, or refresh or analyze the items at its files (docs/targets.md). */
+    action,
     deliveries: e.deliveries.map((d) => ({
       /** The delivery's name in the queue: plex, jellyfin, emby; on a shared queue the server's, plex@<its id>. */
       target: d.target,

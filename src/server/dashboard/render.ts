@@ -2,6 +2,7 @@ import { sourceSchema } from '../../core/scan.ts';
 import type { DriveStatus } from '../../core/status.ts';
 import { versionText } from '../../core/version.ts';
 import { escapeHtml as esc } from '../pages.ts';
+import { actionText } from '../../queue/state.ts';
 import type { HistoryQuery, ScanView, StatusView } from './data.ts';
 
 /** Server-side HTML for the dashboard: the whole page, and the parts the script swaps in on refresh. */
@@ -88,7 +89,9 @@ function relaysText(relays: NonNullable<StatusView['relays']>): string {
 function deliveries(v: ScanView, now: number): string {
   if (!v.deliveries.length) {
     if (v.waiting) return `<span class="muted" data-waiting>waiting: ${esc(v.waiting)}</span>`;
-    return v.status === 'pending' ? '<span class="muted">waiting for the delay</span>' : '';
+    // Its route names the targets until its deliveries do.
+    const route = v.targets ? ` <span data-route>for ${v.targets.map(esc).join(', ')}</span>` : '';
+    return v.status === 'pending' ? `<span class="muted">waiting for the delay</span>${route}` : '';
   }
   return `<ul class="deliveries">${v.deliveries
     .map((d) => {
@@ -111,7 +114,10 @@ function activeState(v: ScanView): string {
 function folderCell(v: ScanView): string {
   const files = v.fileCount ? `<div class="muted">${v.fileCount} file${v.fileCount === 1 ? '' : 's'}</div>` : '';
   const what = v.what ? `<div class="what">${esc(v.what)}</div>` : '';
-  return `<code>${esc(v.folder)}</code>${what}${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
+  // A plain scan needs no word; a refresh or an analyze is said, since it does something else than a scan.
+  const action = actionText(v.action);
+  const asked = action ? `<div class="what" data-action-asked="${v.action}">${esc(action)}</div>` : '';
+  return `<code>${esc(v.folder)}</code>${asked}${what}${v.title ? `<div class="title">${esc(v.title)}</div>` : ''}${files}`;
 }
 
 function actions(v: ScanView): string {
@@ -189,9 +195,10 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 <div class="row">
 <input type="text" id="filepath" name="filepath" required autocomplete="off" spellcheck="false" aria-describedby="scan-help preview" placeholder="/mnt/unionfs/Media/Movies/Movie Name (2020)/">
 <input type="hidden" name="eventType" value="Manual">
+<select name="action" id="scan-action" aria-label="What to ask the targets"><option value="scan" selected>scan the folder</option><option value="refresh">refresh the item's metadata</option><option value="analyze">analyze the item's media</option></select>
 <button type="submit">Scan</button>
 </div>
-<p id="scan-help" class="muted">Any form listed in SERVER_PATH_MAPPINGS; a file is scanned as its folder.</p>
+<p id="scan-help" class="muted">Any form listed in SERVER_PATH_MAPPINGS; a file is scanned as its folder. For a file changed in place (new subtitles, a transcode), refresh or analyze that item instead; targets without the action scan.</p>
 </form>
 <dl id="preview" class="preview js-only" aria-live="polite" aria-label="Mapping preview" hidden></dl>
 <p id="scan-result" role="status" aria-live="polite"></p>

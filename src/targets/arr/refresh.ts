@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { placeRewriter, type RewriteRule } from '../../paths/rewrite.ts';
-import { resultFromError, ServiceClient, type RequestOptions } from '../http.ts';
+import type { RewriteRule } from '../../paths/rewrite.ts';
+import { ServiceClient, type RequestOptions } from '../http.ts';
 import { CachedList } from '../cached-list.ts';
 import { deepestHolder } from '../path-match.ts';
-import { itemForTarget } from '../rewrite.ts';
+import { serviceTarget } from '../service-target.ts';
 
 /** `GET /api/v3/series` and `GET /api/v3/movie`: the fields read (SeriesResource / MovieResource). */
 export const arrItemsAnswer = z.array(z.looseObject({ id: z.number().int(), title: z.string().optional(), path: z.string().nullish() }));
@@ -39,35 +39,20 @@ export interface ArrKind {
  */
 export function createArrTarget(kind: ArrKind, name: string, entry: { URL: string; API_KEY: string; REWRITE: RewriteRule[]; REQUEST: RequestOptions }, log: Logger): Target {
   const client = new ServiceClient({ product: kind.product, url: entry.URL, request: entry.REQUEST, headers: { 'X-Api-Key': entry.API_KEY }, secrets: [entry.API_KEY] });
-  const rewrite = placeRewriter(entry.REWRITE);
   // A list of every series or movie can be megabytes: read once a minute, and again for one not in it.
   const items = new CachedList(() => client.json('GET', kind.list, `${kind.noun} list`, arrItemsAnswer));
-  return {
-    name,
-    ...(rewrite ? { toTargetPath: rewrite } : {}),
-    async deliver(queued: ScanItem): Promise<DeliveryResult> {
-      const item = itemForTarget(queued, rewrite);
-      try {
-        const { found: hit } = await items.find((list) => arrItemFor(item.folder, list));
-        if (!hit) return { outcome: 'failed', error: `no ${kind.product} ${kind.noun} has its folder at or above ${item.folder}` };
-        const command = kind.command(hit.id);
-        log.debug({ target: name, scan: item.id, [kind.noun]: hit.title ?? hit.id, command: command.name }, `asking ${kind.product} to refresh`);
-        await client.call('POST', '/api/v3/command', 'command', command);
-        return { outcome: 'done', detail: `${command.name} of "${hit.title ?? hit.id}" (id ${hit.id})` };
-      } catch (err) {
-        return resultFromError(err);
-      }
+  return serviceTarget(name, entry.REWRITE, {
+    async send(item) {
+      const { found: hit } = await items.find((list) => arrItemFor(item.folder, list));
+      if (!hit) return { outcome: 'failed', error: `no ${kind.product} ${kind.noun} has its folder at or above ${item.folder}` };
+      const command = kind.command(hit.id);
+      log.debug({ target: name, scan: item.id, [kind.noun]: hit.title ?? hit.id, command: command.name }, `asking ${kind.product} to refresh`);
+      await client.call('POST', '/api/v3/command', 'command', command);
+      return { outcome: 'done', detail: `${command.name} of "${hit.title ?? hit.id}" (id ${hit.id})` };
     },
-    async libraryRoots(): Promise<string[]> {
+    async libraryRoots() {
       return (await client.json('GET', '/api/v3/rootfolder', 'root folder list', rootFoldersAnswer)).map((r) => r.path);
     },
-    async available() {
-      try {
-        await client.json('GET', '/api/v3/system/status', 'system status', z.looseObject({}));
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message };
-      }
-    },
-  };
+    probe: () => client.json('GET', '/api/v3/system/status', 'system status', z.looseObject({})),
+  });
 }

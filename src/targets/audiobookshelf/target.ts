@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import type { AudiobookshelfTarget } from '../../config/target-kinds/audiobookshelf.ts';
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { placeRewriter } from '../../paths/rewrite.ts';
-import { resultFromError, ServiceClient } from '../http.ts';
+import { ServiceClient } from '../http.ts';
 import { CachedList } from '../cached-list.ts';
 import { deepestHolder, pathsOf } from '../path-match.ts';
-import { itemForTarget } from '../rewrite.ts';
+import { serviceTarget } from '../service-target.ts';
 
 /**
  * `GET /api/libraries` (Audiobookshelf's LibraryController.findAll): `{"libraries": [...]}`, each library with
@@ -45,45 +44,29 @@ export function createAudiobookshelfTarget(name: string, entry: AudiobookshelfTa
     headers: { Authorization: `Bearer ${entry.TOKEN}` },
     secrets: [entry.TOKEN],
   });
-  const rewrite = placeRewriter(entry.REWRITE);
   const libraries = new CachedList(async () => (await client.json('GET', '/api/libraries', 'library list', librariesAnswer)).libraries);
-
-  return {
-    name,
-    ...(rewrite ? { toTargetPath: rewrite } : {}),
-    async deliver(queued: ScanItem): Promise<DeliveryResult> {
-      const item = itemForTarget(queued, rewrite);
-      try {
-        const { found: hit, items: all } = await libraries.find((list) => libraryFor(item.folder, list));
-        if (!hit) {
-          const known = all.flatMap((l) => l.folders.map((f) => f.fullPath));
-          return { outcome: 'failed', error: `no Audiobookshelf library folder holds ${item.folder} (library folders: ${known.join(', ') || 'none'})` };
-        }
-        const library = hit.library;
-        if (library.settings?.disableWatcher) {
-          return { outcome: 'failed', error: `Audiobookshelf library "${library.name ?? library.id}" has its folder watcher off, so it ignores watcher updates: turn "Disable folder watcher" off in its settings` };
-        }
-        const type = item.updateType === 'Deleted' ? 'unlink' : 'add';
-        const paths = pathsOf(item);
-        for (const path of paths) {
-          log.debug({ target: name, scan: item.id, library: library.id, path, type }, 'telling Audiobookshelf about a changed path');
-          await client.call('POST', '/api/watcher/update', 'watcher update', { libraryId: library.id, path, type });
-        }
-        return { outcome: 'done', detail: `${paths.length} path(s) sent to library "${library.name ?? library.id}" as ${type}` };
-      } catch (err) {
-        return resultFromError(err);
+  return serviceTarget(name, entry.REWRITE, {
+    async send(item) {
+      const { found: hit, items: all } = await libraries.find((list) => libraryFor(item.folder, list));
+      if (!hit) {
+        const known = all.flatMap((l) => l.folders.map((f) => f.fullPath));
+        return { outcome: 'failed', error: `no Audiobookshelf library folder holds ${item.folder} (library folders: ${known.join(', ') || 'none'})` };
       }
+      const library = hit.library;
+      if (library.settings?.disableWatcher) {
+        return { outcome: 'failed', error: `Audiobookshelf library "${library.name ?? library.id}" has its folder watcher off, so it ignores watcher updates: turn "Disable folder watcher" off in its settings` };
+      }
+      const type = item.updateType === 'Deleted' ? 'unlink' : 'add';
+      const paths = pathsOf(item);
+      for (const path of paths) {
+        log.debug({ target: name, scan: item.id, library: library.id, path, type }, 'telling Audiobookshelf about a changed path');
+        await client.call('POST', '/api/watcher/update', 'watcher update', { libraryId: library.id, path, type });
+      }
+      return { outcome: 'done', detail: `${paths.length} path(s) sent to library "${library.name ?? library.id}" as ${type}` };
     },
-    async libraryRoots(fresh?: boolean): Promise<string[]> {
+    async libraryRoots(fresh?: boolean) {
       return (await libraries.get(fresh)).flatMap((l) => l.folders.map((f) => f.fullPath));
     },
-    async available() {
-      try {
-        await libraries.get(true);
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message };
-      }
-    },
-  };
+    probe: () => libraries.get(true),
+  });
 }

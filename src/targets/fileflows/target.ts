@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import type { FileflowsTarget } from '../../config/target-kinds/fileflows.ts';
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { placeRewriter } from '../../paths/rewrite.ts';
-import { resultFromError, ServiceClient } from '../http.ts';
+import { ServiceClient } from '../http.ts';
 import { CachedList } from '../cached-list.ts';
 import { deepestHolder } from '../path-match.ts';
-import { itemForTarget } from '../rewrite.ts';
+import { serviceTarget } from '../service-target.ts';
 
 /** `GET /api/library` (autopulse's fileflows.rs:36-43): PascalCase, a library's `Path` and its `Flow`. */
 const librariesAnswer = z.array(
@@ -43,54 +42,38 @@ export function createFileflowsTarget(name: string, entry: FileflowsTarget, log:
     headers: entry.API_KEY ? { 'x-token': entry.API_KEY } : {},
     secrets: [entry.API_KEY],
   });
-  const rewrite = placeRewriter(entry.REWRITE);
   const libraries = new CachedList(() => client.json('GET', '/api/library', 'library list', librariesAnswer));
-
-  return {
-    name,
-    ...(rewrite ? { toTargetPath: rewrite } : {}),
-    async deliver(queued: ScanItem): Promise<DeliveryResult> {
-      const item = itemForTarget(queued, rewrite);
+  return serviceTarget(name, entry.REWRITE, {
+    async send(item) {
       if (item.updateType === 'Deleted' || item.files.length === 0 || item.moreFiles) {
         return { outcome: 'done', detail: item.updateType === 'Deleted' ? 'a deletion: nothing for FileFlows to process' : 'no file named: nothing for FileFlows to process (its library scan finds new files)' };
       }
-      try {
-        const { found: library, items: all } = await libraries.find((list) => fileflowsLibraryFor(item.folder, list));
-        if (!library) return { outcome: 'failed', error: `no FileFlows library holds ${item.folder} (library paths: ${all.map((l) => l.Path).filter(Boolean).join(', ') || 'none'})` };
-        if (!library.Enabled) return { outcome: 'failed', error: `FileFlows library "${library.Name ?? library.Uid}" is disabled` };
-        const known: string[] = [];
-        const unknown: string[] = [];
-        for (const file of item.files) {
-          const hits = await client.json('POST', '/api/library-file/search', 'file search', searchAnswer, { Path: file, Limit: 1 });
-          // The search matches more than the exact path: only the very file is reprocessed.
-          const hit = hits.find((h) => h.Name === undefined || h.Name === file);
-          if (hit) known.push(hit.Uid);
-          else unknown.push(file);
-        }
-        if (known.length) {
-          log.debug({ target: name, scan: item.id, files: known.length }, 'asking FileFlows to reprocess known files');
-          await client.call('POST', '/api/library-file/reprocess', 'reprocess', { Uids: known, CustomVariables: {}, Mode: 0, Flow: null, Node: null, BottomOfQueue: false });
-        }
-        if (unknown.length) {
-          if (!library.Flow) return { outcome: 'failed', error: `FileFlows library "${library.Name ?? library.Uid}" has no flow to add ${unknown.length} new file(s) to` };
-          log.debug({ target: name, scan: item.id, files: unknown }, 'adding new files to FileFlows');
-          await client.call('POST', '/api/library-file/manually-add', 'manual add', { FlowUid: library.Flow.Uid, Files: unknown, CustomVariables: {} });
-        }
-        return { outcome: 'done', detail: `${known.length} file(s) reprocessed, ${unknown.length} added (library "${library.Name ?? library.Uid}")` };
-      } catch (err) {
-        return resultFromError(err);
+      const { found: library, items: all } = await libraries.find((list) => fileflowsLibraryFor(item.folder, list));
+      if (!library) return { outcome: 'failed', error: `no FileFlows library holds ${item.folder} (library paths: ${all.map((l) => l.Path).filter(Boolean).join(', ') || 'none'})` };
+      if (!library.Enabled) return { outcome: 'failed', error: `FileFlows library "${library.Name ?? library.Uid}" is disabled` };
+      const known: string[] = [];
+      const unknown: string[] = [];
+      for (const file of item.files) {
+        const hits = await client.json('POST', '/api/library-file/search', 'file search', searchAnswer, { Path: file, Limit: 1 });
+        // The search matches more than the exact path: only the very file is reprocessed.
+        const hit = hits.find((h) => h.Name === undefined || h.Name === file);
+        if (hit) known.push(hit.Uid);
+        else unknown.push(file);
       }
+      if (known.length) {
+        log.debug({ target: name, scan: item.id, files: known.length }, 'asking FileFlows to reprocess known files');
+        await client.call('POST', '/api/library-file/reprocess', 'reprocess', { Uids: known, CustomVariables: {}, Mode: 0, Flow: null, Node: null, BottomOfQueue: false });
+      }
+      if (unknown.length) {
+        if (!library.Flow) return { outcome: 'failed', error: `FileFlows library "${library.Name ?? library.Uid}" has no flow to add ${unknown.length} new file(s) to` };
+        log.debug({ target: name, scan: item.id, files: unknown }, 'adding new files to FileFlows');
+        await client.call('POST', '/api/library-file/manually-add', 'manual add', { FlowUid: library.Flow.Uid, Files: unknown, CustomVariables: {} });
+      }
+      return { outcome: 'done', detail: `${known.length} file(s) reprocessed, ${unknown.length} added (library "${library.Name ?? library.Uid}")` };
     },
-    async libraryRoots(fresh?: boolean): Promise<string[]> {
+    async libraryRoots(fresh?: boolean) {
       return (await libraries.get(fresh)).flatMap((l) => (l.Path ? [l.Path] : []));
     },
-    async available() {
-      try {
-        await libraries.get(true);
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message };
-      }
-    },
-  };
+    probe: () => libraries.get(true),
+  });
 }

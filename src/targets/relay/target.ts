@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { RelayTarget } from '../../config/target-kinds/relay.ts';
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { placeRewriter } from '../../paths/rewrite.ts';
-import { parseJsonAnswer, resultFromError, ServiceClient, TargetError } from '../http.ts';
+import { parseJsonAnswer, ServiceClient, TargetError } from '../http.ts';
 import { pathsOf } from '../path-match.ts';
-import { itemForTarget } from '../rewrite.ts';
+import { serviceTarget } from '../service-target.ts';
 
 /** A scanrelay's answer to a manual scan (intake/submit.ts): `queued`, `merged` or `ignored` and why. */
 const scanrelayAnswer = z.looseObject({ status: z.string(), scans: z.array(z.looseObject({ reason: z.string().optional() })).optional() });
@@ -64,33 +63,18 @@ export function createRelayTarget(name: string, entry: RelayTarget, log: Logger)
         ? (status, what) => (status === 404 ? new TargetError('auth', `${what} answered HTTP 404: check SECRET (the other relay's SERVER_PASS)`, status) : undefined)
         : undefined,
   });
-  const rewrite = placeRewriter(entry.REWRITE);
-  return {
-    name,
-    ...(rewrite ? { toTargetPath: rewrite } : {}),
-    async deliver(queued: ScanItem): Promise<DeliveryResult> {
-      const item = itemForTarget(queued, rewrite);
-      try {
-        let detail = '';
-        const requests = relayRequests(entry, item);
-        for (const req of requests) {
-          log.debug({ target: name, scan: item.id, peer: entry.PEER, method: req.method, folder: item.folder }, `handing the scan to ${product}`);
-          const text = await client.call(req.method, req.path, 'manual scan', req.body);
-          if (entry.PEER === 'scanrelay') detail = scanrelayDetail(text);
-        }
-        return { outcome: 'done', detail: detail || `${requests.length} request(s) accepted by ${product}` };
-      } catch (err) {
-        return resultFromError(err);
+  return serviceTarget(name, entry.REWRITE, {
+    async send(item) {
+      let detail = '';
+      const requests = relayRequests(entry, item);
+      for (const req of requests) {
+        log.debug({ target: name, scan: item.id, peer: entry.PEER, method: req.method, folder: item.folder }, `handing the scan to ${product}`);
+        const text = await client.call(req.method, req.path, 'manual scan', req.body);
+        if (entry.PEER === 'scanrelay') detail = scanrelayDetail(text);
       }
+      return { outcome: 'done', detail: detail || `${requests.length} request(s) accepted by ${product}` };
     },
-    async available() {
-      // Every peer serves something at /health (autoscan, scanrelay) or at least answers HTTP (autopulse).
-      try {
-        await client.call('GET', entry.PEER === 'autopulse' ? '/stats' : '/health', 'health check');
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message };
-      }
-    },
-  };
+    // Every peer serves something at /health (autoscan, scanrelay) or at least answers HTTP (autopulse).
+    probe: () => client.call('GET', entry.PEER === 'autopulse' ? '/stats' : '/health', 'health check'),
+  });
 }

@@ -1,27 +1,63 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
-import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import type { ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
-import { resultFromError, ServiceClient } from '../http.ts';
-import { itemForTarget } from '../rewrite.ts';
+import { ServiceClient } from '../http.ts';
+import { serviceTarget } from '../service-target.ts';
 
-/** The body of `POST /api/v2/scan-files` (Tdarr's API docs: `data.scanConfig` with `dbID`, `mode`, `arrayOrPath`). */
+/**
+ * The body of `POST /api/v2/scan-files` (Tdarr's API docs: `data.scanConfig` with `dbID`, `mode`, `arrayOrPath`).
+ * Only `scanFolderWatcher` is sent: `scanFindNew` and `scanFresh` take the library's own folder, and given a folder
+ * inside it Tdarr takes that as the library's new path and loses its history (its author, HaveAGitGat/Tdarr #577:
+ * "use the array functionality and specify which files you'd like to scan with the scanFolderWatcher mode").
+ */
 export interface TdarrScanConfig {
   dbID: string;
-  mode: 'scanFolderWatcher' | 'scanFindNew';
-  arrayOrPath: string[] | string;
+  mode: 'scanFolderWatcher';
+  arrayOrPath: string[];
 }
 
 /**
- * What to ask Tdarr for one scan. Tdarr's `scanFolderWatcher` takes a list of file paths (as autopulse's
- * tdarr.rs:58-81 sends them); `scanFindNew` takes one folder, adds its new files and drops the ones gone. So
- * named files that are there are scanned as files, and a folder alone (no file list, a cut one, or a
- * deletion) is scanned with `scanFindNew`.
+ * What to ask Tdarr for one scan, always as a list of paths in `scanFolderWatcher` (autopulse's tdarr.rs:58-81
+ * sends every event's path so): the files the request named when its list is whole; else `listed`, the folder's
+ * files as the relay reads them from disk; else the files it did name (a cut list); else the folder itself, as
+ * autopulse would send a folder path it was given.
  */
-export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'files' | 'moreFiles' | 'updateType'>): TdarrScanConfig {
-  if (item.files.length && !item.moreFiles && item.updateType !== 'Deleted') return { dbID, mode: 'scanFolderWatcher', arrayOrPath: item.files };
-  return { dbID, mode: 'scanFindNew', arrayOrPath: item.folder };
+export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'files' | 'moreFiles'>, listed: readonly string[] = []): TdarrScanConfig {
+  if (item.files.length && !item.moreFiles) return { dbID, mode: 'scanFolderWatcher', arrayOrPath: item.files };
+  if (listed.length) return { dbID, mode: 'scanFolderWatcher', arrayOrPath: [...listed] };
+  return { dbID, mode: 'scanFolderWatcher', arrayOrPath: item.files.length ? item.files : [item.folder] };
+}
+
+/** The most files one folder scan sends: a scan's own file sample holds as many (queue/types.ts MAX_FILES_PER_SCAN). */
+const MAX_LISTED = 1000;
+
+/**
+ * The files below `folder` on the relay's own disk, to any depth (Tdarr scans its libraries so), a folder's own
+ * files before its subfolders', by name; at most `max`, and the walk stops there (a library root can hold a
+ * hundred thousand). None when the relay cannot read it (Tdarr's disk is not mounted here, or the folder is gone).
+ */
+export async function filesBelow(folder: string, max = MAX_LISTED): Promise<string[]> {
+  const out: string[] = [];
+  const dirs = [folder];
+  while (dirs.length && out.length < max) {
+    const dir = dirs.shift()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.isDirectory()) dirs.push(join(dir, e.name));
+      else if (e.isFile() && out.length < max) out.push(join(dir, e.name));
+    }
+  }
+  return out;
 }
 
 /**
@@ -29,7 +65,7 @@ export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'f
  * transcode and health-check queues without waiting for its folder watcher. With auth on, the API key goes
  * in `x-api-key`, as Tdarr's own plugins send it (HaveAGitGat/Tdarr_Plugins #873).
  */
-export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger): Target {
+export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger, list: (folder: string) => Promise<string[]> = filesBelow): Target {
   const client = new ServiceClient({
     product: 'Tdarr',
     url: entry.URL,
@@ -38,28 +74,20 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger)
     secrets: [entry.API_KEY],
   });
   const rewrite = placeRewriter(entry.REWRITE);
-  return {
-    name,
-    ...(rewrite ? { toTargetPath: rewrite } : {}),
-    async deliver(queued: ScanItem): Promise<DeliveryResult> {
-      const item = itemForTarget(queued, rewrite);
-      const scanConfig = tdarrScanConfig(entry.DB_ID, item);
-      try {
-        log.debug({ target: name, scan: item.id, mode: scanConfig.mode, paths: scanConfig.arrayOrPath }, 'asking Tdarr to scan');
-        await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
-        const count = Array.isArray(scanConfig.arrayOrPath) ? `${scanConfig.arrayOrPath.length} file(s)` : 'the folder';
-        return { outcome: 'done', detail: `${scanConfig.mode} of ${count} in library ${entry.DB_ID}` };
-      } catch (err) {
-        return resultFromError(err);
-      }
+  return serviceTarget(name, entry.REWRITE, {
+    async send(item, queued) {
+      // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them. Not for
+      // a deletion or a removal scan (a library root for items gone): what is left there has not changed.
+      const whole = item.files.length > 0 && !item.moreFiles;
+      const gone = item.updateType === 'Deleted' || item.removal;
+      const listed = whole || gone ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
+      const scanConfig = tdarrScanConfig(entry.DB_ID, item, listed);
+      const paths = scanConfig.arrayOrPath;
+      log.debug({ target: name, scan: item.id, paths }, 'asking Tdarr to scan');
+      await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
+      const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed.length ? ' listed in the folder' : ''}`;
+      return { outcome: 'done', detail: `scanFolderWatcher of ${what} in library ${entry.DB_ID}` };
     },
-    async available() {
-      try {
-        await client.json('GET', '/api/v2/status', 'status', z.looseObject({}));
-        return { ok: true };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message };
-      }
-    },
-  };
+    probe: () => client.json('GET', '/api/v2/status', 'status', z.looseObject({})),
+  });
 }

@@ -2,14 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { tdarrTargetSchema } from '../../../src/config/target-kinds/tdarr.ts';
-import { createTdarrTarget, tdarrScanConfig } from '../../../src/targets/tdarr/target.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTdarrTarget, filesBelow, tdarrScanConfig } from '../../../src/targets/tdarr/target.ts';
+import { tempDir } from '../../helpers/relay.ts';
 import { FakeTdarr } from '../../fakes/tdarr.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
 
 const silent = pino({ level: 'silent' });
 
-// autopulse's tdarr.rs:58-81 (scanFolderWatcher with the file paths) and Tdarr's API docs for
-// POST /api/v2/scan-files (scanFindNew takes one folder, scanFolderWatcher a list of files).
+// autopulse's tdarr.rs:58-81 (always scanFolderWatcher, with each event's path: tdarr.rs:65-66) and Tdarr's API
+// docs for POST /api/v2/scan-files (scanFindNew takes one folder, scanFolderWatcher a list of files). Its author
+// (HaveAGitGat/Tdarr #577): scan-files with a folder is for the library's own folder; a subfolder given to it
+// becomes the library's path and its history is lost; a subfolder's files go in scanFolderWatcher's list.
 describe('Tdarr target', () => {
   let tdarr: FakeTdarr;
   before(async () => {
@@ -18,15 +23,38 @@ describe('Tdarr target', () => {
   after(async () => tdarr.stop());
   const target = (over: Record<string, unknown> = {}) => createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: tdarr.url, DB_ID: 'lib-tv', API_KEY: 'tapi_secret_key_1', ...over }), silent);
 
-  test('tdarrScanConfig: named files are a scanFolderWatcher list; a folder alone, a cut list or a deletion is a scanFindNew of the folder', () => {
-    const base = { folder: '/tv/Show/S01', files: [] as string[], moreFiles: 0, updateType: 'Modified' as 'Created' | 'Modified' | 'Deleted' };
-    const table: Array<[Partial<typeof base>, unknown]> = [
-      [{ files: ['/tv/Show/S01/e1.mkv'] }, { dbID: 'L', mode: 'scanFolderWatcher', arrayOrPath: ['/tv/Show/S01/e1.mkv'] }],
-      [{}, { dbID: 'L', mode: 'scanFindNew', arrayOrPath: '/tv/Show/S01' }],
-      [{ files: ['/tv/Show/S01/e1.mkv'], moreFiles: 3 }, { dbID: 'L', mode: 'scanFindNew', arrayOrPath: '/tv/Show/S01' }],
-      [{ files: ['/tv/Show/S01/e1.mkv'], updateType: 'Deleted' }, { dbID: 'L', mode: 'scanFindNew', arrayOrPath: '/tv/Show/S01' }],
+  test('tdarrScanConfig: always scanFolderWatcher: the named files; else the files listed in the folder; else a cut list; else the folder', () => {
+    const base = { folder: '/tv/Show/S01', files: [] as string[], moreFiles: 0 };
+    const listed = ['/tv/Show/S01/e1.mkv', '/tv/Show/S01/e2.mkv'];
+    const table: Array<[Partial<typeof base>, string[], string[]]> = [
+      [{ files: ['/tv/Show/S01/e1.mkv'] }, listed, ['/tv/Show/S01/e1.mkv']],
+      [{}, listed, listed],
+      [{}, [], ['/tv/Show/S01']],
+      [{ files: ['/tv/Show/S01/e1.mkv'], moreFiles: 3 }, listed, listed],
+      [{ files: ['/tv/Show/S01/e1.mkv'], moreFiles: 3 }, [], ['/tv/Show/S01/e1.mkv']],
     ];
-    for (const [over, expected] of table) assert.deepEqual(tdarrScanConfig('L', { ...base, ...over }), expected, JSON.stringify(over));
+    for (const [over, found, paths] of table) assert.deepEqual(tdarrScanConfig('L', { ...base, ...over }, found), { dbID: 'L', mode: 'scanFolderWatcher', arrayOrPath: paths }, JSON.stringify(over));
+  });
+
+  test('a folder alone is sent as its files, read from disk and rewritten; the library keeps its own folder (#577)', async () => {
+    tdarr.scans.length = 0;
+    tdarr.libraries['lib-tv'] = '/media/TV';
+    const root = tempDir('scanrelay-tdarr-');
+    mkdirSync(join(root, 'TV/Dark/S01/Subs'), { recursive: true });
+    for (const f of ['TV/Dark/S01/e2.mkv', 'TV/Dark/S01/e1.mkv', 'TV/Dark/S01/Subs/e1.en.srt']) writeFileSync(join(root, f), '');
+    const t = target({ REWRITE: [{ from: `^${root}/`, to: '/media/' }] });
+    const result = await t.deliver(scanItem({ folder: join(root, 'TV/Dark/S01') }));
+    assert.deepEqual(result, { outcome: 'done', detail: 'scanFolderWatcher of 3 file(s) listed in the folder in library lib-tv' });
+    assert.deepEqual(tdarr.scans, [{ dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv', '/media/TV/Dark/S01/Subs/e1.en.srt'] }]);
+    // A folder the relay cannot read (Tdarr's disk is not mounted here): the folder itself, still in the list form.
+    const gone = await t.deliver(scanItem({ folder: join(root, 'TV/Gone') }));
+    assert.deepEqual(gone, { outcome: 'done', detail: 'scanFolderWatcher of the folder (no file in it could be listed here) in library lib-tv' });
+    assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Gone'] });
+    assert.equal(tdarr.libraries['lib-tv'], '/media/TV', 'no scan moved the library to a subfolder');
+    // The walk stops at its cap; a deletion of the folder lists nothing (what is left has not changed).
+    assert.deepEqual(await filesBelow(join(root, 'TV'), 2), [join(root, 'TV/Dark/S01/e1.mkv'), join(root, 'TV/Dark/S01/e2.mkv')]);
+    await t.deliver(scanItem({ folder: join(root, 'TV/Dark/S01'), updateType: 'Deleted' }));
+    assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark/S01']);
   });
 
   test('POST /api/v2/scan-files with data.scanConfig, the key in x-api-key, paths through the rewrite', async () => {
@@ -39,8 +67,9 @@ describe('Tdarr target', () => {
     const call = tdarr.callsTo('POST', '/api/v2/scan-files').at(-1)!;
     assert.equal(call.headers['x-api-key'], 'tapi_secret_key_1');
     assert.equal(call.headers['content-type'], 'application/json');
-    assert.equal((await t.deliver(scanItem({ folder: '/mnt/media/TV/Dark' }))).outcome, 'done');
-    assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFindNew', arrayOrPath: '/media/TV/Dark' });
+    // A deletion Sonarr named: the named files, as autopulse sends every event's path whatever it was.
+    assert.equal((await t.deliver(scanItem({ folder: '/mnt/media/TV/Dark/S01', files: [files[0]!], updateType: 'Deleted' }))).outcome, 'done');
+    assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/e1.mkv'] });
   });
 
   test('REQUEST.HEADERS go with every request (a proxy header), without replacing the key', async () => {

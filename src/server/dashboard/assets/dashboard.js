@@ -158,7 +158,8 @@
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     try {
-      const r = await call('POST', form.action || location.href, new URLSearchParams(new FormData(form)));
+      // Not form.action: the field named "action" (scan, refresh, analyze) shadows that property.
+      const r = await call('POST', form.getAttribute('action') || location.href, new URLSearchParams(new FormData(form)));
       const first = r.scans && r.scans[0];
       if (r.status === 'ignored') say(scanResult, `Ignored ${r.path}: ${first && first.reason ? first.reason : ''}`);
       else {

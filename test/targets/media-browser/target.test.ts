@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { embyTarget } from '../../../src/targets/emby/target.ts';
 import { buildTargets } from '../../../src/targets/index.ts';
-import { jellyfinTarget } from '../../../src/targets/jellyfin/target.ts';
+import { mediaBrowserTarget } from '../../../src/targets/media-browser/target.ts';
 import { FakeMediaServer } from '../../fakes/jellyfin.ts';
 import { scanItem, testConfig } from '../../helpers/plex-target.ts';
 
@@ -18,7 +17,7 @@ describe('Jellyfin and Emby targets', () => {
 
   test('Jellyfin: POST /Library/Media/Updated with Authorization: MediaBrowser Token (a default Jellyfin 12 ignores X-Emby-Token), the files and the trigger\'s update type', async () => {
     server.updates.length = 0;
-    const target = jellyfinTarget(server.url, 'key-1', silent);
+    const target = mediaBrowserTarget('jellyfin', server.url, 'key-1', silent);
     const result = await target.deliver(scanItem({ folder: '/data/TV/Dark/Season 01', files: ['/data/TV/Dark/Season 01/e1.mkv', '/data/TV/Dark/Season 01/e2.mkv'], updateType: 'Created' }));
     assert.deepEqual(result, { outcome: 'done', detail: '2 path(s) reported as Created' });
     assert.deepEqual(server.updates.map((u) => [u.prefix, u.path, u.updateType]), [
@@ -32,7 +31,7 @@ describe('Jellyfin and Emby targets', () => {
 
   test('a scan whose file list was cut (files beyond the kept sample) is reported as its folder (issue 35, item 11)', async () => {
     server.updates.length = 0;
-    const target = jellyfinTarget(server.url, 'key-1', silent);
+    const target = mediaBrowserTarget('jellyfin', server.url, 'key-1', silent);
     const result = await target.deliver(scanItem({ folder: '/data/TV/Big/Season 01', files: ['/data/TV/Big/Season 01/e1.mkv'], moreFiles: 99_999, updateType: 'Created' }));
     assert.deepEqual(result, { outcome: 'done', detail: '1 path(s) reported as Created' });
     assert.deepEqual(server.updates.map((u) => u.path), ['/data/TV/Big/Season 01']);
@@ -41,10 +40,10 @@ describe('Jellyfin and Emby targets', () => {
   test('Jellyfin 10.x (legacy authorization on) takes the same header', async () => {
     const old = await new FakeMediaServer({ apiKey: 'key-10', legacyAuth: true }).start();
     try {
-      const result = await jellyfinTarget(old.url, 'key-10', silent).deliver(scanItem({ folder: '/data/TV/Dark' }));
+      const result = await mediaBrowserTarget('jellyfin', old.url, 'key-10', silent).deliver(scanItem({ folder: '/data/TV/Dark' }));
       assert.equal(result.outcome, 'done');
       assert.deepEqual(old.updates.map((u) => u.path), ['/data/TV/Dark']);
-      assert.deepEqual(await jellyfinTarget(old.url, 'key-10', silent).available(), { ok: true });
+      assert.deepEqual(await mediaBrowserTarget('jellyfin', old.url, 'key-10', silent).available(), { ok: true });
     } finally {
       await old.stop();
     }
@@ -63,24 +62,24 @@ describe('Jellyfin and Emby targets', () => {
 
   test('Emby: the same call under /emby (a URL already ending in /emby gets no second prefix); deletes send "Deleted"', async () => {
     server.updates.length = 0;
-    await embyTarget(server.url, 'key-1', silent).deliver(scanItem({ folder: '/data/Movies/Gone (2000)', updateType: 'Deleted' }));
-    await embyTarget(`${server.url}/emby/`, 'key-1', silent).deliver(scanItem({ folder: '/data/Movies/Other (2000)', updateType: 'Modified' }));
+    await mediaBrowserTarget('emby', server.url, 'key-1', silent).deliver(scanItem({ folder: '/data/Movies/Gone (2000)', updateType: 'Deleted' }));
+    await mediaBrowserTarget('emby', `${server.url}/emby/`, 'key-1', silent).deliver(scanItem({ folder: '/data/Movies/Other (2000)', updateType: 'Modified' }));
     assert.deepEqual(server.updates.map((u) => [u.prefix, u.path, u.updateType]), [
       ['/emby', '/data/Movies/Gone (2000)', 'Deleted'],
       ['/emby', '/data/Movies/Other (2000)', 'Modified'],
     ]);
     // Emby keeps X-Emby-Token.
     assert.equal(server.calls.at(-1)!.embyToken, 'key-1');
-    assert.deepEqual(await embyTarget(server.url, 'key-1', silent).available(), { ok: true });
+    assert.deepEqual(await mediaBrowserTarget('emby', server.url, 'key-1', silent).available(), { ok: true });
   });
 
   test('safety: a wrong key is an auth error (retried slowly, never a crash); a server that is down is retried', async () => {
-    const wrong = await jellyfinTarget(server.url, 'nope', silent).deliver(scanItem({ folder: '/data/X' }));
+    const wrong = await mediaBrowserTarget('jellyfin', server.url, 'nope', silent).deliver(scanItem({ folder: '/data/X' }));
     assert.equal(wrong.outcome, 'retry');
     assert.ok(wrong.outcome === 'retry' && wrong.slow && /401/.test(wrong.error));
-    const down = await jellyfinTarget('http://127.0.0.1:9', 'key-1', silent).deliver(scanItem({ folder: '/data/X' }));
+    const down = await mediaBrowserTarget('jellyfin', 'http://127.0.0.1:9', 'key-1', silent).deliver(scanItem({ folder: '/data/X' }));
     assert.ok(down.outcome === 'retry' && /unreachable/.test(down.error));
-    assert.equal((await jellyfinTarget('http://127.0.0.1:9', 'key-1', silent).available()).ok, false);
+    assert.equal((await mediaBrowserTarget('jellyfin', 'http://127.0.0.1:9', 'key-1', silent).available()).ok, false);
   });
 
   test('the fake binds JSON names case-insensitively, like ASP.NET (autoscan sends path/updateType)', async () => {

@@ -1,13 +1,13 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import type { PathRewriter } from '../../paths/rewrite.ts';
-import { answeredWithout, resultFromError } from '../http.ts';
-import { itemForTarget } from '../rewrite.ts';
-import { MediaBrowserClient, type MetadataRefreshMode } from '../media-browser/client.ts';
-import { placeRewriter } from '../../paths/rewrite.ts';
+import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
 import { relativeTo } from '../../paths/mapping.ts';
+import type { EmbyTargetConfig } from '../../config/target-kinds/emby.ts';
 import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
 import type { TargetRequest } from '../../config/target-base.ts';
+import { answeredWithout, resultFromError } from '../http.ts';
+import { itemForTarget } from '../rewrite.ts';
+import { MediaBrowserClient, type MetadataRefreshMode } from './client.ts';
 
 /**
  * Jellyfin or Emby: tells the server which paths changed (the files when the request named them, else
@@ -93,20 +93,32 @@ export class MediaBrowserTarget implements Target {
   }
 }
 
-/** Jellyfin: the API at the configured URL. */
-export function jellyfinTarget(
+/** The two servers of this API: the product name its messages use, and the path prefix its routes take. */
+const KINDS = {
+  jellyfin: { product: 'Jellyfin', prefix: '' },
+  // Emby serves this API under /emby (client.ts).
+  emby: { product: 'Emby', prefix: '/emby' },
+} as const;
+
+/** A Jellyfin or Emby target at `url`, by its kind (named after it unless `name` says otherwise). */
+export function mediaBrowserTarget(
+  kind: keyof typeof KINDS,
   url: string,
   apiKey: string,
   log: Logger,
   rewrite?: PathRewriter,
-  name = 'jellyfin',
+  name: string = kind,
   request?: TargetRequest,
   refresh?: { always: boolean; mode: MetadataRefreshMode },
 ): MediaBrowserTarget {
-  return new MediaBrowserTarget(name, new MediaBrowserClient('Jellyfin', url, apiKey, '', request), log, rewrite, refresh);
+  const { product, prefix } = KINDS[kind];
+  return new MediaBrowserTarget(name, new MediaBrowserClient(product, url, apiKey, prefix, request), log, rewrite, refresh);
 }
 
-/** A Jellyfin `TARGETS` entry (or the JELLYFIN section, named `jellyfin`). */
-export function createJellyfinTarget(name: string, entry: JellyfinTargetConfig, log: Logger): MediaBrowserTarget {
-  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST, { always: entry.REFRESH_METADATA, mode: entry.METADATA_REFRESH_MODE });
+/** A Jellyfin or Emby `TARGETS` entry (or the JELLYFIN / EMBY section, named `jellyfin` / `emby`), by its TYPE. */
+export function createMediaBrowserTarget(name: string, entry: JellyfinTargetConfig | EmbyTargetConfig, log: Logger): MediaBrowserTarget {
+  return mediaBrowserTarget(entry.TYPE, entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST, {
+    always: entry.REFRESH_METADATA,
+    mode: entry.METADATA_REFRESH_MODE,
+  });
 }

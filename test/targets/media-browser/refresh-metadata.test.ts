@@ -3,8 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { jellyfinTargetSchema } from '../../../src/config/target-kinds/jellyfin.ts';
 import { embyTargetSchema } from '../../../src/config/target-kinds/emby.ts';
 import { silentLogger } from '../../../src/log.ts';
-import { createEmbyTarget } from '../../../src/targets/emby/target.ts';
-import { createJellyfinTarget } from '../../../src/targets/jellyfin/target.ts';
+import { createMediaBrowserTarget } from '../../../src/targets/media-browser/target.ts';
 import { FakeMediaServer } from '../../fakes/jellyfin.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
 
@@ -25,7 +24,7 @@ describe('Jellyfin and Emby: metadata refresh of the items at the files', () => 
 
   test('REFRESH_METADATA: the known file is refreshed with the configured mode, the new one reported as Created', async () => {
     const entry = jellyfinTargetSchema.parse({ TYPE: 'jellyfin', URL: server.url, API_KEY: 'k', REFRESH_METADATA: true, METADATA_REFRESH_MODE: 'Default' });
-    const result = await createJellyfinTarget('jf', entry, silentLogger()).deliver(scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv', '/media/TV/Dark/S1/e2.mkv'], updateType: 'Created' }));
+    const result = await createMediaBrowserTarget('jf', entry, silentLogger()).deliver(scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv', '/media/TV/Dark/S1/e2.mkv'], updateType: 'Created' }));
     assert.equal(result.outcome, 'done');
     assert.deepEqual(server.itemRefreshes.map((r) => [r.id, r.query.MetadataRefreshMode, r.query.ImageRefreshMode]), [['ep1', 'Default', 'Default']]);
     assert.deepEqual(server.updates.map((u) => `${u.path} ${u.updateType}`), ['/media/TV/Dark/S1/e2.mkv Created']);
@@ -34,7 +33,7 @@ describe('Jellyfin and Emby: metadata refresh of the items at the files', () => 
   test('without REFRESH_METADATA a scan only reports; a refresh action refreshes (Emby, under /emby)', async () => {
     server.itemRefreshes.length = 0;
     server.updates.length = 0;
-    const target = createEmbyTarget('emby', embyTargetSchema.parse({ TYPE: 'emby', URL: server.url, API_KEY: 'k' }), silentLogger());
+    const target = createMediaBrowserTarget('emby', embyTargetSchema.parse({ TYPE: 'emby', URL: server.url, API_KEY: 'k' }), silentLogger());
     await target.deliver(scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv'] }));
     assert.equal(server.itemRefreshes.length, 0);
     assert.equal(server.updates.length, 1);
@@ -49,7 +48,7 @@ describe('Jellyfin and Emby: metadata refresh of the items at the files', () => 
 
   test('a wrong key is refused (401) and retried, never reported done', async () => {
     const entry = jellyfinTargetSchema.parse({ TYPE: 'jellyfin', URL: server.url, API_KEY: 'wrong', REFRESH_METADATA: true });
-    const result = await createJellyfinTarget('jf', entry, silentLogger()).deliver(scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv'] }));
+    const result = await createMediaBrowserTarget('jf', entry, silentLogger()).deliver(scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv'] }));
     assert.equal(result.outcome, 'retry');
   });
 });

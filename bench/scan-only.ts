@@ -1,0 +1,26 @@
+import { configSchema, type Config } from '../src/config/schema.ts';
+import type { Logger } from '../src/log.ts';
+import { PlexApi } from '../src/targets/plex/api.ts';
+import { PlexApiBackend } from '../src/targets/plex/backends/api.ts';
+import { plexTarget } from '../src/targets/plex/create.ts';
+import type { PlexTarget } from '../src/targets/plex/target.ts';
+import type { FakePlex } from '../test/fakes/plex.ts';
+
+/**
+ * The set-up the queue benches share (coalesce.ts, targets-drain.ts): a Plex target that only scans. No file
+ * checks, waits or steps after the scan, and its turn ends when the scan request is answered, so a figure is the
+ * queue's and the scheduler's, not Plex's.
+ */
+export const SCAN_ONLY = configSchema.parse({
+  SERVER_PASS: 'bench',
+  SERVER_FILE_CHECKS_ENABLED: false,
+  PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false,
+  PLEX_CHECK_BEFORE_SCAN: false,
+  PLEX_EMPTY_TRASH: false,
+  PLEX_ANALYZE_TYPE: 'off',
+}) as Config;
+
+/** The Plex target of SCAN_ONLY on a fake Plex, through its HTTP API. */
+export function scanOnlyPlex(plex: FakePlex, log: Logger): PlexTarget {
+  return plexTarget(new PlexApiBackend(new PlexApi(plex.url, plex.token)), SCAN_ONLY, undefined, log);
+}

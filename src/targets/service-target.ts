@@ -1,0 +1,42 @@
+import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
+import { placeRewriter, type RewriteRule } from '../paths/rewrite.ts';
+import { resultFromError } from './http.ts';
+import { itemForTarget } from './rewrite.ts';
+
+/** What one HTTP kind adds to serviceTarget's frame. */
+export interface ServiceKind {
+  /** Sends one scan: `item` as this target names it (after its REWRITE), `queued` as the relay does. May throw. */
+  send(item: ScanItem, queued: ScanItem): Promise<DeliveryResult>;
+  /** A cheap request that answers when the service is up and takes the key. */
+  probe(): Promise<unknown>;
+  libraryRoots?(fresh?: boolean): Promise<string[]>;
+}
+
+/**
+ * The frame every kind behind ServiceClient shares (Audiobookshelf, Tdarr, FileFlows, Sonarr/Radarr, relay): its
+ * own REWRITE (autoscan's per-target `t.rewrite`), a thrown error turned into a retry or a failure
+ * (resultFromError), and `available` as "the probe answers".
+ */
+export function serviceTarget(name: string, rules: readonly RewriteRule[] | undefined, kind: ServiceKind): Target {
+  const rewrite = placeRewriter(rules);
+  return {
+    name,
+    ...(rewrite ? { toTargetPath: rewrite } : {}),
+    async deliver(queued: ScanItem): Promise<DeliveryResult> {
+      try {
+        return await kind.send(itemForTarget(queued, rewrite), queued);
+      } catch (err) {
+        return resultFromError(err);
+      }
+    },
+    ...(kind.libraryRoots ? { libraryRoots: kind.libraryRoots } : {}),
+    async available() {
+      try {
+        await kind.probe();
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message };
+      }
+    },
+  };
+}
