@@ -6,6 +6,7 @@ import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
+import { ServerTurns } from './server-turns.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -60,6 +61,8 @@ export class Scheduler {
   private poolInFlight = 0;
   /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
   private readonly serialBusy = new Set<string>();
+  /** Which serial targets are one server: two names for one Plex take one turn. */
+  private readonly turns: ServerTurns;
   private running = false;
   private ticking = false;
   /** A wake-up came while a tick was running: tick again when it ends. */
@@ -86,6 +89,7 @@ export class Scheduler {
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
     this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
+    this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     this.opts = {
       concurrency: opts.concurrency ?? 8,
@@ -113,6 +117,8 @@ export class Scheduler {
     this.running = true;
     // A shared queue learns which servers this relay reaches before it hands out or claims anything.
     await this.store.shared?.join([...this.targets.values()]);
+    // Serial targets' servers are asked who they are now; each sends once it answered (two names, one turn).
+    for (const t of this.targets.values()) this.turns.key(t);
     const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
     const retried = await this.store.retryWaitingNow(this.targetNames);
@@ -264,7 +270,16 @@ export class Scheduler {
   }
 
   private freeSlots(target: Target): number {
-    if (target.serial) return this.serialBusy.has(target.name) ? 0 : 1;
+    if (target.serial) {
+      // Busy when any name of its server is: keys are asked now, as an id learned meanwhile may join two names.
+      if (this.turns.pending(target)) return 0;
+      const turn = this.turns.key(target);
+      for (const busy of this.serialBusy) {
+        const other = this.targets.get(busy);
+        if (busy === target.name || (other && this.turns.key(other) === turn)) return 0;
+      }
+      return 1;
+    }
     return Math.max(0, this.opts.concurrency - this.poolInFlight);
   }
 
