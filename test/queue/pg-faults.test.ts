@@ -101,9 +101,15 @@ after(async () => {
 
 const LEASE_MS = 1500;
 
-async function startRelay(url: string, id: string, targets: Target[], opts: { clock?: () => number; log?: Logger; pollMs?: number } = {}): Promise<InRelay> {
+async function startRelay(
+  url: string,
+  id: string,
+  targets: Target[],
+  opts: { clock?: () => number; log?: Logger; pollMs?: number; leaseMs?: number; instance?: string } = {},
+): Promise<InRelay> {
   const log = opts.log ?? silentLogger();
-  const store = await PgQueueStore.open({ url, relayId: id, leaseMs: LEASE_MS, pollMs: opts.pollMs ?? 200, log, clock: opts.clock });
+  const instance = opts.instance === undefined ? {} : { instance: { id: opts.instance, release: () => undefined } };
+  const store = await PgQueueStore.open({ url, relayId: id, leaseMs: opts.leaseMs ?? LEASE_MS, pollMs: opts.pollMs ?? 200, log, clock: opts.clock, ...instance });
   const relay: InRelay = { id, store, scheduler: undefined as unknown as Scheduler, turns: [], looks: 0, stop: async () => undefined };
   // Counted where the scheduler calls them: the events the tests wait for instead of sleeping.
   const take = store.shared.takeTurn;
@@ -261,6 +267,56 @@ describe("Plex's turn while Plex scans", () => {
     assert.deepEqual(server.overlaps, []);
     await server.finish('/tv/Dead Two');
     await b.stop();
+  });
+});
+
+describe('a relay restarted after kill -9 knows its own dead turn', () => {
+  // Before, a restarted relay was another owner of the `turn:<server>` row its dead process left, and waited out the
+  // whole lease (SERVER_QUEUE_LEASE) before sending. The row now carries the relay's install id (queue/instance.ts).
+  const LONG_LEASE = 10 * 60_000;
+
+  test('the same install takes its dead process\'s turn at once, asks the server first, and sends once it is idle', async () => {
+    const url = await cluster.createDatabase();
+    const server = new Server();
+    const { log, lines } = recordingLogger();
+    const a = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'install-a' });
+    await send(a, '/tv/Before Kill');
+    await waitFor(() => server.current === '/tv/Before Kill', 15_000, 'relay-a to send');
+    await crash(a);
+    // The same install comes back (a new process, the same folder): its lease of 10 minutes is not waited out.
+    const again = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'install-a', log });
+    await send(again, '/tv/After Restart');
+    await waitFor(() => again.turns.includes('taken over'), 15_000, 'the restarted relay to take its own dead turn');
+    await looksMore(again, 3, 'while the dead process\'s scan runs');
+    assert.deepEqual(server.received, ['/tv/Before Kill'], 'nothing sent while the server still scans');
+    assert.ok(lines.some((l) => /took the one-at-a-time turn over/.test(l.msg)), 'it says why it waits');
+    server.current = undefined;
+    await waitFor(() => server.received.includes('/tv/After Restart'), 15_000, 'the restarted relay to send once the server is idle');
+    assert.deepEqual(server.overlaps, []);
+    await server.finish('/tv/After Restart');
+    await again.stop();
+  });
+
+  test('another install under the same name (the same config on a second host) still waits out the lease', async () => {
+    const url = await cluster.createDatabase();
+    const server = new Server();
+    const a = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-one' });
+    await send(a, '/tv/Host One');
+    await waitFor(() => server.current === '/tv/Host One', 15_000, 'relay-a to send');
+    await crash(a);
+    const other = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-two' });
+    await send(other, '/tv/Host Two');
+    await looksMore(other, 3, 'with the turn row of another install');
+    assert.ok(other.turns.length > 0 && other.turns.every((t) => t === false), `never taken: ${other.turns.join(', ')}`);
+    // Once host one is back (its install), it takes its own turn and the server's scan ending lets the scan go.
+    await other.stop();
+    server.current = undefined;
+    const back = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-one' });
+    back.scheduler.poke();
+    await waitFor(() => server.received.includes('/tv/Host Two'), 15_000, 'host one back, sending the waiting scan');
+    assert.deepEqual(server.overlaps, []);
+    await server.finish('/tv/Host Two');
+    await back.stop();
   });
 });
 
