@@ -44,6 +44,7 @@ class Server {
   target(name = 'plex', serial = true): Target {
     return {
       name,
+      kind: 'plex',
       serial,
       deliver: async (item: ScanItem) => {
         this.received.push(item.folder);
@@ -267,6 +268,23 @@ describe("Plex's turn while Plex scans", () => {
     assert.deepEqual(server.overlaps, []);
     await server.finish('/tv/Dead Two');
     await b.stop();
+  });
+});
+
+describe('one Plex under two names on a shared queue', () => {
+  test('a relay with two names for one server (its PLEX_* keys and a TARGETS entry) sends it one scan at a time', async () => {
+    const url = await cluster.createDatabase();
+    const server = new Server();
+    const a = await startRelay(url, 'relay-a', [server.target('plex'), server.target('movies')]);
+    await send(a, '/tv/Named Twice');
+    await waitFor(() => server.current !== undefined, 15_000, 'a first scan');
+    await looksMore(a, 3, 'while the server scans');
+    assert.deepEqual(server.received, ['/tv/Named Twice'], 'the other name waits for the same turn');
+    await server.finish('/tv/Named Twice');
+    await waitFor(() => server.received.length === 2, 15_000, 'the second name\'s scan');
+    await server.finish('/tv/Named Twice');
+    assert.deepEqual(server.overlaps, []);
+    await a.stop();
   });
 });
 
