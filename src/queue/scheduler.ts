@@ -77,7 +77,7 @@ export class Scheduler {
   private readonly targets: Map<string, Target>;
   /** Holds told to the outbox once when they begin and once when they end. */
   private readonly holds: HoldTracker;
-  /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
+  /** Servers (turn keys) whose turn was taken over from a dead relay, while they still run its scan: every name waits. */
   private readonly settling = new Set<string>();
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
 
@@ -207,7 +207,7 @@ export class Scheduler {
           elsewhere.add(target.name);
           continue;
         }
-        if (took === 'taken over' || this.settling.has(target.name)) {
+        if (took === 'taken over' || this.settling.has(this.turns.key(target))) {
           // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
           // other relay sends meanwhile) and nothing is sent until the server says it is done.
           if (await this.stillScanning(target)) {
@@ -259,11 +259,11 @@ export class Scheduler {
       this.log.debug({ target: target.name, err: (err as Error).message }, 'cannot ask the server whether it still scans');
     }
     if (running.length === 0) {
-      if (this.settling.delete(target.name)) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
+      if (this.settling.delete(this.turns.key(target))) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
       return false;
     }
-    if (!this.settling.has(target.name)) {
-      this.settling.add(target.name);
+    if (!this.settling.has(this.turns.key(target))) {
+      this.settling.add(this.turns.key(target));
       this.log.warn({ target: target.name, running }, 'took the one-at-a-time turn over from a relay that stopped renewing it; the server still scans, so nothing is sent until it is done');
     }
     return true;
@@ -359,8 +359,13 @@ export class Scheduler {
 
   /** Frees a serial target's turn: this relay's, and the one shared with other relays when held. */
   private async releaseSerial(target: string, sharedTurn: boolean): Promise<void> {
-    this.serialBusy.delete(target);
-    if (sharedTurn) await this.store.shared?.releaseTurn(target);
+    // The shared row goes first: another name of the same server, free a moment earlier, would take this
+    // process's row as its own and lose it to this delete.
+    try {
+      if (sharedTurn) await this.store.shared?.releaseTurn(target);
+    } finally {
+      this.serialBusy.delete(target);
+    }
   }
 
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */

@@ -70,11 +70,17 @@ class Server {
   /** A scan of the test's own that runs on the server (Plex's own library scan), until finish(). */
   runOwnScan(name: string): void {
     this.current = name;
+    this.own = name;
   }
 
+  /** The scan runOwnScan started, if it runs. */
+  private own: string | undefined;
+
   async finish(folder: string): Promise<void> {
-    if (this.current === folder && !this.ends.has(folder)) {
+    // A relay's scan is ended through its after-step, which may not be waiting yet: only the server's own scan ends here.
+    if (this.own === folder && this.current === folder) {
       this.current = undefined;
+      this.own = undefined;
       return;
     }
     await waitFor(() => this.ends.has(folder), 15_000, `the after-step of ${folder}`);
@@ -299,10 +305,11 @@ describe('a relay restarted after kill -9 knows its own dead turn', () => {
     const { log, lines } = recordingLogger();
     const a = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'install-a' });
     await send(a, '/tv/Before Kill');
-    await waitFor(() => server.current === '/tv/Before Kill', 15_000, 'relay-a to send');
+    await recorded(a, '/tv/Before Kill');
     await crash(a);
-    // The same install comes back (a new process, the same folder): its lease of 10 minutes is not waited out.
-    const again = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'install-a', log });
+    // The same install comes back (a new process, the same folder): its lease of 10 minutes is not waited out. It
+    // has a second name for the server now: neither name sends while the dead process's scan runs.
+    const again = await startRelay(url, 'relay-a', [server.target(), server.target('movies')], { leaseMs: LONG_LEASE, instance: 'install-a', log });
     await send(again, '/tv/After Restart');
     await waitFor(() => again.turns.includes('taken over'), 15_000, 'the restarted relay to take its own dead turn');
     await looksMore(again, 3, 'while the dead process\'s scan runs');
@@ -310,8 +317,11 @@ describe('a relay restarted after kill -9 knows its own dead turn', () => {
     assert.ok(lines.some((l) => /took the one-at-a-time turn over/.test(l.msg)), 'it says why it waits');
     server.current = undefined;
     await waitFor(() => server.received.includes('/tv/After Restart'), 15_000, 'the restarted relay to send once the server is idle');
-    assert.deepEqual(server.overlaps, []);
     await server.finish('/tv/After Restart');
+    await waitFor(() => server.received.length === 3, 15_000, 'the second name\'s scan');
+    await server.finish('/tv/After Restart');
+    assert.deepEqual(server.overlaps, []);
+    assert.deepEqual(server.received, ['/tv/Before Kill', '/tv/After Restart', '/tv/After Restart']);
     await again.stop();
   });
 
@@ -320,7 +330,7 @@ describe('a relay restarted after kill -9 knows its own dead turn', () => {
     const server = new Server();
     const a = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-one' });
     await send(a, '/tv/Host One');
-    await waitFor(() => server.current === '/tv/Host One', 15_000, 'relay-a to send');
+    await recorded(a, '/tv/Host One');
     await crash(a);
     const other = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-two' });
     await send(other, '/tv/Host Two');
@@ -337,6 +347,14 @@ describe('a relay restarted after kill -9 knows its own dead turn', () => {
     await back.stop();
   });
 });
+
+/**
+ * Waits until `relay` sent `folder` and recorded it, its after-step (the server's scan) still running: a kill then
+ * leaves the turn held and nothing to send again (a kill before the record sends it again: at least once).
+ */
+async function recorded(relay: InRelay, folder: string): Promise<void> {
+  await waitFor(async () => (await relay.store.view.listOpen()).length === 0 && (await relay.store.view.listHistory({ text: folder })).length === 1, 15_000, `${relay.id} to send ${folder}`);
+}
 
 /** A relay that stops as with kill -9: nothing is released or renewed again, its connections end. */
 async function crash(relay: InRelay): Promise<void> {
