@@ -9,6 +9,9 @@ import { waitFor } from '../helpers/relay.ts';
  * Plex one scan at a time per server, not per name (issue 39, point 2), on the SQLite queue: two TARGETS names for
  * one Plex (the PLEX_* keys and an entry with another rewrite or address) share one turn, by the server's
  * machineIdentifier, and by its address until the id is known; a 4K Plex beside it (another id) keeps its own turn.
+ * Peers: autoscan sends one scan to every target at once (processor/processor.go:74-85, an errgroup), so two
+ * entries for one Plex scan side by side there; autopulse awaits its targets one after another in a batch
+ * (crates/service/src/runner.rs:254-278), never two at once, but does not wait for Plex's scan to end.
  */
 
 /**
