@@ -142,6 +142,13 @@ export interface Target {
    * scan lock). Other targets share the scheduler's concurrency and never wait for this one.
    */
   readonly serial?: boolean;
+  /**
+   * Its TYPE (plex, jellyfin, ...). A serial target's turn belongs to its server, named by the kind and the server's
+   * id: two names for one Plex share it (queue/server-turns.ts). Absent: the name stands for the kind.
+   */
+  readonly kind?: string;
+  /** Where its server is (a URL): the turn's name until identity() tells the server's id. */
+  readonly address?: string;
   deliver(item: ScanItem): Promise<DeliveryResult>;
   /** Cheap reachability check for status displays; `note` says how it is being watched (Plex: stream or polling). */
   available(): Promise<{ ok: boolean; error?: string; note?: string }>;

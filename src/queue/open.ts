@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
 import type { QueueBackend } from './backend.ts';
 import { QueueStore } from './store.ts';
+import { instanceFile, RelayInstance } from './instance.ts';
 
 /**
  * The queue a config describes: PostgreSQL when SERVER_QUEUE_URL is set (shared with every relay that has the
@@ -21,8 +22,28 @@ export async function openQueue(
     return store;
   }
   const { PgQueueStore } = await import('./pg/store.ts');
-  return PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000,
-    ...(config.SERVER_QUEUE_POOL ? { poolSize: config.SERVER_QUEUE_POOL } : {}),
-    ...(opts.readOnly ? { readOnly: true } : {}),
-    ...(opts.log ? { log: opts.log } : {}) });
+  // The relay's own id from its folder: a restart after kill -9 knows the turns its dead process left.
+  const instance = opts.relay ? relayInstance(queuefile, opts.log) : undefined;
+  try {
+    return await PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000,
+      ...(instance ? { instance } : {}),
+      ...(config.SERVER_QUEUE_POOL ? { poolSize: config.SERVER_QUEUE_POOL } : {}),
+      ...(opts.readOnly ? { readOnly: true } : {}),
+      ...(opts.log ? { log: opts.log } : {}) });
+  } catch (err) {
+    instance?.release();
+    throw err;
+  }
+}
+
+/** This folder's relay instance; none (turns wait out their lease after a restart) when another relay runs from it. */
+function relayInstance(queuefile: string, log?: Logger): RelayInstance | undefined {
+  try {
+    const instance = RelayInstance.take(queuefile);
+    if (!instance) log?.warn({ file: instanceFile(queuefile) }, 'another relay runs from this folder: after a restart this one waits out the lease of its old Plex turn (SERVER_QUEUE_LEASE)');
+    return instance;
+  } catch (err) {
+    log?.warn({ err: (err as Error).message }, 'cannot keep this relay\'s id beside the queue file: after a restart it waits out the lease of its old Plex turn (SERVER_QUEUE_LEASE)');
+    return undefined;
+  }
 }

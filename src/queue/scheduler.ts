@@ -8,6 +8,7 @@ import { isDiskFull } from '../db/disk-full.ts';
 import type { HoldKind, NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
+import { ServerTurns } from './server-turns.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -70,6 +71,8 @@ export class Scheduler {
   private poolInFlight = 0;
   /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
   private readonly serialBusy = new Set<string>();
+  /** Which serial targets are one server: two names for one Plex take one turn. */
+  private readonly turns: ServerTurns;
   private running = false;
   private ticking = false;
   /** A wake-up came while a tick was running: tick again when it ends. */
@@ -86,7 +89,7 @@ export class Scheduler {
   private readonly targets: Map<string, Target>;
   /** Holds told to the outbox once when they begin and once when they end. */
   private readonly holds: HoldTracker;
-  /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
+  /** Servers (turn keys) whose turn was taken over from a dead relay, while they still run its scan: every name waits. */
   private readonly settling = new Set<string>();
   /** Full disks told as `waiting`, by folder: `recovered` once they have room. */
   private readonly disksHeld = new Set<string>();
@@ -100,6 +103,7 @@ export class Scheduler {
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
     this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
+    this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     this.opts = {
       concurrency: opts.concurrency ?? 8,
@@ -130,6 +134,8 @@ export class Scheduler {
     this.running = true;
     // A shared queue learns which servers this relay reaches before it hands out or claims anything.
     await this.store.shared?.join([...this.targets.values()]);
+    // Serial targets' servers are asked who they are now; each sends once it answered (two names, one turn).
+    for (const t of this.targets.values()) this.turns.key(t);
     const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
     const retried = await this.store.retryWaitingNow(this.targetNames);
@@ -221,7 +227,7 @@ export class Scheduler {
           elsewhere.add(target.name);
           continue;
         }
-        if (took === 'taken over' || this.settling.has(target.name)) {
+        if (took === 'taken over' || this.settling.has(this.turns.key(target))) {
           // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
           // other relay sends meanwhile) and nothing is sent until the server says it is done.
           if (await this.stillScanning(target)) {
@@ -273,18 +279,27 @@ export class Scheduler {
       this.log.debug({ target: target.name, err: (err as Error).message }, 'cannot ask the server whether it still scans');
     }
     if (running.length === 0) {
-      if (this.settling.delete(target.name)) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
+      if (this.settling.delete(this.turns.key(target))) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
       return false;
     }
-    if (!this.settling.has(target.name)) {
-      this.settling.add(target.name);
+    if (!this.settling.has(this.turns.key(target))) {
+      this.settling.add(this.turns.key(target));
       this.log.warn({ target: target.name, running }, 'took the one-at-a-time turn over from a relay that stopped renewing it; the server still scans, so nothing is sent until it is done');
     }
     return true;
   }
 
   private freeSlots(target: Target): number {
-    if (target.serial) return this.serialBusy.has(target.name) ? 0 : 1;
+    if (target.serial) {
+      // Busy when any name of its server is: keys are asked now, as an id learned meanwhile may join two names.
+      if (this.turns.pending(target)) return 0;
+      const turn = this.turns.key(target);
+      for (const busy of this.serialBusy) {
+        const other = this.targets.get(busy);
+        if (busy === target.name || (other && this.turns.key(other) === turn)) return 0;
+      }
+      return 1;
+    }
     return Math.max(0, this.opts.concurrency - this.poolInFlight);
   }
 
@@ -364,8 +379,13 @@ export class Scheduler {
 
   /** Frees a serial target's turn: this relay's, and the one shared with other relays when held. */
   private async releaseSerial(target: string, sharedTurn: boolean): Promise<void> {
-    this.serialBusy.delete(target);
-    if (sharedTurn) await this.store.shared?.releaseTurn(target);
+    // The shared row goes first: another name of the same server, free a moment earlier, would take this
+    // process's row as its own and lose it to this delete.
+    try {
+      if (sharedTurn) await this.store.shared?.releaseTurn(target);
+    } finally {
+      this.serialBusy.delete(target);
+    }
   }
 
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */

@@ -60,7 +60,7 @@ export async function ownPlex(t: TestContext, opts?: ConstructorParameters<typeo
 export function makePlexTarget(
   plex: FakePlex,
   config: Config,
-  opts: { timings?: Partial<PlexTimings>; log?: Logger; notifications?: PlexSteps['notifications']; t?: TestContext } = {},
+  opts: { timings?: Partial<PlexTimings>; log?: Logger; notifications?: PlexSteps['notifications']; t?: TestContext; name?: string } = {},
 ): PlexTarget {
   const api = plexApiFor({ ...config, PLEX_LOCAL_URL: plex.url });
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
@@ -72,7 +72,7 @@ export function makePlexTarget(
     rclone: refresh.ENABLED ? new RcloneRc(refresh, log) : undefined,
     timings: { ...FAST_TIMINGS, ...opts.timings },
     notifications: opts.notifications,
-  });
+  }, opts.name);
   // Given the test: its notification stream closes when the test ends, instead of reconnecting for the rest of the file.
   opts.t?.after(() => target.close());
   return target;

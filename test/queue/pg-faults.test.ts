@@ -44,6 +44,7 @@ class Server {
   target(name = 'plex', serial = true): Target {
     return {
       name,
+      kind: 'plex',
       serial,
       deliver: async (item: ScanItem) => {
         this.received.push(item.folder);
@@ -69,11 +70,17 @@ class Server {
   /** A scan of the test's own that runs on the server (Plex's own library scan), until finish(). */
   runOwnScan(name: string): void {
     this.current = name;
+    this.own = name;
   }
 
+  /** The scan runOwnScan started, if it runs. */
+  private own: string | undefined;
+
   async finish(folder: string): Promise<void> {
-    if (this.current === folder && !this.ends.has(folder)) {
+    // A relay's scan is ended through its after-step, which may not be waiting yet: only the server's own scan ends here.
+    if (this.own === folder && this.current === folder) {
       this.current = undefined;
+      this.own = undefined;
       return;
     }
     await waitFor(() => this.ends.has(folder), 15_000, `the after-step of ${folder}`);
@@ -101,9 +108,15 @@ after(async () => {
 
 const LEASE_MS = 1500;
 
-async function startRelay(url: string, id: string, targets: Target[], opts: { clock?: () => number; log?: Logger; pollMs?: number } = {}): Promise<InRelay> {
+async function startRelay(
+  url: string,
+  id: string,
+  targets: Target[],
+  opts: { clock?: () => number; log?: Logger; pollMs?: number; leaseMs?: number; instance?: string } = {},
+): Promise<InRelay> {
   const log = opts.log ?? silentLogger();
-  const store = await PgQueueStore.open({ url, relayId: id, leaseMs: LEASE_MS, pollMs: opts.pollMs ?? 200, log, clock: opts.clock });
+  const instance = opts.instance === undefined ? {} : { instance: { id: opts.instance, release: () => undefined } };
+  const store = await PgQueueStore.open({ url, relayId: id, leaseMs: opts.leaseMs ?? LEASE_MS, pollMs: opts.pollMs ?? 200, log, clock: opts.clock, ...instance });
   const relay: InRelay = { id, store, scheduler: undefined as unknown as Scheduler, turns: [], looks: 0, stop: async () => undefined };
   // Counted where the scheduler calls them: the events the tests wait for instead of sleeping.
   const take = store.shared.takeTurn;
@@ -263,6 +276,85 @@ describe("Plex's turn while Plex scans", () => {
     await b.stop();
   });
 });
+
+describe('one Plex under two names on a shared queue', () => {
+  test('a relay with two names for one server (its PLEX_* keys and a TARGETS entry) sends it one scan at a time', async () => {
+    const url = await cluster.createDatabase();
+    const server = new Server();
+    const a = await startRelay(url, 'relay-a', [server.target('plex'), server.target('movies')]);
+    await send(a, '/tv/Named Twice');
+    await waitFor(() => server.current !== undefined, 15_000, 'a first scan');
+    await looksMore(a, 3, 'while the server scans');
+    assert.deepEqual(server.received, ['/tv/Named Twice'], 'the other name waits for the same turn');
+    await server.finish('/tv/Named Twice');
+    await waitFor(() => server.received.length === 2, 15_000, 'the second name\'s scan');
+    await server.finish('/tv/Named Twice');
+    assert.deepEqual(server.overlaps, []);
+    await a.stop();
+  });
+});
+
+describe('a relay restarted after kill -9 knows its own dead turn', () => {
+  // Before, a restarted relay was another owner of the `turn:<server>` row its dead process left, and waited out the
+  // whole lease (SERVER_QUEUE_LEASE) before sending. The row now carries the relay's install id (queue/instance.ts).
+  const LONG_LEASE = 10 * 60_000;
+
+  test('the same install takes its dead process\'s turn at once, asks the server first, and sends once it is idle', async () => {
+    const url = await cluster.createDatabase();
+    const server = new Server();
+    const { log, lines } = recordingLogger();
+    const a = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'install-a' });
+    await send(a, '/tv/Before Kill');
+    await recorded(a, '/tv/Before Kill');
+    await crash(a);
+    // The same install comes back (a new process, the same folder): its lease of 10 minutes is not waited out. It
+    // has a second name for the server now: neither name sends while the dead process's scan runs.
+    const again = await startRelay(url, 'relay-a', [server.target(), server.target('movies')], { leaseMs: LONG_LEASE, instance: 'install-a', log });
+    await send(again, '/tv/After Restart');
+    await waitFor(() => again.turns.includes('taken over'), 15_000, 'the restarted relay to take its own dead turn');
+    await looksMore(again, 3, 'while the dead process\'s scan runs');
+    assert.deepEqual(server.received, ['/tv/Before Kill'], 'nothing sent while the server still scans');
+    assert.ok(lines.some((l) => /took the one-at-a-time turn over/.test(l.msg)), 'it says why it waits');
+    server.current = undefined;
+    await waitFor(() => server.received.includes('/tv/After Restart'), 15_000, 'the restarted relay to send once the server is idle');
+    await server.finish('/tv/After Restart');
+    await waitFor(() => server.received.length === 3, 15_000, 'the second name\'s scan');
+    await server.finish('/tv/After Restart');
+    assert.deepEqual(server.overlaps, []);
+    assert.deepEqual(server.received, ['/tv/Before Kill', '/tv/After Restart', '/tv/After Restart']);
+    await again.stop();
+  });
+
+  test('another install under the same name (the same config on a second host) still waits out the lease', async () => {
+    const url = await cluster.createDatabase();
+    const server = new Server();
+    const a = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-one' });
+    await send(a, '/tv/Host One');
+    await recorded(a, '/tv/Host One');
+    await crash(a);
+    const other = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-two' });
+    await send(other, '/tv/Host Two');
+    await looksMore(other, 3, 'with the turn row of another install');
+    assert.ok(other.turns.length > 0 && other.turns.every((t) => t === false), `never taken: ${other.turns.join(', ')}`);
+    // Once host one is back (its install), it takes its own turn and the server's scan ending lets the scan go.
+    await other.stop();
+    server.current = undefined;
+    const back = await startRelay(url, 'relay-a', [server.target()], { leaseMs: LONG_LEASE, instance: 'host-one' });
+    back.scheduler.poke();
+    await waitFor(() => server.received.includes('/tv/Host Two'), 15_000, 'host one back, sending the waiting scan');
+    assert.deepEqual(server.overlaps, []);
+    await server.finish('/tv/Host Two');
+    await back.stop();
+  });
+});
+
+/**
+ * Waits until `relay` sent `folder` and recorded it, its after-step (the server's scan) still running: a kill then
+ * leaves the turn held and nothing to send again (a kill before the record sends it again: at least once).
+ */
+async function recorded(relay: InRelay, folder: string): Promise<void> {
+  await waitFor(async () => (await relay.store.view.listOpen()).length === 0 && (await relay.store.view.listHistory({ text: folder })).length === 1, 15_000, `${relay.id} to send ${folder}`);
+}
 
 /** A relay that stops as with kill -9: nothing is released or renewed again, its connections end. */
 async function crash(relay: InRelay): Promise<void> {

@@ -5,6 +5,7 @@ import type { RunningRelay } from '../backend.ts';
 import type { QueueEntry } from '../types.ts';
 import { WAKE_CHANNEL } from './session.ts';
 import { DB_NOW } from './clock.ts';
+import { serverTurnKey } from '../server-turns.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
@@ -35,6 +36,8 @@ interface LocalTarget {
   target: Target;
   /** Its delivery name on the queue, once the server said who it is. */
   key?: string;
+  /** The server's own id, once it said it. */
+  id?: string;
   label?: string;
   /** The last reason its id is unknown, logged once per reason. */
   told?: string;
@@ -173,6 +176,7 @@ export class RelayRegistry {
         return;
       }
       t.key = deliveryKey(t.target.name, who.id);
+      t.id = who.id;
       t.label = who.name || undefined;
       if (t.told) this.log?.info({ target: t.target.name, server: t.key }, 'server id known: this relay now takes its share of the deliveries');
       // Known after the start: recorded now rather than at the next renewal.
@@ -205,9 +209,14 @@ export class RelayRegistry {
     return t.key === name ? [name] : [t.key, name];
   }
 
-  /** The one-at-a-time turn is the server's, shared by every relay beside it. */
+  /**
+   * The one-at-a-time turn is the server's, shared by every relay beside it and by every name it has here (the
+   * scheduler's rule, queue/server-turns.ts: `plex@<id>` whatever the target is called).
+   */
   turnKey(name: string): string {
-    return this.local.get(name)?.key ?? name;
+    const t = this.local.get(name);
+    if (!t) return name;
+    return t.id !== undefined ? serverTurnKey(t.target, t.id) : (t.key ?? name);
   }
 
   /**

@@ -25,6 +25,11 @@ export interface PgQueueOptions {
   pollMs?: number;
   /** Pooled connections at most (SERVER_QUEUE_POOL), beside the one listening session. */
   poolSize?: number;
+  /**
+   * This relay's install (queue/instance.ts), held while the store is open: after a kill -9 the restarted relay
+   * takes its dead process's turns at once, asking the server first, instead of waiting out their lease.
+   */
+  instance?: { readonly id: string; release(): void };
   /** A command that only reads (`scanrelay queue`): no tables created or upgraded, no lease renewals. */
   readOnly?: boolean;
   log?: Logger;
@@ -85,7 +90,7 @@ export class PgQueueStore implements QueueBackend {
     const relays = (this.relays = new RelayRegistry(this.pool, opts.relayId, this.leaseMs, opts.log));
     const clock = (this.clock = new DbClock(opts.clock));
     this.outbox = new PgOutbox(this.pool, opts.url, clock);
-    const turns = (this.turns = new TurnLeases(this.pool, session, opts.relayId, this.leaseMs));
+    const turns = (this.turns = new TurnLeases(this.pool, session, opts.relayId, this.leaseMs, opts.instance?.id));
     // Back from a lost connection: the turns this relay still holds are locked and renewed at once.
     session.onConnect(() => {
       if (turns.names.length) void this.renewLeases();
@@ -645,6 +650,7 @@ export class PgQueueStore implements QueueBackend {
     await this.relays.leave();
     await this.session.close();
     await this.pool.end().catch(() => undefined);
+    this.opts.instance?.release();
   }
 }
 

@@ -23,8 +23,12 @@ export type TurnTaken = boolean | 'taken over';
  * unlocks, and the others take it at once.
  */
 export class TurnLeases {
-  /** This process: a relay restarted under the same name is another owner. */
-  private readonly owner = randomUUID();
+  /**
+   * This process (`<instance>/<boot>`): a relay restarted under the same name is another owner. Its instance is the
+   * relay's install (queue/instance.ts): a row of this instance and another boot was left by a dead process of this
+   * relay, which this one takes at once (as 'taken over': it asks the server first) instead of waiting out its lease.
+   */
+  private readonly owner: string;
   private readonly held = new Set<string>();
 
   constructor(
@@ -32,7 +36,10 @@ export class TurnLeases {
     private readonly session: QueueSession,
     private readonly relayId: string,
     private readonly leaseMs: number,
-  ) {}
+    private readonly instance = '',
+  ) {
+    this.owner = instance ? `${instance}/${randomUUID()}` : randomUUID();
+  }
 
   /** Back from a lost connection (or a lock another relay held a moment): the locks of the turns still held. */
   async relock(): Promise<void> {
@@ -48,7 +55,10 @@ export class TurnLeases {
     return this.owner;
   }
 
-  /** One statement: the row is taken when it is absent, this process's, or ran out; the one before says who held it. */
+  /**
+   * One statement: the row is taken when it is absent, this process's, a dead process's of this instance, or ran
+   * out; the one before says who held it.
+   */
   async take(target: string): Promise<TurnTaken> {
     const name = `turn:${target}`;
     if (!(await this.session.lock(target))) return false;
@@ -59,8 +69,9 @@ export class TurnLeases {
          ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, owner = excluded.owner, expires_at = excluded.expires_at,
            since = CASE WHEN leases.owner = excluded.owner THEN leases.since ELSE excluded.since END
          WHERE leases.owner = excluded.owner OR leases.expires_at <= excluded.since
+           OR ($5 <> '' AND split_part(leases.owner, '/', 1) = $5)
          RETURNING (SELECT owner FROM before) AS before`,
-        [name, this.relayId, this.owner, this.leaseMs],
+        [name, this.relayId, this.owner, this.leaseMs, this.instance],
       );
       const row = rows[0];
       if (!row) {

@@ -100,6 +100,7 @@ export interface PlexSteps {
 export class PlexTarget implements Target {
   /** One scan at a time per Plex server, from the before-command to the after-command (plex.py:134-232). */
   readonly serial = true;
+  readonly kind = 'plex';
   private readonly timings: PlexTimings;
   private readonly externalWaits = new WaitTracker();
   private readonly aliveWaits = new WaitTracker();
@@ -118,6 +119,7 @@ export class PlexTarget implements Target {
   ) {
     this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps.timings };
     if (steps.rewrite) this.toTargetPath = steps.rewrite;
+    this.address = steps.config.PLEX_LOCAL_URL;
     const config = steps.config;
     if (config.PLEX_FIX_MISMATCHED && !steps.api) {
       // plex_autoscan fixed matches only with a token too (plex.py:213).
@@ -132,6 +134,7 @@ export class PlexTarget implements Target {
   }
 
   readonly toTargetPath?: (path: string) => string;
+  readonly address: string;
 
   /** The config this target's steps read: the relay's, with this target's own PLEX_* settings (named-targets.ts plexConfigView). */
   get config(): Config {
