@@ -152,6 +152,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       return { from: (r as JsonObject).from as string, to: (r as JsonObject).to as string };
     });
   };
+  // Two or more rules keep autopulse's meaning with REWRITE_MODE "all" (each in turn); one rule means the same either way.
+  const rewriteOf = (rules: Rule[]): JsonObject => (rules.length === 0 ? {} : rules.length === 1 ? { REWRITE: rules } : { REWRITE: rules, REWRITE_MODE: 'all' });
   const filterOf = (where: string, v: unknown): { INCLUDE?: string[]; EXCLUDE?: string[] } => {
     if (v === undefined || v === null) return {};
     if (!isObject(v)) problem(`${where}.filter`, 'must hold include and exclude lists');
@@ -259,7 +261,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   const targets = section('targets');
   const TARGETS: JsonObject = {};
   const targetNames = new Map<string, string>();
-  const multiRule: string[] = [];
   for (const [name, raw] of Object.entries(targets)) {
     const where = `targets.${name}`;
     if (!isObject(raw)) problem(where, 'must be a mapping');
@@ -269,8 +270,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     if (tname !== name) notes.push(`${where}: named ${JSON.stringify(tname)} in TARGETS (a target name is letters, digits, ".", "_" and "-")`);
     targetNames.set(name, tname);
     const rules = rulesOf(where, t.rewrite);
-    if (rules.length > 1) multiRule.push(where);
-    const entry: JsonObject = { TYPE: type === 'autopulse' ? 'relay' : type, ...(rules.length ? { REWRITE: rules } : {}), ...filterOf(where, t.filter) };
+    const entry: JsonObject = { TYPE: type === 'autopulse' ? 'relay' : type, ...rewriteOf(rules), ...filterOf(where, t.filter) };
     const request = isObject(t.request) ? t.request : {};
     const hasRequest = ['plex', 'jellyfin', 'emby', 'tdarr', 'sonarr', 'radarr', 'fileflows', 'audiobookshelf', 'autopulse'].includes(type);
     if (hasRequest) {
@@ -356,11 +356,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   } else {
     notes.push('targets: none; add TARGETS entries (docs/targets.md) or nothing is scanned');
   }
-  if (multiRule.length) {
-    notes.push(
-      `${multiRule.join(', ')}: more than one rewrite rule; autopulse applies each in turn, a target's REWRITE stops at the first that matches. Check the paths with \`scanrelay map\` and merge the rules if a path needs two`,
-    );
-  }
 
   // --- triggers (autopulse adds manual when absent: settings/mod.rs:346-357)
   const triggers = section('triggers');
@@ -397,7 +392,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       // filter: on the rewritten path, as the entry's INCLUDE/EXCLUDE (docs/watch.md); filters: on the watched
       // path before the rewrite (notify.rs:106-119), as WATCH.INCLUDE.
       const f = filterOf(where, t.filter);
-      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...(rules.length ? { REWRITE: rules } : {}), ...f });
+      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...rewriteOf(rules), ...f });
       if (filters && (filters as string[]).length) watchInclude.push(...(filters as string[]));
       else watchAnyFile.push(where);
       if (t.backend === 'polling') watchPoll = true;
@@ -405,7 +400,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       if (t.debounce !== undefined) notes.push(`${where}.debounce: not carried; the watcher's changes wait SERVER_SCAN_DELAY`);
       if (wait !== undefined && wait !== defaultWait) notes.push(`${where}.timer.wait (${wait} s): the watcher's scans wait SERVER_SCAN_DELAY (${defaultWait} s)`);
       if (excluded) notes.push(`${where}.excludes: not carried on the watcher; use the targets' EXCLUDE patterns`);
-      if (rules.length > 1) notes.push(`${where}.rewrite: more than one rule; the watcher stops at the first that matches, autopulse applied each in turn`);
       carried.push(`${where} (notify) -> WATCH.PATHS ${(paths as string[]).join(', ')}`);
       continue;
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
-import { regexList, rewriteRules, rewriteRulesSchema } from './patterns.ts';
+import { regexList, rewriteMode, rewriteRules, rewriteRulesSchema } from './patterns.ts';
 import { pythonInt } from './python-int.ts';
 import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
@@ -81,7 +81,7 @@ export const driveSchema = z
 const watchPathSchema = z.union([
   z.string(),
   z
-    .object({ PATH: z.string().min(1), REWRITE: rewriteRules(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0), ...triggerRouteFields })
+    .object({ PATH: z.string().min(1), REWRITE: rewriteRules(), REWRITE_MODE: rewriteMode(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0), ...triggerRouteFields })
     .refine(oneSelection, ONE_SELECTION),
 ]);
 

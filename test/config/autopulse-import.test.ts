@@ -222,6 +222,42 @@ describe('AUTOPULSE__ environment and __FILE secrets (settings/mod.rs:233-255, 3
   });
 });
 
+describe('rewrites: a list of rules keeps its meaning (utils/src/rewrite.rs:76-85, every rule in turn)', () => {
+  test('a target or a notify trigger with two or more rules gets REWRITE_MODE "all"; one rule needs none', () => {
+    const r = importAutopulse(
+      [
+        'targets:',
+        '  jf:',
+        '    type: jellyfin',
+        '    url: http://127.0.0.1:1',
+        '    token: k',
+        '    rewrite:',
+        '      - from: ^/downloads/',
+        '        to: /media/',
+        '      - from: ^/media/tv/(.*)$',
+        '        to: /data/TV/$1',
+        '  plex:',
+        '    type: plex',
+        '    url: http://127.0.0.1:2',
+        '    rewrite: { from: /media, to: /plex }',
+        'triggers:',
+        '  w:',
+        '    type: notify',
+        '    paths: [/watch]',
+        '    rewrite: [{ from: /watch, to: /media }, { from: ^/media/tv/, to: /data/TV/ }]',
+        '',
+      ].join('\n'),
+      'c.yaml',
+      {},
+    );
+    const c = r.config as Obj;
+    assert.equal(c.TARGETS.jf.REWRITE_MODE, 'all');
+    assert.equal(c.TARGETS.plex.REWRITE_MODE, undefined);
+    assert.equal(c.WATCH.PATHS[0].REWRITE_MODE, 'all');
+    assert.ok(!r.notCarried.some((n) => /rewrite/.test(n)), 'nothing about rewrites is left to the user');
+  });
+});
+
 describe('bad input: a clear error naming the key', () => {
   const bad = (text: string, file = 'c.yaml') => () => importAutopulse(text, file, {});
   test('an unknown target type', () => assert.throws(bad('targets:\n  x:\n    type: kodi\n    url: http://k'), /targets\.x\.type: unknown target type "kodi"/));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
-import { placeRewriter, type RewriteRule } from '../../paths/rewrite.ts';
+import { placeRewriter, type RewriteMode, type RewriteRule } from '../../paths/rewrite.ts';
 import { resultFromError, ServiceClient, type RequestOptions } from '../http.ts';
 import { CachedList } from '../cached-list.ts';
 import { deepestHolder } from '../path-match.ts';
@@ -37,9 +37,9 @@ export interface ArrKind {
  * or movie whose folder holds the scan's folder, then asks for its refresh and rescan (`POST /api/v3/command`,
  * which answers 201 and runs it in the background). The key goes in `X-Api-Key`.
  */
-export function createArrTarget(kind: ArrKind, name: string, entry: { URL: string; API_KEY: string; REWRITE: RewriteRule[]; REQUEST: RequestOptions }, log: Logger): Target {
+export function createArrTarget(kind: ArrKind, name: string, entry: { URL: string; API_KEY: string; REWRITE: RewriteRule[]; REWRITE_MODE?: RewriteMode; REQUEST: RequestOptions }, log: Logger): Target {
   const client = new ServiceClient({ product: kind.product, url: entry.URL, request: entry.REQUEST, headers: { 'X-Api-Key': entry.API_KEY }, secrets: [entry.API_KEY] });
-  const rewrite = placeRewriter(entry.REWRITE);
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   // A list of every series or movie can be megabytes: read once a minute, and again for one not in it.
   const items = new CachedList(() => client.json('GET', kind.list, `${kind.noun} list`, arrItemsAnswer));
   return {

@@ -45,7 +45,7 @@ export function createAudiobookshelfTarget(name: string, entry: AudiobookshelfTa
     headers: { Authorization: `Bearer ${entry.TOKEN}` },
     secrets: [entry.TOKEN],
   });
-  const rewrite = placeRewriter(entry.REWRITE);
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   const libraries = new CachedList(async () => (await client.json('GET', '/api/libraries', 'library list', librariesAnswer)).libraries);
 
   return {

@@ -21,5 +21,5 @@ export function embyTarget(
 
 /** An Emby `TARGETS` entry (or the EMBY section, named `emby`). */
 export function createEmbyTarget(name: string, entry: EmbyTargetConfig, log: Logger): MediaBrowserTarget {
-  return embyTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST, { always: entry.REFRESH_METADATA, mode: entry.METADATA_REFRESH_MODE });
+  return embyTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE, entry.REWRITE_MODE), name, entry.REQUEST, { always: entry.REFRESH_METADATA, mode: entry.METADATA_REFRESH_MODE });
 }

@@ -43,7 +43,7 @@ export function createFileflowsTarget(name: string, entry: FileflowsTarget, log:
     headers: entry.API_KEY ? { 'x-token': entry.API_KEY } : {},
     secrets: [entry.API_KEY],
   });
-  const rewrite = placeRewriter(entry.REWRITE);
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   const libraries = new CachedList(() => client.json('GET', '/api/library', 'library list', librariesAnswer));
 
   return {

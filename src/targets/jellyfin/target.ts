@@ -108,5 +108,5 @@ export function jellyfinTarget(
 
 /** A Jellyfin `TARGETS` entry (or the JELLYFIN section, named `jellyfin`). */
 export function createJellyfinTarget(name: string, entry: JellyfinTargetConfig, log: Logger): MediaBrowserTarget {
-  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST, { always: entry.REFRESH_METADATA, mode: entry.METADATA_REFRESH_MODE });
+  return jellyfinTarget(entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE, entry.REWRITE_MODE), name, entry.REQUEST, { always: entry.REFRESH_METADATA, mode: entry.METADATA_REFRESH_MODE });
 }

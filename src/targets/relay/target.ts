@@ -64,7 +64,7 @@ export function createRelayTarget(name: string, entry: RelayTarget, log: Logger)
         ? (status, what) => (status === 404 ? new TargetError('auth', `${what} answered HTTP 404: check SECRET (the other relay's SERVER_PASS)`, status) : undefined)
         : undefined,
   });
-  const rewrite = placeRewriter(entry.REWRITE);
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   return {
     name,
     ...(rewrite ? { toTargetPath: rewrite } : {}),

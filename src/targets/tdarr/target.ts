@@ -37,7 +37,7 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger)
     headers: entry.API_KEY ? { 'x-api-key': entry.API_KEY } : {},
     secrets: [entry.API_KEY],
   });
-  const rewrite = placeRewriter(entry.REWRITE);
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   return {
     name,
     ...(rewrite ? { toTargetPath: rewrite } : {}),
