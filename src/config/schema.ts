@@ -266,6 +266,11 @@ export const configSchema = z.object({
   SERVER_AUTOPULSE_TRIGGERS: z
     .record(z.string().regex(/^[A-Za-z0-9._~-]+$/, 'trigger names must be one URL path segment (letters, digits, ".", "_", "~", "-")'), autopulseTriggerSchema)
     .default({}),
+  /**
+   * scanrelay: days a manual request held for its `hash` is kept waiting for its file to match (autopulse's
+   * opts.cleanup_days, which deletes its rows not found after that long); then it is dropped with a warning.
+   */
+  SERVER_AUTOPULSE_CLEANUP_DAYS: z.number().positive().default(10),
 });
 
 export { rewriteRulesSchema };
