@@ -239,7 +239,13 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   if (checkPath) carried.push('opts.check_path -> SERVER_FILE_CHECKS_ENABLED');
   else notes.push("opts.check_path is off (autopulse's default): SERVER_FILE_CHECKS_ENABLED is false, so scans are not held until the file exists (scanrelay's own default is true; turn it on if your paths are visible to the relay)");
   if (opts.max_retries !== undefined) notes.push(`opts.max_retries (${String(opts.max_retries)}): not carried; scanrelay retries a target that cannot scan yet with its own backoff (docs/scanning.md)`);
-  if (opts.cleanup_days !== undefined) notes.push(`opts.cleanup_days (${String(opts.cleanup_days)}): not carried; scanrelay keeps the last 10,000 finished scans as history and prunes older ones`);
+  if (opts.cleanup_days !== undefined) {
+    // runner.rs:332-347: rows not found (or failed) are deleted after cleanup_days; here it bounds a request held for
+    // its hash. Finished scans are history, pruned by count.
+    config.SERVER_AUTOPULSE_CLEANUP_DAYS = num('opts.cleanup_days', opts.cleanup_days, 10);
+    carried.push(`opts.cleanup_days -> SERVER_AUTOPULSE_CLEANUP_DAYS ${String(config.SERVER_AUTOPULSE_CLEANUP_DAYS)} (a request held for its hash waits that long at most)`);
+    notes.push('opts.cleanup_days: finished and failed scans are not deleted by age; scanrelay keeps the last 10,000 as history');
+  }
   for (const k of ['log_file', 'log_file_rollover', 'log_file_max_files'] as const) {
     if (opts[k] !== undefined) notes.push(`opts.${k}: not carried; use --logfile (rotation: your log rotator)`);
   }

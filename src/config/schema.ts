@@ -270,7 +270,7 @@ export const configSchema = z.object({
    * scanrelay: days a manual request held for its `hash` is kept waiting for its file to match (autopulse's
    * opts.cleanup_days, which deletes its rows not found after that long); then it is dropped with a warning.
    */
-  SERVER_AUTOPULSE_CLEANUP_DAYS: z.number().positive().default(10),
+  SERVER_AUTOPULSE_CLEANUP_DAYS: z.number().min(0).default(10),
 });
 
 export { rewriteRulesSchema };

@@ -55,8 +55,10 @@ export function eventListSql(q: EventQuery, ph: (n: number) => string, contains:
   const where: string[] = [];
   if (q.status !== undefined) where.push(`(${PROCESS_STATUS_SQL}) = ${ph(params.push(q.status))}`);
   if (q.search !== undefined && q.search !== '') {
-    const n = ph(params.push(q.search.toLowerCase()));
-    where.push(`(${contains('lower(folder)', n)} OR EXISTS (SELECT 1 FROM scan_files f WHERE f.scan_id = scans.id AND ${contains('lower(f.path)', n)}))`);
+    // Pushed once for each use: SQLite's placeholders are positional.
+    const inFolder = contains('lower(folder)', ph(params.push(q.search.toLowerCase())));
+    const inFiles = contains('lower(f.path)', ph(params.push(q.search.toLowerCase())));
+    where.push(`(${inFolder} OR EXISTS (SELECT 1 FROM scan_files f WHERE f.scan_id = scans.id AND ${inFiles}))`);
   }
   const column = q.sort === 'process_status' ? `(${PROCESS_STATUS_SQL})` : EVENT_SORT_COLUMNS[q.sort];
   const dir = q.asc ? 'ASC' : 'DESC';

@@ -141,15 +141,20 @@ export class HashHolds {
         await store.meta.set(key, null);
         continue;
       }
-      if (holdExpired(h, now, config.SERVER_AUTOPULSE_CLEANUP_DAYS)) {
-        if (h.scanId === undefined) this.log.warn({ trigger: h.trigger, path: h.path, expected: h.hash, found: h.found }, 'held request expired: its file never matched its hash, and it was not scanned');
-        await store.meta.set(key, null);
+      const expired = holdExpired(h, now, config.SERVER_AUTOPULSE_CLEANUP_DAYS);
+      if (h.scanId !== undefined || h.found === 'found') {
+        if (expired) await store.meta.set(key, null);
         continue;
       }
-      if (h.scanId !== undefined || h.found === 'found') continue;
+      // Checked once more before it expires, as autopulse's run checks its files before its cleanup (runner.rs:373-375).
       const actual = config.SERVER_FILE_CHECKS_ENABLED ? await sha256(h.path) : h.hash;
       if (actual === h.hash) {
         await this.release(key, value, h);
+        continue;
+      }
+      if (expired) {
+        this.log.warn({ trigger: h.trigger, path: h.path, expected: h.hash, found: h.found }, 'held request expired: its file never matched its hash, and it was not scanned');
+        await store.meta.set(key, null);
         continue;
       }
       open++;

@@ -184,6 +184,7 @@ describe('importAutopulse: one config in each format', () => {
     assert.equal(c.SERVER_QUEUE_URL, undefined);
     assert.equal(toml.databaseUrl, 'sqlite://data/autopulse.db');
     assert.equal(c.NOTIFICATIONS.hook.BATCH_SECONDS, 20);
+    assert.equal(c.SERVER_AUTOPULSE_CLEANUP_DAYS, 7, 'how long a request held for its hash waits (runner.rs:332-347)');
     for (const key of ['app.database_url', 'app.log_level', 'opts.check_path', 'opts.cleanup_days', 'timers:']) {
       assert.ok(toml.notCarried.some((n) => n.startsWith(key)), key);
     }
