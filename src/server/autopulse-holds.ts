@@ -122,14 +122,15 @@ export class HashHolds {
         .catch((err: unknown) => this.log.error({ err }, 'held requests could not be checked; trying again'))
         .finally(() => {
           this.sweeping = undefined;
-          this.schedule(this.deps.config.SERVER_FILE_CHECK_DELAY * 1000);
+          // A delay of 0 would spin: 10 ms at least between two passes.
+          this.schedule(Math.max(10, this.deps.config.SERVER_FILE_CHECK_DELAY * 1000));
         });
     }, ms);
     this.timer.unref?.();
   }
 
-  /** One pass over every hold. Exposed for tests that do not want to wait for the timer. */
-  async sweep(): Promise<void> {
+  /** One pass over every hold, this relay's and those another relay on the same queue took. */
+  private async sweep(): Promise<void> {
     const { config, store } = this.deps;
     let open = 0;
     for (const [key, value] of await store.meta.list(HOLD_PREFIX)) {

@@ -122,6 +122,19 @@ describe('moving from autopulse: import its config.yaml, start the relay, its us
     // The Radarr trigger excludes jf, as its autopulse `excludes` said.
     assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/jf/tv/Dark/Season 1/Dark.S01E01.mkv', '/jf/tv/Severance/Season 2/Severance.S02E01.mkv']);
 
+    // The id manual answered is the one /status/<id> knows (routes/status.rs); once sent, it is complete, with
+    // the targets it reached (models.rs:104-105), and /list?status=complete lists it among the others.
+    const manualId = ((await manual.json()) as { id: string }).id;
+    const status = await waitFor(async () => {
+      const res = await fetch(`${base}/status/${manualId}`, { headers: AUTH });
+      const ev = res.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined;
+      return ev?.process_status === 'complete' ? ev : undefined;
+    }, 60_000, 'the manual scan to be complete');
+    assert.ok(status);
+    assert.deepEqual([status.id, status.event_source, status.file_path, status.targets_hit], [manualId, 'manual', '/data/TV/Dark/Season 1/Dark.S01E01.mkv', 'jf,plex']);
+    const listed = (await (await fetch(`${base}/list?status=complete&sort=-created_at`, { headers: AUTH })).json()) as Array<Record<string, unknown>>;
+    assert.deepEqual(listed.map((e) => e.event_source), ['sonarr', 'radarr', 'manual']);
+
     // Five deliveries were done: each is told, in autopulse's json document, once the batch window passed.
     const processed = (): number =>
       sink.calls.flatMap((c) => ((c.json as { events?: Array<{ event: string; file_count: number }> })?.events ?? [])).filter((e) => e.event === 'processed').length;
