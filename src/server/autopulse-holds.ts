@@ -33,6 +33,8 @@ const holdSchema = z.object({
   foundAt: z.number().nullable(),
   /** The scan it became, once the file matched (kept so /status/<id> keeps answering). */
   scanId: z.number().optional(),
+  /** That scan's folder when it was queued: a scan of another folder under the same number is not it. */
+  scanFolder: z.string().optional(),
   intent: z.object({
     kind: z.literal('scan'),
     source: z.string(),
@@ -178,7 +180,7 @@ export class HashHolds {
         await this.deps.store.meta.set(key, null);
         return;
       }
-      await this.deps.store.meta.set(key, JSON.stringify({ ...released, scanId: scan.id }));
+      await this.deps.store.meta.set(key, JSON.stringify({ ...released, scanId: scan.id, scanFolder: scan.folder }));
       this.log.info({ trigger: h.trigger, path: h.path, scan: scan.id }, 'held request matched its hash: queued');
     } catch (err) {
       if (err instanceof MetaConflictError) return; // another relay on the shared queue released it

@@ -65,7 +65,9 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     } else {
       const hold = await holds.get(id);
       if (hold) {
-        const entry = hold.scanId === undefined ? undefined : await deps.store.view.get(hold.scanId);
+        // The scan it became, if that scan is still the one for its path (`scanrelay move-queue` renumbers scans).
+        const scan = hold.scanId === undefined ? undefined : await deps.store.view.get(hold.scanId);
+        const entry = scan && hold.scanFolder !== undefined && isWithin(hold.scanFolder, scan.folder) ? scan : undefined;
         return reply.send(entry ? { ...eventOfScan(entry), id: hold.id, file_path: hold.path, file_hash: hold.hash } : eventOfHold(hold));
       }
     }
@@ -300,6 +302,9 @@ function listQueryOf(q: Record<string, string | string[]> | undefined): string |
   const safeOffset = offset > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(offset);
   return { sort: { sort, asc, limit: Number(size), offset: safeOffset, ...(status !== undefined ? { status } : {}), ...(search !== undefined ? { search } : {}) } };
 }
+
+/** `folder` is `root` or below it (a scan merged into one of its parents keeps standing for it). */
+const isWithin = (folder: string, root: string) => folder === root || folder.startsWith(root.endsWith('/') ? root : `${root}/`);
 
 /** The trigger a scan came from: its autopulse trigger's name (intentOf's title), else its source. */
 function sourceOf(e: Pick<QueueEntry, 'title' | 'source'>): string {

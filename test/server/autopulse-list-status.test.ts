@@ -276,3 +276,34 @@ describe('two relays on one PostgreSQL queue release a hold once', () => {
     }
   });
 });
+
+describe('a released hold whose scan number now names another scan (the queue was moved with move-queue)', () => {
+  test('/status/<uuid> answers from the hold, never from the other scan', async () => {
+    const store = new QueueStore(join(tempDir('autopulse-moved-'), 'queue.db'));
+    const r = await relayOn(store, '');
+    try {
+      const other = await manual(r, '/media/movies/Other/o.mkv');
+      const id = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+      const hold = {
+        id,
+        trigger: 'manual',
+        path: '/media/tv/Show/e1.mkv',
+        hash: 'a'.repeat(64),
+        found: 'found',
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+        foundAt: Date.now(),
+        scanId: Number(other.json().id),
+        scanFolder: '/media/tv/Show',
+        intent: { kind: 'scan', source: 'Manual', event: 'Manual', updateType: 'Modified', paths: [{ path: '/media/tv/Show/e1.mkv', kind: 'guess' }] },
+      };
+      store.meta.set(HOLD_PREFIX + id, JSON.stringify(hold));
+      const res = await r.app.inject({ method: 'GET', url: `/status/${id}`, headers: AUTH });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual([res.json().id, res.json().file_path, res.json().found_status], [id, '/media/tv/Show/e1.mkv', 'found']);
+    } finally {
+      await r.close();
+      store.close();
+    }
+  });
+});
