@@ -216,3 +216,32 @@ describe('placeRewriter: REWRITE_MODE first (autoscan) and all (autopulse)', () 
     assert.equal(w.WATCH.PATHS[0].REWRITE_MODE, 'all');
   });
 });
+
+describe('every target kind honours REWRITE_MODE (the path each one is sent)', () => {
+  test('plex, jellyfin, emby, tdarr, command, sonarr: "all" runs the chain, "first" stops', async () => {
+    const { buildTargets } = await import('../../src/targets/index.ts');
+    const { silentLogger } = await import('../../src/log.ts');
+    const chain = [
+      { from: '^/downloads/', to: '/media/' },
+      { from: '^/media/tv/(.*)$', to: '/data/TV/$1' },
+    ];
+    const kinds: Record<string, Record<string, unknown>> = {
+      plex: { TYPE: 'plex', URL: 'http://127.0.0.1:1', TOKEN: 't' },
+      jellyfin: { TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', API_KEY: 'k' },
+      emby: { TYPE: 'emby', URL: 'http://127.0.0.1:1', API_KEY: 'k' },
+      tdarr: { TYPE: 'tdarr', URL: 'http://127.0.0.1:1', DB_ID: 'd' },
+      command: { TYPE: 'command', COMMAND: ['true'] },
+      sonarr: { TYPE: 'sonarr', URL: 'http://127.0.0.1:1', API_KEY: 'k' },
+    };
+    for (const mode of ['all', 'first'] as const) {
+      const TARGETS = Object.fromEntries(Object.entries(kinds).map(([n, e]) => [n, { ...e, REWRITE: chain, REWRITE_MODE: mode }]));
+      const { config } = parseConfig({ PLEX_ENABLED: false, TARGETS });
+      const targets = buildTargets(config, silentLogger());
+      for (const name of Object.keys(kinds)) {
+        const t = targets.find((x) => x.name === name);
+        assert.ok(t?.toTargetPath, name);
+        assert.equal(t.toTargetPath('/downloads/tv/Dark'), mode === 'all' ? '/data/TV/Dark' : '/media/tv/Dark', `${name} ${mode}`);
+      }
+    }
+  });
+});
