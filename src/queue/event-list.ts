@@ -31,11 +31,12 @@ export interface EventQuery {
 }
 
 /**
- * A scan's process status in autopulse's words: done is complete, failed is failed, and an open scan is retry
+ * A scan's process status in autopulse's words (an uncorrelated IN, which both stores read once per query, not a
+ * subquery per row: bench/autopulse-list.ts): done is complete, failed is failed, and an open scan is retry
  * once a target refused it and it waits to be sent again (a delivery waiting after an attempt), else pending.
  */
 const PROCESS_STATUS_SQL = `CASE WHEN status = 'done' THEN 'complete' WHEN status = 'failed' THEN 'failed'
-  WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = scans.id AND d.status = 'waiting' AND d.attempts > 0) THEN 'retry'
+  WHEN scans.id IN (SELECT d.scan_id FROM deliveries d WHERE d.status = 'waiting' AND d.attempts > 0) THEN 'retry'
   ELSE 'pending' END`;
 
 /** The same rule on a scan read with its deliveries (what /status answers). */
