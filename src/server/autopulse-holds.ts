@@ -87,14 +87,21 @@ export class HashHolds {
   private sweeping: Promise<void> | undefined;
   private closed = false;
   private open = 0;
+  /** Holds written by this relay so far: those written while a sweep runs are not in what it read. */
+  private added = 0;
 
   constructor(
     private readonly deps: PluginDeps,
     private readonly log: Logger,
   ) {}
 
-  start(): void {
-    // At once, so holds a previous run left are checked again without waiting a whole delay.
+  /** Counts the open holds a previous run left, before the routes answer, then checks them at once. */
+  async start(): Promise<void> {
+    const left = await this.deps.store.meta.list(HOLD_PREFIX);
+    this.open = left.filter(([, v]) => {
+      const h = parseHold(v);
+      return h !== undefined && h.scanId === undefined && h.found !== 'found';
+    }).length;
     this.schedule(0);
   }
 
@@ -114,6 +121,7 @@ export class HashHolds {
     const h: Hold = { id: randomUUID(), trigger, path, hash, found, createdAt: now, updatedAt: now, foundAt: found === 'hash_mismatch' ? now : null, intent };
     await this.deps.store.meta.set(HOLD_PREFIX + h.id, JSON.stringify(h));
     this.open++;
+    this.added++;
     return h;
   }
 
@@ -134,6 +142,7 @@ export class HashHolds {
   /** One pass over every hold, this relay's and those another relay on the same queue took. */
   private async sweep(): Promise<void> {
     const { config, store } = this.deps;
+    const addedBefore = this.added;
     let open = 0;
     for (const [key, value] of await store.meta.list(HOLD_PREFIX)) {
       if (this.closed) return;
@@ -166,7 +175,7 @@ export class HashHolds {
         await store.meta.set(key, JSON.stringify({ ...h, found: 'hash_mismatch', foundAt: now, updatedAt: now }));
       }
     }
-    this.open = open;
+    this.open = open + (this.added - addedBefore);
   }
 
   private async release(key: string, value: string, h: Hold): Promise<void> {

@@ -44,7 +44,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
 
   // Requests held for their hash, in the queue (autopulse-holds.ts), checked again after a restart.
   const holds = new HashHolds(deps, deps.log);
-  app.addHook('onReady', async () => holds.start());
+  app.addHook('onReady', () => holds.start());
   app.addHook('onClose', async () => holds.close());
 
   // routes/list.rs and manager.rs:218-284: a page of every scan, newest first, as autopulse's scan events.

@@ -11,7 +11,7 @@ import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import { HOLD_PREFIX } from '../../src/server/autopulse-holds.ts';
+import { HOLD_PREFIX, MAX_HOLDS } from '../../src/server/autopulse-holds.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
@@ -301,6 +301,35 @@ describe('a released hold whose scan number now names another scan (the queue wa
       const res = await r.app.inject({ method: 'GET', url: `/status/${id}`, headers: AUTH });
       assert.equal(res.statusCode, 200);
       assert.deepEqual([res.json().id, res.json().file_path, res.json().found_status], [id, '/media/tv/Show/e1.mkv', 'found']);
+    } finally {
+      await r.close();
+      store.close();
+    }
+  });
+});
+
+describe('holds are bounded', () => {
+  test(`with ${MAX_HOLDS} requests held, one more is answered 503 with why, and nothing is lost silently`, async () => {
+    const store = new QueueStore(join(tempDir('autopulse-bound-'), 'queue.db'));
+    const now = Date.now();
+    const seed = store.db.transaction(() => {
+      for (let i = 0; i < MAX_HOLDS; i++) {
+        const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+        const path = `/nowhere/held/${i}.mkv`;
+        store.meta.set(
+          HOLD_PREFIX + id,
+          JSON.stringify({ id, trigger: 'manual', path, hash: 'b'.repeat(64), found: 'not_found', createdAt: now, updatedAt: now, foundAt: null, intent: { kind: 'scan', source: 'Manual', event: 'Manual', updateType: 'Modified', paths: [{ path, kind: 'guess' }] } }),
+        );
+      }
+    });
+    seed();
+    const r = await relayOn(store, 'opts:\n  check_path: true\n', { SERVER_FILE_CHECK_DELAY: 3600 });
+    try {
+      // The holds a previous run left are counted before the routes answer.
+      const refused = await manual(r, '/nowhere/one-more.mkv', 'c'.repeat(64));
+      assert.equal(refused.statusCode, 503);
+      assert.match(refused.body, /requests are held for their hash already/);
+      assert.equal((await store.meta.list(HOLD_PREFIX)).length, MAX_HOLDS);
     } finally {
       await r.close();
       store.close();
