@@ -12,11 +12,19 @@ const ALL_EVENTS = notifyEventKindSchema.options;
  * Who a Discord message mentions when it tells of one of `ON` (autopulse's mentions on failure:
  * crates/service/src/settings/webhooks/discord.rs:34-44). Ids are Discord's snowflakes.
  */
+/** Discord takes at most 100 user and 100 role ids in allowed_mentions, each once (else 400): checked here, not at the first failure. */
+const mentionIds = (what: string) =>
+  z
+    .array(z.string().regex(/^\d+$/, `a Discord ${what} id is digits`))
+    .max(100, `Discord mentions at most 100 ${what}s in one message`)
+    .transform((ids) => [...new Set(ids)])
+    .default([]);
+
 const mentionsSchema = z
   .object({
     ON: z.array(notifyEventKindSchema).default(['failed']),
-    USERS: z.array(z.string().regex(/^\d+$/, 'a Discord user id is digits')).default([]),
-    ROLES: z.array(z.string().regex(/^\d+$/, 'a Discord role id is digits')).default([]),
+    USERS: mentionIds('user'),
+    ROLES: mentionIds('role'),
     HERE: z.boolean().default(false),
     EVERYONE: z.boolean().default(false),
   })
@@ -54,8 +62,23 @@ export const notificationSchema = z
     if (n.TYPE === 'gotify' && !n.TOKEN) ctx.addIssue({ code: 'custom', path: ['TOKEN'], message: 'gotify needs the application token (TOKEN)' });
     if (n.FORMAT !== 'scanrelay' && n.TYPE !== 'json') ctx.addIssue({ code: 'custom', path: ['FORMAT'], message: 'FORMAT is for json destinations' });
     if (n.MENTIONS && n.TYPE !== 'discord') ctx.addIssue({ code: 'custom', path: ['MENTIONS'], message: 'MENTIONS is for discord destinations' });
+    // Discord answers 400 to every message from a webhook name with these in it (its "Create Webhook" rules).
+    if (n.TYPE === 'discord' && /clyde|discord/i.test(n.USERNAME)) ctx.addIssue({ code: 'custom', path: ['USERNAME'], message: 'Discord refuses a name with "discord" or "clyde" in it' });
   });
 export type NotificationConfig = z.infer<typeof notificationSchema>;
+
+/**
+ * NOTIFICATIONS entries whose TARGETS name no target of this relay, one warning each: a misspelt name silently
+ * filters everything out. Not an error: on a shared queue (SERVER_QUEUE_URL) another relay's target is a fair name.
+ */
+export function unknownNotificationTargets(notifications: NotificationsConfig, targets: readonly string[]): string[] {
+  const known = new Set(targets.map((t) => t.toLowerCase()));
+  return Object.entries(notifications).flatMap(([name, n]) =>
+    n.TARGETS.filter((t) => !known.has(t.toLowerCase())).map(
+      (t) => `NOTIFICATIONS.${name}.TARGETS: no target of this relay is named "${t}" (targets: ${targets.join(', ') || 'none'}); its events reach this destination only from a relay sharing the queue that has it`,
+    ),
+  );
+}
 
 /** scanrelay: NOTIFICATIONS, a map from a name (used in logs and `notify-test <name>`) to a destination. */
 export const notificationsSchema = z

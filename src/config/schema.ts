@@ -232,6 +232,11 @@ export const configSchema = z.object({
   /** scanrelay: files that must all exist (one per mount) for any scan to be sent (autoscan's `anchors`); see MountGuard. */
   SERVER_ANCHOR_FILES: stringList(),
   /**
+   * scanrelay: megabytes free below which a disk counts as full (the anchors' disks hold scans, the queue file's
+   * is told); room again at twice this, so a disk at the line does not flap. 0: not checked (docs/scanning.md).
+   */
+  SERVER_DISK_MIN_FREE: z.number().int().min(0).default(100),
+  /**
    * scanrelay: a postgres://user:pass@host:port/db URL puts the queue in PostgreSQL, shared by every relay with the
    * same URL (docs/postgres.md). Empty: the SQLite queue file (--queuefile).
    */

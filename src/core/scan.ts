@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidText, tooLong } from '../paths/validate.ts';
+import type { ScannedItem } from './events.ts';
 
 /**
  * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (paths/validate.ts).
@@ -100,7 +101,22 @@ export interface ScanItem {
  * after-scan command). It never holds back other deliveries. It returns what happened, which replaces the
  * delivery's detail in the history; the signal aborts it when scanrelay stops.
  */
-export type AfterDelivery = (signal: AbortSignal) => Promise<string>;
+export type AfterDelivery = (signal: AbortSignal) => Promise<string | AfterOutcome>;
+
+/**
+ * After-steps' outcome with more than a detail: `items` finds the items the scan added or updated (Plex), for the
+ * `scanned` event. The scheduler runs it after a serial target's turn is let go, so the next scan never waits for
+ * it, and a failure costs the items, never the delivery.
+ */
+export interface AfterOutcome {
+  detail: string;
+  items?: (signal: AbortSignal) => Promise<ScannedItem[]>;
+}
+
+/** An after-step's answer as an AfterOutcome (a plain string is its detail). */
+export function asOutcome(out: string | AfterOutcome): AfterOutcome {
+  return typeof out === 'string' ? { detail: out } : out;
+}
 
 /** How one delivery to one target ended. The scheduler reacts to the kind, never to the message. */
 export type DeliveryResult =

@@ -11,10 +11,15 @@ export function isDiskFull(err: unknown): boolean {
 /** Free space below which a disk that refused a write still counts as full (SQLite writes pages of 4 KiB and a WAL). */
 const ROOM_AGAIN_BYTES = 1024 * 1024;
 
-/** Room on the file system holding `file`: bytes and inodes an unprivileged writer may use; undefined when unknown. */
+/** Room on the file system holding `file`'s folder: bytes and inodes an unprivileged writer may use; undefined when unknown. */
 export function roomFor(file: string): { bytes: number; inodes: number } | undefined {
+  return roomAt(dirname(file));
+}
+
+/** Room on the file system `path` (a file or a folder) is on; undefined when it cannot be asked (it is gone). */
+export function roomAt(path: string): { bytes: number; inodes: number } | undefined {
   try {
-    const s = statfsSync(dirname(file));
+    const s = statfsSync(path);
     // A file system without an inode count (btrfs says 0 of 0) never runs out of them.
     return { bytes: s.bavail * s.bsize, inodes: s.files === 0 ? Infinity : s.ffree };
   } catch {

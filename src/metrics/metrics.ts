@@ -106,7 +106,7 @@ export class Metrics {
 
   constructor(
     queue: QueueCounts,
-    private readonly opts: { processMetrics?: boolean; held?: () => { held: boolean }; relay?: string } = {},
+    private readonly opts: { processMetrics?: boolean; held?: () => { held: boolean; fullDisks?: ReadonlyArray<{ holds: boolean }> }; relay?: string } = {},
   ) {
     const held = opts.held;
     this.views = [
@@ -118,9 +118,13 @@ export class Metrics {
           { labels: { state: 'active' }, value: counts.active ?? 0 },
         ];
       }),
-      gauge('scanrelay_held', 'Whether every scan is held (1) and why: mount_guard = an SERVER_ANCHOR_FILES file is missing', () => [
-        { labels: { reason: 'mount_guard' }, value: held?.().held ? 1 : 0 },
-      ]),
+      gauge('scanrelay_held', "Whether every scan is held (1) and why: mount_guard = an SERVER_ANCHOR_FILES file is missing; disk_full = an anchor's disk is below SERVER_DISK_MIN_FREE", () => {
+        const h = held?.();
+        return [
+          { labels: { reason: 'mount_guard' }, value: h?.held ? 1 : 0 },
+          { labels: { reason: 'disk_full' }, value: h?.fullDisks?.some((d) => d.holds) ? 1 : 0 },
+        ];
+      }),
       // Which release runs (CHANGELOG.md), and, on a shared PostgreSQL queue, the relay's name: there the queue
       // depth is the shared queue's and the counters are this relay's.
       gauge('scanrelay_relay_info', 'This relay: its release (version, commit where known) and, in a shared queue (SERVER_QUEUE_URL), its name', () => {

@@ -1,5 +1,5 @@
 import type { NotificationConfig } from '../config/notifications.ts';
-import type { NotifyEvent, NotifyEventKind, StoredEvent } from '../core/events.ts';
+import type { NotifyEvent, NotifyEventKind, ScannedItem, StoredEvent } from '../core/events.ts';
 
 /** One HTTP request to a service: the sender posts it, and retries it whole. */
 export interface OutMessage {
@@ -17,6 +17,11 @@ export function wants(dest: Pick<NotificationConfig, 'EVENTS' | 'TARGETS' | 'TRI
   return true;
 }
 
+/** Whether some destination takes `scanned` events of this target and trigger: only then are the scan's items looked up. */
+export function scannedWanted(dests: ReadonlyArray<Pick<NotificationConfig, 'EVENTS' | 'TARGETS' | 'TRIGGERS'>>, target: string, trigger: string): boolean {
+  return dests.some((d) => wants(d, { kind: 'scanned', at: 0, target, trigger }));
+}
+
 export const KIND_LABEL: Record<NotifyEventKind, string> = {
   scanned: 'Scanned',
   failed: 'Failed',
@@ -32,9 +37,33 @@ export function duration(ms: number): string {
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** An item as people name it: "Dune (2021)", "Show S01E02 — Title", "Artist — Title"; `sameShow`: "S01E03 — Title". */
+export function itemLabel(i: ScannedItem, sameShow = false): string {
+  if (i.show !== undefined) {
+    const number = i.season !== undefined && i.episode !== undefined ? `S${pad(i.season)}E${pad(i.episode)}` : '';
+    return `${sameShow && number ? number : [i.show, number].filter(Boolean).join(' ')} — ${i.title}`;
+  }
+  if (i.artist !== undefined) return `${i.artist} — ${i.title}`;
+  return i.year !== undefined ? `${i.title} (${i.year})` : i.title;
+}
+
+/**
+ * The items of a `scanned` event in one phrase ("Dune (2021); Heat (1995) and 3 more"), a show named once for its
+ * episodes in a row ("Show S01E02 — A; S01E03 — B"); undefined without items. Titles hold commas, so items part by ";".
+ */
+export function itemsPhrase(e: Pick<NotifyEvent, 'items' | 'moreItems'>): string | undefined {
+  const items = e.items;
+  if (!items?.length) return undefined;
+  const labels = items.map((i, n) => itemLabel(i, n > 0 && i.show !== undefined && items[n - 1]!.show === i.show));
+  return `${labels.join('; ')}${e.moreItems ? ` and ${e.moreItems} more` : ''}`;
+}
+
 /** One event as one line of text (the same words in every service). */
 export function eventLine(e: NotifyEvent): string {
-  const what = [e.title, e.folder].filter(Boolean).join(' — ');
+  // What Plex says the scan added names it best; the request's own title otherwise.
+  const what = [itemsPhrase(e) ?? e.title, e.folder].filter(Boolean).join(' — ');
   const files = e.files?.length ? ` (${e.files.length + (e.moreFiles ?? 0)} file${e.files.length + (e.moreFiles ?? 0) === 1 ? '' : 's'})` : '';
   const by = e.trigger ? ` · ${e.trigger}` : '';
   switch (e.kind) {
@@ -47,7 +76,7 @@ export function eventLine(e: NotifyEvent): string {
     case 'waiting':
       return `${e.target ? `${e.target}: ` : ''}${e.reason ?? 'scans are held'}`;
     case 'recovered':
-      return `${e.target ? `${e.target}` : 'deliveries'} back${e.tookMs !== undefined ? ` after ${duration(e.tookMs)}` : ''}`;
+      return `${e.target ? `${e.target}` : e.path ? `room on ${e.path}` : 'deliveries'} back${e.tookMs !== undefined ? ` after ${duration(e.tookMs)}` : ''}`;
   }
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import type { Outbox } from '../queue/outbox.ts';
 import { postMessage } from './http.ts';
 import { maskUrl } from './mask.ts';
-import { wants } from './message.ts';
+import { wants, type OutMessage } from './message.ts';
 import { FORMATS } from './services/index.ts';
 
 export interface SenderOptions {
@@ -21,6 +21,16 @@ export interface SenderOptions {
   /** Events kept in the outbox at most (rows, and age): the dashboard's stream and every destination's backlog. */
   keepRows?: number;
   keepMs?: number;
+}
+
+/**
+ * A destination's loop state. `pending`: a batch the service took part of (its first `taken` messages) before a
+ * retry: it goes on from there, as rendered, so what was taken is not sent twice; later events wait for the next batch.
+ */
+interface SendState {
+  failures: number;
+  gaveUpLogged: boolean;
+  pending?: { last: number; firstAt: number; events: number; messages: OutMessage[]; taken: number };
 }
 
 /** A batch waits at most this many BATCH_SECONDS after its first event, however busy the stream. */
@@ -99,7 +109,7 @@ export class NotifySender {
   }
 
   private async run(name: string, dest: NotificationConfig, first: () => void): Promise<void> {
-    const state = { failures: 0, gaveUpLogged: false };
+    const state: SendState = { failures: 0, gaveUpLogged: false };
     const log = this.log.child({ notification: name, type: dest.TYPE, url: maskUrl(dest.URL) });
     while (!this.abort.signal.aborted) {
       let next: number;
@@ -121,10 +131,16 @@ export class NotifySender {
   }
 
   /** One look at the outbox for one destination; returns how long to wait before the next. */
-  private async step(name: string, dest: NotificationConfig, state: { failures: number; gaveUpLogged: boolean }, log: Logger): Promise<number> {
+  private async step(name: string, dest: NotificationConfig, state: SendState, log: Logger): Promise<number> {
     const now = Date.now();
     const cursor = await this.outbox.claim(name, this.opts.relayId, this.opts.leaseMs, now);
-    if (cursor === undefined) return this.opts.pollMs; // another relay sends this destination's events
+    if (cursor === undefined) {
+      // another relay sends this destination's events (a batch begun here is its to send again whole)
+      state.pending = undefined;
+      return this.opts.pollMs;
+    }
+    if (state.pending && state.pending.last > cursor) return this.resume(name, dest, state, log, now);
+    state.pending = undefined;
     const events = await this.outbox.after(cursor, READ);
     if (events.length === 0) return this.opts.pollMs;
     const giveUpBefore = now - dest.GIVE_UP_AFTER * 1000;
@@ -144,11 +160,11 @@ export class NotifySender {
     const window = dest.BATCH_SECONDS * 1000;
     const due = Math.min(batch.at(-1)!.at + window, batch[0]!.at + window * BATCH_WAIT_FACTOR);
     if (due > now && events.length < READ) return Math.min(due - now, this.opts.pollMs * 5);
-    const outcome = await this.send(dest, batch, log);
+    const messages = FORMATS[dest.TYPE](dest, batch);
+    const outcome = await this.send(dest, messages, log);
     if (outcome.kind === 'retry') {
-      const wait = outcome.retryAfterMs ?? this.backoff(++state.failures);
-      log.warn({ answer: outcome.answer, retryInMs: wait, events: batch.length }, `notification to ${name} not taken; sending again later`);
-      return wait;
+      if (outcome.taken > 0) state.pending = { last, firstAt: batch[0]!.at, events: batch.length, messages, taken: outcome.taken };
+      return this.retryLater(name, outcome, batch.length, state, log);
     }
     state.failures = 0;
     if (outcome.kind === 'refused') log.error({ answer: outcome.answer, events: batch.length }, `${name} refused the notification; these events are dropped`);
@@ -160,16 +176,47 @@ export class NotifySender {
     return events.length === READ ? 0 : this.opts.pollMs;
   }
 
-  /** Sends a batch's messages in order; the first that is not taken stops it (the batch goes again whole). */
-  private async send(dest: NotificationConfig, batch: StoredEvent[], log: Logger): Promise<{ kind: 'sent'; messages: number } | { kind: 'retry'; answer: string; retryAfterMs?: number } | { kind: 'refused'; answer: string }> {
-    const messages = FORMATS[dest.TYPE](dest, batch);
-    for (const msg of messages) {
-      const r = await postMessage(dest, msg, undefined, this.abort.signal);
-      if (r.kind === 'retry') return { kind: 'retry', answer: r.answer, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) };
+  /** The rest of a batch the service took part of; dropped whole once its first event is older than GIVE_UP_AFTER. */
+  private async resume(name: string, dest: NotificationConfig, state: SendState, log: Logger, now: number): Promise<number> {
+    const p = state.pending!;
+    if (p.firstAt < now - dest.GIVE_UP_AFTER * 1000) {
+      if (!state.gaveUpLogged) log.error({ events: p.events, giveUpAfterS: dest.GIVE_UP_AFTER }, `notifications to ${name} gave up: the service did not take them within GIVE_UP_AFTER; later ones are still tried`);
+      state.gaveUpLogged = true;
+    } else {
+      const outcome = await this.send(dest, p.messages, log, p.taken);
+      if (outcome.kind === 'retry') {
+        p.taken += outcome.taken;
+        return this.retryLater(name, outcome, p.events, state, log);
+      }
+      if (outcome.kind === 'refused') log.error({ answer: outcome.answer, events: p.events }, `${name} refused the notification; these events are dropped`);
+      else state.gaveUpLogged = false;
+    }
+    state.pending = undefined;
+    state.failures = 0;
+    await this.outbox.advance(name, this.opts.relayId, p.last);
+    return 0;
+  }
+
+  private retryLater(name: string, outcome: { answer: string; retryAfterMs?: number }, events: number, state: SendState, log: Logger): number {
+    const wait = outcome.retryAfterMs ?? this.backoff(++state.failures);
+    log.warn({ answer: outcome.answer, retryInMs: wait, events }, `notification to ${name} not taken; sending again later`);
+    return wait;
+  }
+
+  /** Sends messages in order from `from`; the first that is not taken stops it (`taken`: how many went before it). */
+  private async send(
+    dest: NotificationConfig,
+    messages: readonly OutMessage[],
+    log: Logger,
+    from = 0,
+  ): Promise<{ kind: 'sent'; messages: number } | { kind: 'retry'; answer: string; retryAfterMs?: number; taken: number } | { kind: 'refused'; answer: string }> {
+    for (let i = from; i < messages.length; i++) {
+      const r = await postMessage(dest, messages[i]!, undefined, this.abort.signal);
+      if (r.kind === 'retry') return { kind: 'retry', answer: r.answer, taken: i - from, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) };
       if (r.kind === 'refused') return { kind: 'refused', answer: r.answer };
       log.trace({ status: r.status }, 'notification message taken');
     }
-    return { kind: 'sent', messages: messages.length };
+    return { kind: 'sent', messages: messages.length - from };
   }
 
   /** The outbox never grows without bound, whether or not anything is configured (the dashboard's stream reads it too). */

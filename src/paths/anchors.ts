@@ -25,6 +25,8 @@ export interface HoldStatus {
   held: boolean;
   /** The anchors missing at the last check. */
   missing: string[];
+  /** Disks below SERVER_DISK_MIN_FREE at the last look (`holds`: an anchor's, which holds every scan). */
+  fullDisks?: ReadonlyArray<{ path: string; freeBytes: number; holds: boolean }>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { EVENT_FILES, type NotifyEvent } from '../core/events.ts';
+import { EVENT_FILES, EVENT_ITEMS, type NotifyEvent, type ScannedItem } from '../core/events.ts';
 import type { ScanItem } from '../core/scan.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { ScanItem } from '../core/scan.ts';
 export function deliveryEvent(
   item: ScanItem,
   target: string,
-  outcome: { status: 'done'; detail?: string } | { status: 'failed'; error: string },
+  outcome: { status: 'done'; detail?: string; items?: readonly ScannedItem[] } | { status: 'failed'; error: string },
   now: number,
 ): NotifyEvent {
   const files = item.files.slice(0, EVENT_FILES);
@@ -28,6 +28,8 @@ export function deliveryEvent(
     tookMs: Math.max(0, now - item.firstAt),
     ...(item.removal ? { requests: item.requests } : {}),
     ...(outcome.status === 'failed' ? { reason: outcome.error } : outcome.detail ? { detail: outcome.detail } : {}),
+    ...(outcome.status === 'done' && outcome.items?.length ? { items: outcome.items.slice(0, EVENT_ITEMS) } : {}),
+    ...(outcome.status === 'done' && (outcome.items?.length ?? 0) > EVENT_ITEMS ? { moreItems: outcome.items!.length - EVENT_ITEMS } : {}),
   };
 }
 

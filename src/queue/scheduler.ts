@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
+import { asOutcome, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../core/scan.ts';
+import type { ScannedItem } from '../core/events.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
 import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import type { NotifyEvent } from '../core/events.ts';
+import type { HoldKind, NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
+import type { FullDisk } from '../paths/disk-space.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -18,6 +20,8 @@ export interface SchedulerOptions {
   onDelivery?: (event: DeliveryEvent) => void;
   /** True while every delivery must wait (SERVER_ANCHOR_FILES: a mount is down); asked before claiming work. */
   held?: () => boolean;
+  /** Disks below SERVER_DISK_MIN_FREE, asked before claiming work: told once each, and those that hold stop deliveries. */
+  fullDisks?: () => readonly FullDisk[];
   /** While held, the next look; the guard also pokes the scheduler when it releases. */
   heldRecheckMs?: number;
   /** Told about writes refused because the disk is full (it logs them once a minute, not once each). */
@@ -28,6 +32,10 @@ export interface SchedulerOptions {
   settleRecheckMs?: number;
   /** This relay's clock (a test seam: a relay whose clock is off). */
   clock?: () => number;
+  /** Whether a target's `scanned` events from a trigger carry the items the scan added or updated (a destination wants them). */
+  scannedItems?: (target: string, trigger: string) => boolean;
+  /** The longest a scan's `scanned` event waits for its items (a server that does not answer the lookup). */
+  itemLookupMaxMs?: number;
 }
 
 export interface DeliveryEvent {
@@ -40,6 +48,8 @@ export interface DeliveryEvent {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The mount guard's hold, among the per-target ones. */
 const MOUNT_HOLD = '\0mount guard';
+/** A full disk's hold: this and its folder. */
+const DISK_HOLD = '\0disk ';
 
 /** What a removal scan is, in the log and on the dashboard: "library root scan for 2 removed items". */
 export function removalScanLabel(requests: number): string {
@@ -69,6 +79,8 @@ export class Scheduler {
   /** After-delivery steps still running; aborted and awaited on stop. */
   private readonly afterSteps = new Set<Promise<void>>();
   private readonly afterAbort = new AbortController();
+  /** Targets whose last item lookup failed (logged once until one works again). */
+  private readonly lookupFailing = new Set<string>();
   /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
   private readonly holdAbort = new AbortController();
   private readonly targets: Map<string, Target>;
@@ -76,7 +88,9 @@ export class Scheduler {
   private readonly holds: HoldTracker;
   /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
   private readonly settling = new Set<string>();
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
+  /** Full disks told as `waiting`, by folder: `recovered` once they have room. */
+  private readonly disksHeld = new Set<string>();
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
 
   constructor(
     private readonly store: QueueBackend,
@@ -94,10 +108,13 @@ export class Scheduler {
       historyLimit: opts.historyLimit ?? 10_000,
       onDelivery: opts.onDelivery,
       held: opts.held,
+      fullDisks: opts.fullDisks,
       heldRecheckMs: opts.heldRecheckMs ?? 15_000,
       diskFull: opts.diskFull,
       settleRecheckMs: opts.settleRecheckMs ?? 1000,
       clock: opts.clock ?? Date.now,
+      scannedItems: opts.scannedItems ?? (() => false),
+      itemLookupMaxMs: opts.itemLookupMaxMs ?? 30_000,
     };
   }
 
@@ -178,14 +195,17 @@ export class Scheduler {
     const shared = this.store.shared;
     try {
       let now = this.now();
-      if (this.opts.held?.()) {
+      const mountHeld = this.opts.held?.() ?? false;
+      if (mountHeld) this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0), 'mount-guard');
+      else if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now), 'mount-guard');
+      const disks = this.opts.fullDisks?.() ?? [];
+      this.noteDisks(disks, now);
+      if (mountHeld || disks.some((d) => d.holds)) {
         // Nothing becomes due or is sent while held; queued scans stay as they are.
         this.log.debug('deliveries held');
-        this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0));
         this.schedule(now + this.opts.heldRecheckMs);
         return;
       }
-      if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now));
       const activated = await this.store.activateDue(this.targetNames, now);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
       // Serial targets whose turn another relay holds: its release wakes this one (NOTIFY, or the poll).
@@ -292,7 +312,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName));
+      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName), 'unreachable');
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -354,7 +374,7 @@ export class Scheduler {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
-    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target));
+    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
@@ -374,7 +394,7 @@ export class Scheduler {
     } else {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
-      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target));
+      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
@@ -383,6 +403,33 @@ export class Scheduler {
 
   private retryWait(item: ScanItem, result: Extract<DeliveryResult, { outcome: 'retry' }>): number {
     return result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
+  }
+
+  /** The items a scan added or updated, for its `scanned` event; a failure costs the items, never the event. */
+  private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
+    const signal = this.afterAbort.signal;
+    if (signal.aborted) return undefined;
+    // Neither stopping nor the event waits long for a server that does not answer a lookup that only names items.
+    let onAbort = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true });
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.itemLookupMaxMs} ms`)), this.opts.itemLookupMaxMs);
+    });
+    try {
+      const items = await Promise.race([lookup(signal), stopped]);
+      this.lookupFailing.delete(target);
+      return items;
+    } catch (err) {
+      // One line when lookups start failing, not one per scan of a drain.
+      const level = this.lookupFailing.has(target) ? 'debug' : 'warn';
+      this.lookupFailing.add(target);
+      if (!signal.aborted) this.log[level]({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
+      return undefined;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -400,15 +447,28 @@ export class Scheduler {
   ): void {
     const step = (async () => {
       let full: string;
+      let lookup: AfterOutcome['items'];
       try {
-        full = (await after(this.afterAbort.signal)) || detail || '';
+        const out = asOutcome(await after(this.afterAbort.signal));
+        full = out.detail || detail || '';
+        if (this.opts.scannedItems(target, item.source)) lookup = out.items;
       } catch (err) {
         const why = this.afterAbort.signal.aborted ? 'scanrelay stopped before the after-scan steps ended' : `after-scan steps failed: ${(err as Error).message}`;
         full = [detail, why].filter(Boolean).join('; ');
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
+      let items: ScannedItem[] | undefined;
+      if (lookup) {
+        // The lookup is for the notification only: the turn goes first, so the server's next scan never waits for it.
+        if (holdsTurn) {
+          holdsTurn = false;
+          await this.releaseSerial(target, sharedTurn);
+          this.poke();
+        }
+        items = await this.lookUpItems(item, target, lookup);
+      }
       try {
-        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}) }, this.now()));
+        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now()));
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }
@@ -424,10 +484,26 @@ export class Scheduler {
     });
   }
 
-  /** Writes a hold's event to the outbox; a failure costs the event, never a delivery. */
-  private note(event: NotifyEvent | undefined): void {
+  /** Full disks begin (`waiting`, with the folder and bytes free) and end (`recovered`) once each, for every target. */
+  private noteDisks(disks: readonly FullDisk[], now: number): void {
+    const full = new Set(disks.map((d) => d.path));
+    for (const d of disks) {
+      this.disksHeld.add(d.path);
+      const event = this.holds.held(DISK_HOLD + d.path, d.reason, now, undefined, 0);
+      if (event) this.note({ ...event, path: d.path, freeBytes: d.freeBytes }, 'disk-full');
+    }
+    for (const path of this.disksHeld) {
+      if (full.has(path)) continue;
+      this.disksHeld.delete(path);
+      const event = this.holds.clear(DISK_HOLD + path, now);
+      if (event) this.note({ ...event, path }, 'disk-full');
+    }
+  }
+
+  /** Writes a hold's event to the outbox, with what is held back (`hold`); a failure costs the event, never a delivery. */
+  private note(event: NotifyEvent | undefined, hold: HoldKind): void {
     if (!event) return;
-    void (async () => this.store.outbox.append([event]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
+    void (async () => this.store.outbox.append([{ ...event, hold }]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
   }
 
   private async afterFinish(): Promise<void> {

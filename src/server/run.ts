@@ -4,6 +4,7 @@ import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
+import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
 import { QueueIntake } from '../queue/intake.ts';
 import { relayRouteTable, routeRequest } from '../queue/route.ts';
 import { namedTargets } from '../config/named-targets.ts';
@@ -15,6 +16,7 @@ import { buildTargets } from '../targets/index.ts';
 import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
 import { PlexTarget } from '../targets/plex/target.ts';
 import { LibraryRoots } from '../targets/library-roots.ts';
+import { scannedWanted } from '../notify/message.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
 import type { Recognizer } from '../intake/intent.ts';
@@ -32,6 +34,7 @@ import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
+import { unknownNotificationTargets } from '../config/notifications.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -47,6 +50,8 @@ export interface RelayOptions {
   watch?: { writeSettleMs?: number; batchMs?: number };
   /** Mount guard timing override (tests). */
   mountGuard?: Pick<MountGuardOptions, 'intervalMs' | 'maxAgeMs'>;
+  /** Disk space check overrides (tests: timing, and a statfs seam). */
+  diskSpace?: Pick<DiskSpaceOptions, 'intervalMs' | 'maxAgeMs' | 'room'>;
   /** Overrides for tests: targets and extra recognizers. */
   targets?: Target[];
   recognizers?: Recognizer[];
@@ -95,13 +100,21 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const guard = config.SERVER_ANCHOR_FILES.length
     ? new MountGuard(config.SERVER_ANCHOR_FILES, log.child({ component: 'mount-guard' }), { ...opts.mountGuard, onRelease: () => wake() })
     : undefined;
-  const holdStatus = guard ? () => guard.status() : undefined;
+  const disks = config.SERVER_DISK_MIN_FREE > 0 ? watchedDisks(config, store, opts.queuefile) : [];
+  const diskSpace = disks.length
+    ? new DiskSpaceGuard(disks, log.child({ component: 'disk-space' }), { ...opts.diskSpace, minFreeBytes: config.SERVER_DISK_MIN_FREE * 1e6, onChange: () => wake() })
+    : undefined;
+  const holdStatus =
+    guard || diskSpace ? () => ({ ...(guard ? guard.status() : { held: false, missing: [] }), ...(diskSpace ? { fullDisks: diskSpace.status() } : {}) }) : undefined;
   const metrics = new Metrics(store.view, { held: holdStatus, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
     ...(guard ? { held: () => guard.held() } : {}),
+    ...(diskSpace ? { fullDisks: () => diskSpace.fullDisks() } : {}),
     diskFull,
+    // `scanned` carries the items the scan added only for a destination that takes it: the lookup costs Plex a listing.
+    scannedItems: (target, trigger) => scannedWanted(Object.values(config.NOTIFICATIONS ?? {}), target, trigger),
     ...opts.scheduler,
     onDelivery: (event) => {
       metrics.delivery(event);
@@ -176,7 +189,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   });
   wake = () => scheduler.poke();
   guard?.start();
+  diskSpace?.start();
   await scheduler.start();
+  for (const warning of unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()])) log.warn({ key: 'NOTIFICATIONS' }, warning);
   // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
   const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
   notifier.start();
@@ -220,6 +235,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       settler.stop();
       await app.close();
       guard?.stop();
+      diskSpace?.stop();
       await watcher?.close();
       await drive?.close();
       await scheduler.stop();
@@ -227,6 +243,16 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       await store.close();
     },
   };
+}
+
+/**
+ * The disks SERVER_DISK_MIN_FREE watches: each anchor's (scans wait while one is full: a scan then may see files cut
+ * short) and the SQLite queue file's (told only; docs/notifications.md says why). One per file system.
+ */
+function watchedDisks(config: Config, store: QueueBackend, queuefile: string): WatchedDisk[] {
+  const media = config.SERVER_ANCHOR_FILES.map((file) => ({ file, holds: true, what: 'the media (SERVER_ANCHOR_FILES)' }));
+  const queue = store.shared || store.location === ':memory:' ? [] : [{ file: queuefile, holds: false, what: 'the queue file' }];
+  return distinctDisks([...media, ...queue]);
 }
 
 /** The queue (queue/open.ts), named in a shared queue by SERVER_RELAY_ID or <hostname>:<SERVER_PORT>. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
+import { unknownNotificationTargets } from '../../src/config/notifications.ts';
 
 const parse = (NOTIFICATIONS: unknown) => configSchema.safeParse({ SERVER_PASS: 'x'.repeat(32), NOTIFICATIONS });
 const issue = (r: ReturnType<typeof parse>) => (r.success ? '' : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
@@ -31,5 +32,18 @@ test('NOTIFICATIONS: clear errors for what a service cannot take', () => {
   assert.match(issue(parse({ n: { TYPE: 'ntfy', URL: 'https://ntfy.sh/t', MENTIONS: { HERE: true } } })), /MENTIONS is for discord/);
   assert.match(issue(parse({ n: { TYPE: 'json', URL: 'https://x.example', EVENTS: ['done'] } })), /NOTIFICATIONS\.n\.EVENTS\.0/);
   assert.match(issue(parse({ n: { TYPE: 'json', URL: 'https://x.example', BATCH: 5 } })), /BATCH/, 'a misspelt key is an error, not ignored');
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', USERNAME: 'Plex Discord bot' } })), /NOTIFICATIONS\.d\.USERNAME: Discord refuses a name with "discord" or "clyde" in it/);
+  assert.equal(issue(parse({ h: { TYPE: 'hookshot', URL: 'https://hookshot.example.com/webhook/1', USERNAME: 'discord relay' } })), '', 'only Discord minds');
+  const ids = Array.from({ length: 101 }, (_, i) => String(1000 + i));
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { USERS: ids } } })), /NOTIFICATIONS\.d\.MENTIONS\.USERS: Discord mentions at most 100 users in one message/);
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { ROLES: ids } } })), /MENTIONS\.ROLES: Discord mentions at most 100 roles/);
   assert.match(issue(parse({ 'my chat': { TYPE: 'json', URL: 'https://x.example' } })), /NOTIFICATIONS\.my chat: Invalid key/);
+});
+
+test('NOTIFICATIONS: a TARGETS name no target has is warned about (any case matches)', () => {
+  const r = parse({ chat: { TYPE: 'json', URL: 'https://x.example', TARGETS: ['Plex', 'plx'] }, all: { TYPE: 'json', URL: 'https://y.example' } });
+  assert.ok(r.success, issue(r));
+  assert.deepEqual(unknownNotificationTargets(r.data.NOTIFICATIONS, ['plex', 'jellyfin']), [
+    'NOTIFICATIONS.chat.TARGETS: no target of this relay is named "plx" (targets: plex, jellyfin); its events reach this destination only from a relay sharing the queue that has it',
+  ]);
 });

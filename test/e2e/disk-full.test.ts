@@ -75,8 +75,12 @@ async function fullDiskScenario(dir: string): Promise<void> {
     assert.deepEqual(await health.json(), { status: 'unavailable', queue: "the queue file's disk is full" });
 
     // One line for 30 refused requests, and no stack trace.
-    const full = relay.events().filter((e) => /is full/.test(String(e.msg)));
+    const full = relay.events().filter((e) => /is full: scan requests are answered 503/.test(String(e.msg)));
     assert.equal(full.length, 1, JSON.stringify(full));
+    // The 2 MiB disk was below SERVER_DISK_MIN_FREE from the start: told once, and it held nothing.
+    const low = relay.events().filter((e) => e.key === 'SERVER_DISK_MIN_FREE');
+    assert.equal(low.length, 1, JSON.stringify(low));
+    assert.match(String(low[0]!.msg), /the disk of the queue file .* is full: .* free, below SERVER_DISK_MIN_FREE \(100 MB\)/);
     assert.ok(!relay.events().some((e) => e.msg === 'internal error while handling a request'));
     assert.ok(!relay.logs.some((l) => /\\n\s+at /.test(l)), 'no stack trace in the log');
 

@@ -5,10 +5,10 @@ import { NotifyFake } from './notify-services.ts';
  * A Discord webhook (POST /api/webhooks/<id>/<token>), no kinder than Discord: the limits are Discord's own
  * ("Execute Webhook", "Embed Limits"): content 2,000 characters, 10 embeds, an embed title 256 and a description
  * 4,096, all embeds' text together 6,000. Over any of them, invalid JSON, or an empty message: 400 with Discord's
- * error shape. A wrong token: 401; an unknown id: 404. Without ?wait=true a message taken is 204 No Content.
+ * error shape; so do a username with "discord" or "clyde" in it, more than 100 user or role ids in allowed_mentions, or one twice. A wrong token: 401; an unknown id: 404. Without ?wait=true a message taken is 204 No Content.
  * rateLimitNext answers 429 with Retry-After (seconds) and Discord's body (retry_after, global).
  */
-const LIMITS = { content: 2000, embeds: 10, title: 256, description: 4096, total: 6000, fieldName: 256, fieldValue: 1024, fields: 25, footer: 2048, username: 80 };
+const LIMITS = { content: 2000, embeds: 10, title: 256, description: 4096, total: 6000, fieldName: 256, fieldValue: 1024, fields: 25, footer: 2048, username: 80, mentionIds: 100 };
 
 const invalidForm = (field: string, message: string) => ({
   status: 400,
@@ -28,8 +28,8 @@ export class DiscordFake extends NotifyFake {
     return `${this.url}/api/webhooks/${this.id}/${this.token}`;
   }
 
-  rateLimitNext(n: number, retryAfterS: number): void {
-    this.failNext(n, {
+  rateLimitNext(n: number, retryAfterS: number, after = 0): void {
+    this.failAfter(after, n, {
       status: 429,
       headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' },
       body: JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfterS, global: false }),
@@ -47,7 +47,16 @@ export class DiscordFake extends NotifyFake {
     if (!json.content && embeds.length === 0) return { status: 400, body: JSON.stringify({ message: 'Cannot send an empty message', code: 50006 }) };
     if (typeof json.content === 'string' && [...json.content].length > LIMITS.content) return invalidForm('content', `Must be ${LIMITS.content} or fewer in length.`);
     if (typeof json.username === 'string' && [...json.username].length > LIMITS.username) return invalidForm('username', `Must be ${LIMITS.username} or fewer in length.`);
+    if (typeof json.username === 'string' && /clyde|discord/i.test(json.username)) return invalidForm('username', 'Username cannot contain "discord"');
     if (embeds.length > LIMITS.embeds) return invalidForm('embeds', `Must be ${LIMITS.embeds} or fewer in length.`);
+    // allowed_mentions: at most 100 user and 100 role ids, each once ("Allowed Mentions Object").
+    for (const key of ['users', 'roles'] as const) {
+      const ids: unknown = json.allowed_mentions?.[key];
+      if (ids === undefined) continue;
+      if (!Array.isArray(ids)) return invalidForm(`allowed_mentions.${key}`, 'Must be an array.');
+      if (ids.length > LIMITS.mentionIds) return invalidForm(`allowed_mentions.${key}`, `Must be ${LIMITS.mentionIds} or fewer in length.`);
+      if (new Set(ids).size !== ids.length) return invalidForm(`allowed_mentions.${key}`, 'Set items must be unique.');
+    }
     let total = 0;
     const len = (s: unknown) => (typeof s === 'string' ? [...s].length : 0);
     for (const [i, e] of embeds.entries()) {

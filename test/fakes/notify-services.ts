@@ -20,7 +20,8 @@ type Answer = { status: number; body?: string; headers?: Record<string, string> 
  */
 export abstract class NotifyFake extends SwitchableServer {
   readonly calls: NotifyCall[] = [];
-  private failing: Array<Answer> = [];
+  /** Answers for the next calls; null: the service's own answer. */
+  private failing: Array<Answer | null> = [];
   private readonly listeners = new Set<() => void>();
 
   protected abstract answer(req: IncomingMessage, path: string, raw: string, json: unknown): Answer;
@@ -28,6 +29,12 @@ export abstract class NotifyFake extends SwitchableServer {
   /** The next `n` calls get `answer` (e.g. 500), whatever they hold. */
   failNext(n: number, answer: Answer): void {
     for (let i = 0; i < n; i++) this.failing.push(answer);
+  }
+
+  /** The next `taken` calls are answered as usual, then `n` get `answer` (a limit hit in the middle of a batch). */
+  failAfter(taken: number, n: number, answer: Answer): void {
+    for (let i = 0; i < taken; i++) this.failing.push(null);
+    this.failNext(n, answer);
   }
 
   /** Calls the service took (2xx). */

@@ -71,6 +71,10 @@ export interface FakeItem {
   guid?: string;
   guids?: string[];
   title?: string;
+  /** The release year (a movie's, an episode's air date's); Plex leaves it out when its agent found none. */
+  year?: number;
+  /** A season's or an episode's number (a track's on its album): `index`, and the child's `parentIndex`. */
+  index?: number;
   /** Epoch seconds, as Plex writes it. */
   addedAt: number;
 }
@@ -89,6 +93,11 @@ export class FakePlex extends SwitchableServer {
   activities: FakeActivity[] = [];
   /** Library items for section listings (`/library/sections/{id}/all`) and `/library/metadata/{id}/children`. */
   items: FakeItem[] = [];
+  /**
+   * Items Plex adds when it scans them: each joins `items` (newest, addedAt now) when a scan of a folder holding
+   * its file ends, as the scanner adds what it finds before its activity ends.
+   */
+  addedByScan: FakeItem[] = [];
   /** Added to every answer, to simulate a slow server. */
   latencyMs = 0;
   /**
@@ -261,7 +270,9 @@ export class FakePlex extends SwitchableServer {
 
   /** One item as Plex's JSON lists it: ratingKey and parentRatingKey are strings, files under Media[].Part[]. */
   protected itemJson(i: FakeItem): Record<string, unknown> {
-    const grandparent = i.parentRatingKey !== undefined ? this.items.find((p) => p.ratingKey === i.parentRatingKey)?.parentRatingKey : undefined;
+    const parent = i.parentRatingKey !== undefined ? this.items.find((p) => p.ratingKey === i.parentRatingKey) : undefined;
+    const grandparent = parent?.parentRatingKey;
+    const grandparentTitle = grandparent !== undefined ? this.items.find((p) => p.ratingKey === grandparent)?.title : undefined;
     const files = [i.file, ...(i.moreFiles ?? [])].filter((f): f is string => !!f);
     return {
       ratingKey: i.ratingKey,
@@ -271,6 +282,12 @@ export class FakePlex extends SwitchableServer {
       ...(i.guid !== undefined ? { guid: i.guid } : {}),
       type: i.type,
       title: i.title ?? (i.file ? i.file.slice(i.file.lastIndexOf('/') + 1) : `item ${i.ratingKey}`),
+      // An episode (a track) names its show and season (artist and album) as Plex's listings do.
+      ...(grandparentTitle !== undefined ? { grandparentTitle } : {}),
+      ...(parent?.title !== undefined && grandparent !== undefined ? { parentTitle: parent.title } : {}),
+      ...(parent?.index !== undefined && grandparent !== undefined ? { parentIndex: parent.index } : {}),
+      ...(i.index !== undefined ? { index: i.index } : {}),
+      ...(i.year !== undefined ? { year: i.year } : {}),
       librarySectionID: Number(i.sectionId),
       addedAt: i.addedAt,
       updatedAt: i.addedAt,
@@ -343,11 +360,21 @@ export class FakePlex extends SwitchableServer {
         const i = this.activities.indexOf(activity);
         if (i >= 0) this.activities.splice(i, 1);
         scan.endedAt = Date.now();
+        this.addScanned(scan.section, scan.path);
         this.notify({ event: 'ended', activity: { ...activity, progress: 100 } });
         this.scanning = undefined;
         this.nextScan();
       });
     });
+  }
+
+  /** The scanner's finds in a folder join the library (addedByScan), before the scan's activity ends. */
+  private addScanned(section: string, path: string): void {
+    const prefix = path.endsWith('/') ? path : `${path}/`;
+    const found = this.addedByScan.filter((i) => i.sectionId === section && i.file?.startsWith(prefix));
+    if (!found.length) return;
+    this.addedByScan = this.addedByScan.filter((i) => !found.includes(i));
+    for (const i of found) this.items.push({ ...i, addedAt: Math.floor(Date.now() / 1000) });
   }
 
   private timer(ms: number, fn: () => void): void {

@@ -39,3 +39,16 @@ test('a URL is shown as scheme and host; its path, query and token are taken out
   const text = scrub(`POST ${dest.URL} failed; /api/webhooks/123/s3cretT0ken said no to tk_abcdef`, dest);
   assert.ok(!/s3cretT0ken|tk_abcdef/.test(text), text);
 });
+
+test('a full disk reads as its reason while waiting, and as its folder when it has room again', async () => {
+  const dest = notificationSchema.parse({ TYPE: 'discord', URL: discord.webhookUrl });
+  const reason = 'the disk of the media (SERVER_ANCHOR_FILES) (/mnt/unionfs) is full: 52 MB free, below SERVER_DISK_MIN_FREE (100 MB); scans for every target wait until 200 MB is free';
+  const events: StoredEvent[] = [
+    { id: 1, kind: 'waiting', at: 1000, reason, path: '/mnt/unionfs', freeBytes: 52e6, requestedAt: 1000 },
+    { id: 2, kind: 'recovered', at: 181_000, path: '/mnt/unionfs', requestedAt: 1000, tookMs: 180_000 },
+  ];
+  const [message] = discordMessages(dest, events);
+  const embeds = JSON.parse(message!.body).embeds as Array<{ title: string; description: string }>;
+  assert.deepEqual(embeds.map((e) => [e.title, e.description]), [['Waiting', reason], ['Recovered', 'room on /mnt/unionfs back after 3 min']]);
+  assert.equal((await postMessage(dest, message!)).kind, 'sent');
+});

@@ -115,6 +115,45 @@ describe('notification sender', () => {
     }
   });
 
+  test('a role named twice in MENTIONS is mentioned once: Discord refuses an id twice in allowed_mentions with 400', async () => {
+    const d = await fake(new DiscordFake());
+    const { store, sender, start } = sending({ discord: dest({ TYPE: 'discord', URL: d.webhookUrl, MENTIONS: { ROLES: ['42', '42'], USERS: ['7', '7'] } }) });
+    start();
+    try {
+      await sender.ready();
+      store.outbox.append([{ kind: 'failed', at: Date.now(), target: 'plex', folder: '/data/Movies/X', reason: 'refused' }]);
+      await d.until((c) => c.length >= 1);
+      assert.equal(d.calls[0]!.status, 204, d.calls[0]!.raw);
+      assert.equal(d.calls[0]!.json.content, '<@7> <@&42>');
+      assert.deepEqual(d.calls[0]!.json.allowed_mentions, { parse: [], users: ['7'], roles: ['42'] });
+    } finally {
+      await sender.stop();
+    }
+  });
+
+  test('a 429 in the middle of a batch of two messages: the second goes again after Retry-After, the first is not sent twice', async () => {
+    const d = await fake(new DiscordFake());
+    // 12 targets are 12 embeds: two messages, 10 and 2.
+    d.rateLimitNext(1, 0.2, 1);
+    const { store, sender, start } = sending({ discord: dest({ TYPE: 'discord', URL: d.webhookUrl }) });
+    start();
+    try {
+      await sender.ready();
+      store.outbox.append(Array.from({ length: 12 }, (_, i) => scanned(i, { target: `server${i}` })));
+      await d.until((c) => c.filter((x) => x.status === 204).length >= 2);
+      // What came while it waited goes in the next batch.
+      store.outbox.append([scanned(99, { target: 'late' })]);
+      await d.until((c) => c.filter((x) => x.status === 204).length >= 3);
+      await sender.looked();
+      assert.deepEqual(d.calls.map((c) => [c.status, c.json.embeds.length]), [[204, 10], [429, 2], [204, 2], [204, 1]]);
+      const titles = d.taken.flatMap((c) => c.json.embeds.map((e: { title: string }) => e.title));
+      assert.equal(new Set(titles).size, titles.length, `each told once: ${titles.join(', ')}`);
+      assert.equal(titles.length, 13);
+    } finally {
+      await sender.stop();
+    }
+  });
+
   test("a 429 is obeyed: the message goes again only after Discord's Retry-After", async () => {
     const d = await fake(new DiscordFake());
     d.rateLimitNext(1, 1);

@@ -111,6 +111,11 @@ describe('mount guard (SERVER_ANCHOR_FILES)', () => {
       writeFileSync(anchor, '');
       await waitFor(() => plex.refreshes().length === 1, 10_000, 'the held scan delivered');
       assert.equal(plex.refreshes()[0]!.path, '/data/Movies/Heat (1995)');
+      // Told once as waiting (every target: no target named) and once as recovered, for NOTIFICATIONS.
+      await waitFor(async () => (await relay.store.outbox.after(0, 100)).some((e) => e.kind === 'recovered'), 10_000, 'recovered told');
+      const holds = (await relay.store.outbox.after(0, 100)).filter((e) => e.kind === 'waiting' || e.kind === 'recovered');
+      assert.deepEqual(holds.map((e) => [e.kind, e.target, e.hold]), [['waiting', undefined, 'mount-guard'], ['recovered', undefined, 'mount-guard']]);
+      assert.match(holds[0]!.reason ?? '', /a mount is down \(SERVER_ANCHOR_FILES\)/);
       assert.match(await (await fetch(`${origin}/metrics`)).text(), /^scanrelay_held\{reason="mount_guard"\} 0$/m);
       assert.doesNotMatch(await (await fetch(relay.url, { headers: { accept: 'text/html' } })).text(), /held: mount guard/);
       assert.equal(cap.count('anchor file is missing (is the mount down?): holding every scan until it is back'), 1);

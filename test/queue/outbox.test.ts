@@ -125,6 +125,7 @@ for (const [name, open] of STORES) {
         await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
         const [waiting] = await s.outbox.after(0, 10);
         assert.equal(waiting?.target, 'plex');
+        assert.equal(waiting?.hold, 'unreachable');
         assert.match(waiting?.reason ?? '', /ECONNREFUSED/);
         down = false;
         await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'recovered'), 10_000, 'recovered');

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import type { ScanItem } from '../../src/core/scan.ts';
+import { asOutcome, type AfterDelivery, type ScanItem } from '../../src/core/scan.ts';
 import { placeRewriter } from '../../src/paths/rewrite.ts';
 import { plexTarget } from '../../src/targets/index.ts';
 import { jellyfinTarget } from '../../src/targets/jellyfin/target.ts';
@@ -89,7 +89,7 @@ describe('Plex and Jellyfin each with their own rewrite, Plex in every matching 
     });
     const result = await makePlexTarget(plex, config).deliver(item('/data/Movies/Pair (2001)'));
     assert.equal(result.outcome, 'done');
-    const detail = await (result as { after: (s: AbortSignal) => Promise<string> }).after(new AbortController().signal);
+    const detail = asOutcome(await (result as { after: AfterDelivery }).after(new AbortController().signal)).detail;
     assert.match(detail, /^section 1 \(Movies\) via api; completed \| section 2 \(Movies 4K\) via api; completed; after-scan command ok$/);
     assert.deepEqual(readFileSync(record, 'utf8').trim().split('\n'), ['before /data/Movies/Pair (2001)', 'after 2']);
   });

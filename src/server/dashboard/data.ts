@@ -196,6 +196,8 @@ export interface StatusView {
   drive: DriveStatus;
   /** Why every scan is held, when it is (the mount guard: SERVER_ANCHOR_FILES missing). */
   held?: { reason: 'mount guard'; missing: string[] } | null;
+  /** Disks below SERVER_DISK_MIN_FREE (`holds`: an anchor's, which holds every scan; else the queue file's). */
+  fullDisks?: ReadonlyArray<{ path: string; freeBytes: number; holds: boolean }>;
   /** The relays sharing the queue (PostgreSQL) that run now, with their servers; absent with SQLite. */
   relays?: RunningRelay[];
 }
@@ -225,6 +227,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
       queue: { pending: counts.pending ?? 0, active: counts.active ?? 0 },
       drive: deps.driveStatus?.() ?? { state: 'off' },
       held: hold?.held ? { reason: 'mount guard', missing: hold.missing } : null,
+      ...(hold?.fullDisks?.length ? { fullDisks: hold.fullDisks } : {}),
       ...(relays ? { relays } : {}),
     };
   };

@@ -62,12 +62,18 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
   const held = s.held
     ? `<li class="bad" data-held="mount-guard"><span class="dot" aria-hidden="true"></span><strong>held: mount guard</strong> <span class="why">missing: ${s.held.missing.map(esc).join(', ')}</span></li>`
     : '';
+  const disks = (s.fullDisks ?? [])
+    .map(
+      (d) =>
+        `<li class="bad" data-disk-full="${esc(d.path)}"><span class="dot" aria-hidden="true"></span><strong>${d.holds ? 'held: disk full' : "queue file's disk full"}</strong> <span class="why">${esc(d.path)}: ${(d.freeBytes / 1e6).toFixed(0)} MB free (SERVER_DISK_MIN_FREE)</span></li>`,
+    )
+    .join('');
   const problems = (s.problems ?? [])
     .map((p) => `<li class="bad" data-setup-key="${esc(p.key)}"><span class="dot" aria-hidden="true"></span><strong>set-up</strong> ${esc(p.message)}</li>`)
     .join('');
   // The causes that block scans lead: a set-up problem (no PLEX_TOKEN) explains a target's failed check
   // (the scanner check cannot run sudo), not the other way round.
-  return `<ul class="strip">${held}${problems}${targets}${relays}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  return `<ul class="strip">${held}${disks}${problems}${targets}${relays}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
 }
 
 /** The relays sharing the queue and their servers: who delivers what. Bad when none has a server. */

@@ -9,6 +9,8 @@ import { parseJsonAnswer } from '../http.ts';
 
 const id = z.union([z.string(), z.number()]).transform(String);
 const list = <T extends z.ZodType>(item: T) => z.array(item).optional().default([]);
+const text = z.string().optional().catch(undefined);
+const int = z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]).optional().catch(undefined);
 
 export const sectionsAnswer = z.looseObject({
   MediaContainer: z.looseObject({
@@ -64,6 +66,14 @@ export const itemsAnswer = z.looseObject({
         ratingKey: id,
         parentRatingKey: id.optional(),
         grandparentRatingKey: id.optional(),
+        // What a notification names the item by; never a reason to refuse the listing, so a bad value is dropped.
+        type: text,
+        title: text,
+        year: int,
+        grandparentTitle: text,
+        parentTitle: text,
+        parentIndex: int,
+        index: int,
         Media: list(z.looseObject({ Part: list(z.looseObject({ file: z.string().optional() })) })),
       }),
     ),

@@ -30,9 +30,19 @@ export interface LeafItem {
   /** An episode's show (a track's artist): the item PLEX_FIX_MISMATCHED matches. */
   grandparentRatingKey?: string;
   files: string[];
+  /** How Plex names it (absent where Plex does not say): a notification's item (scanned-items.ts). */
+  type?: string;
+  title?: string;
+  year?: number;
+  grandparentTitle?: string;
+  parentTitle?: string;
+  parentIndex?: number;
+  index?: number;
 }
 
-/** `MediaContainer.Metadata[]` of a listing, reduced to what analyze needs. */
+const NAMING = ['type', 'title', 'year', 'grandparentTitle', 'parentTitle', 'parentIndex', 'index'] as const;
+
+/** `MediaContainer.Metadata[]` of a listing, reduced to what analyze and notifications need. */
 export function parseLeaves(body: ItemsAnswer): { items: LeafItem[]; totalSize?: number } {
   const mc = body.MediaContainer;
   const items = mc.Metadata.map((m) => ({
@@ -40,6 +50,7 @@ export function parseLeaves(body: ItemsAnswer): { items: LeafItem[]; totalSize?:
     parentRatingKey: m.parentRatingKey,
     grandparentRatingKey: m.grandparentRatingKey,
     files: m.Media.flatMap((media) => media.Part.map((p) => p.file ?? '')),
+    ...Object.fromEntries(NAMING.filter((k) => m[k] !== undefined).map((k) => [k, m[k]])),
   }));
   return { items, totalSize: mc.totalSize };
 }

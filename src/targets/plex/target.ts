@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { AfterDelivery, DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
+import { asOutcome, type AfterDelivery, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import { answeredWithout, resultFromError } from '../http.ts';
@@ -25,6 +25,7 @@ import { WaitTracker } from './wait.ts';
 import type { PathRewriter } from '../../paths/rewrite.ts';
 import { itemForTarget } from '../rewrite.ts';
 import { plexApiFor } from './tls-policy.ts';
+import { scannedItems } from './scanned-items.ts';
 
 /** Waits and caps of the steps around a scan; plex_autoscan's values where it had one. */
 export interface PlexTimings extends ScanWatchTimings {
@@ -215,9 +216,13 @@ export class PlexTarget implements Target {
       }
       const after: AfterDelivery =
         afters.length === 1 ? afters[0]! : async (signal) => {
-          const out: string[] = [];
-          for (const next of afters) out.push(await next(signal));
-          return out.join(' | ');
+          const out: AfterOutcome[] = [];
+          for (const next of afters) out.push(asOutcome(await next(signal)));
+          const lookups = out.flatMap((o) => (o.items ? [o.items] : []));
+          return {
+            detail: out.map((o) => o.detail).join(' | '),
+            ...(lookups.length ? { items: async (s: AbortSignal) => (await Promise.all(lookups.map((l) => l(s)))).flat() } : {}),
+          };
         };
       return { outcome: 'done', detail: `${details.join(' | ')}; sent, completion unknown`, after };
     } catch (err) {
@@ -456,7 +461,10 @@ export class PlexTarget implements Target {
         // plex.py:199: an upgrade empties the trash even with nothing deleted; any merged upgrade counts.
         parts.push(await emptyTrashGuarded({ config, api: steps.api, db: steps.db, log, tries: this.timings.emptyTrashTries, retryMs: this.timings.emptyTrashRetryMs }, section.id, item.upgrade, signal));
       }
-      if (!last) return parts.filter(Boolean).join('; ');
+      // The items the scan added or updated, for its `scanned` event: looked up by the scheduler off Plex's turn.
+      const items = steps.api && item.updateType !== 'Deleted' && !item.removal ? this.itemsLookup(steps.api, section.id, folder, folderOnly ? [] : item.files) : undefined;
+      const outcome = (detail: string): string | AfterOutcome => (items ? { detail, items } : detail);
+      if (!last) return outcome(parts.filter(Boolean).join('; '));
       // plex_autoscan analyzes file requests only, never a folder scan.
       if (config.PLEX_ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
         parts.push(await analyzeFiles({ config, db: steps.db, backend: this.backend, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item.files, signal));
@@ -468,7 +476,15 @@ export class PlexTarget implements Target {
       if (config.PLEX_REFRESH_METADATA && item.updateType !== 'Deleted') parts.push(await this.refreshMetadata(folder, folderOnly ? [] : item.files, log, signal));
       const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, config.RUN_COMMAND_TIMEOUT * 1000);
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
-      return parts.filter(Boolean).join('; ');
+      return outcome(parts.filter(Boolean).join('; '));
+    };
+  }
+
+  /** Finds the items at a scanned folder's files (scanned-items.ts), for the scheduler to run once the turn is let go. */
+  private itemsLookup(api: PlexApi, sectionId: string, folder: string, files: readonly string[]): NonNullable<AfterOutcome['items']> {
+    return async () => {
+      this.sectionList ??= this.backend instanceof PlexApiBackend ? this.backend.sections : new SectionCache(() => api.sections());
+      return scannedItems({ api, sections: this.sectionList }, sectionId, folder, files);
     };
   }
 

@@ -8,6 +8,7 @@ import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import { resolveEach } from '../../intake/resolve.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
+import { isDiskFull } from '../../db/disk-full.ts';
 import { allowedByEntry, excluded, scanForEvent, watchFilter, type WatchEventName, type WatchFilter, type WatchScan } from './rules.ts';
 
 /** A watched folder with its own rules (autoscan's inotify `paths[]`): rewrite, then filter the rewritten path. */
@@ -32,7 +33,12 @@ export interface FolderWatcherOptions {
   batchMs?: number;
   /** Looks at the local disk (deleted files: the nearest folder that still exists). */
   probe?: FolderProbe;
+  /** Changes the queue had no room for (its disk is full) are queued again after this long (ms). */
+  diskFullRetryMs?: number;
 }
+
+/** One gathered change's place in the pending map: a later event for the same folder and kind replaces it. */
+const pendingKey = (g: Gathered) => `${g.scan.updateType}:${g.scan.path.kind}:${g.scan.path.path}`;
 
 const EVENTS = new Set<string>(['add', 'change', 'unlink', 'addDir', 'unlinkDir']);
 
@@ -52,6 +58,9 @@ export class FolderWatcher {
   private watcher: FSWatcher | undefined;
   private pending = new Map<string, Gathered>();
   private timer: NodeJS.Timeout | undefined;
+  /** Set while changes the full queue refused wait to be queued again. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   private flushing: Promise<void> = Promise.resolve();
   private limitLogged = false;
   private readonly roots: string[];
@@ -99,9 +108,12 @@ export class FolderWatcher {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.watcher?.close();
     if (this.timer) clearTimeout(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.timer = undefined;
+    this.retryTimer = undefined;
     await this.flush();
   }
 
@@ -129,7 +141,8 @@ export class FolderWatcher {
       if (entry.rewrite) scan = { ...scan, path: { ...scan.path, path: entry.rewrite(scan.path.path) } };
     }
     this.log.debug({ event, path }, 'watch event');
-    this.pending.set(`${scan.updateType}:${scan.path.kind}:${scan.path.path}`, { event, scan, priority: entry.priority, routing: entry.routing });
+    const gathered = { event, scan, priority: entry.priority, routing: entry.routing };
+    this.pending.set(pendingKey(gathered), gathered);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();
@@ -168,7 +181,21 @@ export class FolderWatcher {
         `watch: ${batch.length} change(s); ${requests.length} scan request(s) queued`,
       );
     } catch (err) {
-      this.log.error({ err, folders: requests.map((r) => r.folder) }, 'watch: could not queue scans');
+      if (!isDiskFull(err)) {
+        this.log.error({ err, folders: requests.map((r) => r.folder) }, 'watch: could not queue scans');
+        return;
+      }
+      // The change is not seen again once missed: it waits here (a newer event for the same folder wins) until
+      // the queue has room, as an HTTP sender told 503 sends again.
+      for (const g of batch) if (!this.pending.has(pendingKey(g))) this.pending.set(pendingKey(g), g);
+      const retryMs = this.opts.diskFullRetryMs ?? 60_000;
+      this.log.warn({ folders: requests.map((r) => r.folder), retryInS: retryMs / 1000 }, `watch: the queue's disk is full: ${requests.length} scan request(s) are kept and queued again in ${retryMs / 1000} s`);
+      if (this.closed) return;
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.flush();
+      }, retryMs);
+      this.retryTimer.unref?.();
     }
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { ScanItem } from '../../../src/core/scan.ts';
+import { asOutcome, type AfterDelivery, type ScanItem } from '../../../src/core/scan.ts';
 import { idsOfLegacyGuid, isMerged, judgeMatch, legacyGuid, matchSearchTitle, wantedIds } from '../../../src/targets/plex/fix-match.ts';
 import { FakePlexLibrary } from '../../fakes/plex-library.ts';
 import { makePlexTarget, recordingLogger, scanItem, testConfig } from '../../helpers/plex-target.ts';
@@ -67,7 +67,7 @@ describe('PLEX_FIX_MISMATCHED over the HTTP API (a fake Plex with Fix Match)', (
     const file = item.files[0]!;
     const r = await target.deliver(scanItem({ folder: file.slice(0, file.lastIndexOf('/')), source: 'Radarr', event: 'Download', ...item }));
     assert.equal(r.outcome, 'done', JSON.stringify(r));
-    const detail = await (r as { after: (s: AbortSignal) => Promise<string> }).after(new AbortController().signal);
+    const detail = asOutcome(await (r as { after: AfterDelivery }).after(new AbortController().signal)).detail;
     return { detail, lines };
   }
   const changes = () => plex.calls.filter((c) => /\/(matches|match|split|refresh)$/.test(c.path) && c.path.startsWith('/library/metadata/')).map((c) => `${c.method} ${c.path}${c.query.title ? ` title=${c.query.title}` : ''}${c.query.guid ? ` guid=${c.query.guid} name=${c.query.name}` : ''}`);
@@ -138,7 +138,7 @@ describe('PLEX_FIX_MISMATCHED over the HTTP API (a fake Plex with Fix Match)', (
     await scan({ files: ['/data/Movies/Heat (1995)/Heat.mkv'], ids: { tmdbId: 949 } }, { PLEX_FIX_MISMATCHED: false });
     const { log } = recordingLogger();
     const r = await makePlexTarget(plex, config(), { log }).deliver(scanItem({ folder: '/data/Movies/Heat (1995)', ids: { tmdbId: 949 } }));
-    await (r as { after: (s: AbortSignal) => Promise<string> }).after(new AbortController().signal);
+    await (r as { after: AfterDelivery }).after(new AbortController().signal);
     assert.deepEqual(changes(), []);
   });
 

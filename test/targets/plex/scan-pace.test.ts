@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { ScanItem } from '../../../src/core/scan.ts';
+import { asOutcome, type ScanItem } from '../../../src/core/scan.ts';
 import { PlexApi } from '../../../src/targets/plex/api.ts';
 import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
@@ -285,7 +285,7 @@ describe('the scanner method', () => {
     const upgrades = plex.calls.filter((c) => c.path.startsWith('/:/')).length;
     const result = await target.deliver(scanItem({ folder: '/data/Movies/Scanner (2000)' } as Partial<ScanItem> & { folder: string }));
     assert.equal(result.outcome, 'done');
-    const detail = result.outcome === 'done' ? await result.after!(new AbortController().signal) : '';
+    const detail = result.outcome === 'done' ? asOutcome(await result.after!(new AbortController().signal)).detail : '';
     assert.equal(detail, 'section 1 (Movies) via scanner; completed');
     assert.deepEqual(scanned, ['/data/Movies/Scanner (2000)']);
     assert.equal(plex.streamConnections, connections);

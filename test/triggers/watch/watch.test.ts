@@ -8,7 +8,7 @@ import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore, type QueueEntry } from '../../../src/queue/store.ts';
 import { FolderWatcher, watchErrorMessage } from '../../../src/triggers/watch/index.ts';
 import { allowedByEntry, scanForEvent, watchFilter } from '../../../src/triggers/watch/rules.ts';
-import { spawnRelay, tempDir } from '../../helpers/relay.ts';
+import { spawnRelay, tempDir, waitFor } from '../../helpers/relay.ts';
 
 describe('watch rules', () => {
   const root = '/mnt/media';
@@ -271,6 +271,46 @@ describe("WATCH.PATHS entries with their own rules (autoscan's inotify paths: tr
       await queued;
       const open = store.view.listOpen();
       assert.deepEqual(open.map((e) => [e.folder, e.priority, e.files]), [['/mnt/unionfs/Media/Movies/Heat (1995)', -2, ['/mnt/unionfs/Media/Movies/Heat (1995)/Heat.mkv']]]);
+    } finally {
+      await watcher.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('folder watcher and a full queue', () => {
+  test("a change the queue had no room for (SQLITE_FULL) is kept and queued once there is room, not dropped", async () => {
+    const dir = tempDir('scanrelay-watch-full-');
+    const root = join(dir, 'media');
+    mkdirSync(join(root, 'Movies', 'Heat (1995)'), { recursive: true });
+    const store = new QueueStore(join(dir, 'queue.db'));
+    const intake = new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => undefined);
+    const lines: Array<Record<string, any>> = [];
+    const log = pino({ level: 'debug', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const { config } = parseConfig({ SERVER_PATH_MAPPINGS: { '/data/': [`${root}/`] }, WATCH: { ENABLED: true, PATHS: [root] } });
+    const watcher = new FolderWatcher({ config, intake, log, writeSettleMs: 100, batchMs: 20, diskFullRetryMs: 50 });
+    await watcher.start();
+    try {
+      // The queue file may not grow: requests go in until its free pages are used up.
+      store.db.pragma('incremental_vacuum');
+      store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
+      let filled = false;
+      for (let i = 0; i < 5000 && !filled; i++) {
+        await intake.enqueue([{ folder: `/data/Filler/${i}`, source: 'Manual' }]).catch((err: { code?: string }) => {
+          assert.match(String(err.code), /^SQLITE_FULL/);
+          filled = true;
+        });
+      }
+      assert.ok(filled, 'the capped file refused a request');
+
+      writeFileSync(join(root, 'Movies', 'Heat (1995)', 'Heat.mkv'), 'x');
+      await waitFor(() => lines.some((l) => /the queue's disk is full: 1 scan request\(s\) are kept/.test(l.msg)), 20_000, 'the kept change');
+      assert.ok(!store.view.listOpen().some((e) => e.folder === '/data/Movies/Heat (1995)'));
+      assert.ok(!lines.some((l) => l.msg === 'watch: could not queue scans'), 'not dropped with an error');
+
+      store.db.pragma('max_page_count = 1073741823');
+      await waitFor(() => store.view.listOpen().some((e) => e.folder === '/data/Movies/Heat (1995)'), 20_000, 'queued once there is room');
     } finally {
       await watcher.close();
       store.close();
