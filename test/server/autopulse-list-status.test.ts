@@ -336,3 +336,25 @@ describe('holds are bounded', () => {
     }
   });
 });
+
+describe('file checks turned off: autopulse ignores the hash without check_path (runner.rs:38-40)', () => {
+  test('a hold left by a run with checks on is queued by the next run, without looking at the file', async () => {
+    const file = join(tempDir('autopulse-off-'), 'Show', 'e1.mkv');
+    const queue = join(tempDir('autopulse-off-q-'), 'queue.db');
+    const store = new QueueStore(queue);
+    const on = await relayOn(store, 'opts:\n  check_path: true\n', { SERVER_FILE_CHECK_DELAY: 3600 });
+    const held = await manual(on, file, 'd'.repeat(64));
+    assert.equal(held.json().found_status, 'not_found');
+    await on.close();
+    store.close();
+    const store2 = new QueueStore(queue);
+    const off = await relayOn(store2, 'opts:\n  check_path: false\n', { SERVER_FILE_CHECK_DELAY: 3600 });
+    try {
+      await waitFor(() => store2.view.listOpen().length > 0, 60_000, 'the hold, queued');
+      assert.deepEqual(store2.view.listOpen().map((e) => e.folder), [join(file, '..')]);
+    } finally {
+      await off.close();
+      store2.close();
+    }
+  });
+});
