@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle,targets.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle,targets,list.
  */
+import { benchAutopulseList } from './autopulse-list.ts';
 import { benchCoalesce } from './coalesce.ts';
 import { benchCrypt } from './crypt.ts';
 import { benchDrive } from './drive.ts';
@@ -28,4 +29,5 @@ if (want('patterns')) summary.patterns = await benchPatterns();
 if (want('queue')) summary.queue = await benchSharedQueue();
 if (want('idle')) summary.idle = await benchPgIdle();
 if (want('targets')) summary.targets = await benchTargetsDrain();
+if (want('list')) summary.list = await benchAutopulseList();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

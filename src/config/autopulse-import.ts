@@ -152,6 +152,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       return { from: (r as JsonObject).from as string, to: (r as JsonObject).to as string };
     });
   };
+  // Two or more rules keep autopulse's meaning with REWRITE_MODE "all" (each in turn); one rule means the same either way.
+  const rewriteOf = (rules: Rule[]): JsonObject => (rules.length === 0 ? {} : rules.length === 1 ? { REWRITE: rules } : { REWRITE: rules, REWRITE_MODE: 'all' });
   const filterOf = (where: string, v: unknown): { INCLUDE?: string[]; EXCLUDE?: string[] } => {
     if (v === undefined || v === null) return {};
     if (!isObject(v)) problem(`${where}.filter`, 'must hold include and exclude lists');
@@ -237,7 +239,13 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   if (checkPath) carried.push('opts.check_path -> SERVER_FILE_CHECKS_ENABLED');
   else notes.push("opts.check_path is off (autopulse's default): SERVER_FILE_CHECKS_ENABLED is false, so scans are not held until the file exists (scanrelay's own default is true; turn it on if your paths are visible to the relay)");
   if (opts.max_retries !== undefined) notes.push(`opts.max_retries (${String(opts.max_retries)}): not carried; scanrelay retries a target that cannot scan yet with its own backoff (docs/scanning.md)`);
-  if (opts.cleanup_days !== undefined) notes.push(`opts.cleanup_days (${String(opts.cleanup_days)}): not carried; scanrelay keeps the last 10,000 finished scans as history and prunes older ones`);
+  if (opts.cleanup_days !== undefined) {
+    // runner.rs:332-347: rows not found (or failed) are deleted after cleanup_days; here it bounds a request held for
+    // its hash. Finished scans are history, pruned by count.
+    config.SERVER_AUTOPULSE_CLEANUP_DAYS = num('opts.cleanup_days', opts.cleanup_days, 10);
+    carried.push(`opts.cleanup_days -> SERVER_AUTOPULSE_CLEANUP_DAYS ${String(config.SERVER_AUTOPULSE_CLEANUP_DAYS)} (a request held for its hash waits that long at most)`);
+    notes.push('opts.cleanup_days: finished and failed scans are not deleted by age; scanrelay keeps the last 10,000 as history');
+  }
   for (const k of ['log_file', 'log_file_rollover', 'log_file_max_files'] as const) {
     if (opts[k] !== undefined) notes.push(`opts.${k}: not carried; use --logfile (rotation: your log rotator)`);
   }
@@ -259,7 +267,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   const targets = section('targets');
   const TARGETS: JsonObject = {};
   const targetNames = new Map<string, string>();
-  const multiRule: string[] = [];
   for (const [name, raw] of Object.entries(targets)) {
     const where = `targets.${name}`;
     if (!isObject(raw)) problem(where, 'must be a mapping');
@@ -269,8 +276,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     if (tname !== name) notes.push(`${where}: named ${JSON.stringify(tname)} in TARGETS (a target name is letters, digits, ".", "_" and "-")`);
     targetNames.set(name, tname);
     const rules = rulesOf(where, t.rewrite);
-    if (rules.length > 1) multiRule.push(where);
-    const entry: JsonObject = { TYPE: type === 'autopulse' ? 'relay' : type, ...(rules.length ? { REWRITE: rules } : {}), ...filterOf(where, t.filter) };
+    const entry: JsonObject = { TYPE: type === 'autopulse' ? 'relay' : type, ...rewriteOf(rules), ...filterOf(where, t.filter) };
     const request = isObject(t.request) ? t.request : {};
     const hasRequest = ['plex', 'jellyfin', 'emby', 'tdarr', 'sonarr', 'radarr', 'fileflows', 'audiobookshelf', 'autopulse'].includes(type);
     if (hasRequest) {
@@ -356,11 +362,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   } else {
     notes.push('targets: none; add TARGETS entries (docs/targets.md) or nothing is scanned');
   }
-  if (multiRule.length) {
-    notes.push(
-      `${multiRule.join(', ')}: more than one rewrite rule; autopulse applies each in turn, a target's REWRITE stops at the first that matches. Check the paths with \`scanrelay map\` and merge the rules if a path needs two`,
-    );
-  }
 
   // --- triggers (autopulse adds manual when absent: settings/mod.rs:346-357)
   const triggers = section('triggers');
@@ -397,7 +398,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       // filter: on the rewritten path, as the entry's INCLUDE/EXCLUDE (docs/watch.md); filters: on the watched
       // path before the rewrite (notify.rs:106-119), as WATCH.INCLUDE.
       const f = filterOf(where, t.filter);
-      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...(rules.length ? { REWRITE: rules } : {}), ...f });
+      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...rewriteOf(rules), ...f });
       if (filters && (filters as string[]).length) watchInclude.push(...(filters as string[]));
       else watchAnyFile.push(where);
       if (t.backend === 'polling') watchPoll = true;
@@ -405,7 +406,6 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       if (t.debounce !== undefined) notes.push(`${where}.debounce: not carried; the watcher's changes wait SERVER_SCAN_DELAY`);
       if (wait !== undefined && wait !== defaultWait) notes.push(`${where}.timer.wait (${wait} s): the watcher's scans wait SERVER_SCAN_DELAY (${defaultWait} s)`);
       if (excluded) notes.push(`${where}.excludes: not carried on the watcher; use the targets' EXCLUDE patterns`);
-      if (rules.length > 1) notes.push(`${where}.rewrite: more than one rule; the watcher stops at the first that matches, autopulse applied each in turn`);
       carried.push(`${where} (notify) -> WATCH.PATHS ${(paths as string[]).join(', ')}`);
       continue;
     }

@@ -12,3 +12,5 @@ export const regexList = () => z.array(pattern()).default([]);
 /** autoscan-style rewrite rules: `from` an RE2 pattern, `to` a Go template (paths/rewrite.ts). */
 export const rewriteRulesSchema = z.array(z.object({ from: pattern().pipe(z.string().min(1, 'must not be empty')), to: z.string() }));
 export const rewriteRules = () => rewriteRulesSchema.default([]);
+/** REWRITE_MODE beside a place's REWRITE: `first` stops at the first rule that matches, `all` runs each in turn (paths/rewrite.ts). */
+export const rewriteMode = () => z.enum(['first', 'all']).default('first');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pathMappingsSchema, type PathMappings } from '../paths/mapping.ts';
-import { regexList, rewriteRules, rewriteRulesSchema } from './patterns.ts';
+import { regexList, rewriteMode, rewriteRules, rewriteRulesSchema } from './patterns.ts';
 import { pythonInt } from './python-int.ts';
 import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
@@ -81,7 +81,7 @@ export const driveSchema = z
 const watchPathSchema = z.union([
   z.string(),
   z
-    .object({ PATH: z.string().min(1), REWRITE: rewriteRules(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0), ...triggerRouteFields })
+    .object({ PATH: z.string().min(1), REWRITE: rewriteRules(), REWRITE_MODE: rewriteMode(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0), ...triggerRouteFields })
     .refine(oneSelection, ONE_SELECTION),
 ]);
 
@@ -271,6 +271,11 @@ export const configSchema = z.object({
   SERVER_AUTOPULSE_TRIGGERS: z
     .record(z.string().regex(/^[A-Za-z0-9._~-]+$/, 'trigger names must be one URL path segment (letters, digits, ".", "_", "~", "-")'), autopulseTriggerSchema)
     .default({}),
+  /**
+   * scanrelay: days a manual request held for its `hash` is kept waiting for its file to match (autopulse's
+   * opts.cleanup_days, which deletes its rows not found after that long); then it is dropped with a warning.
+   */
+  SERVER_AUTOPULSE_CLEANUP_DAYS: z.number().min(0).default(10),
 });
 
 export { rewriteRulesSchema };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { regexList, rewriteRules } from './patterns.ts';
+import { regexList, rewriteMode, rewriteRules } from './patterns.ts';
 
 /**
  * What every entry of `TARGETS` has, whatever its `TYPE` (issue 39; autopulse's targets/*.rs share the same
@@ -17,6 +17,8 @@ export const targetRequestSchema = z
 export const targetBase = z.object({
   /** From the relay's path to this target's own (the same rules as PLEX_REWRITE). */
   REWRITE: rewriteRules(),
+  /** `first` (default): the first rule that matches rewrites the path; `all`: every rule in turn (autopulse's). */
+  REWRITE_MODE: rewriteMode(),
   /** RE2 patterns matched against the target's own path (after REWRITE): only matching paths go to it. Empty: all. */
   INCLUDE: regexList(),
   /** RE2 patterns matched against the target's own path: a match never goes to it. */

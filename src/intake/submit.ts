@@ -56,6 +56,8 @@ export async function submitIntent(
   deps: IntakeDeps,
   log: IntakeLog,
   client: string,
+  /** Queue values written in the same commit as the scans, and those that must be there for it (QueueIntake.enqueue). */
+  commit: { meta?: Readonly<Record<string, string | null>>; expect?: Readonly<Record<string, string | null>> } = {},
 ): Promise<SubmitResult> {
   // A large import is handled in steps, each in its own turn of the event loop, so other requests (and
   // /healthz) are answered in between.
@@ -65,7 +67,7 @@ export async function submitIntent(
   const { requests, indexOf } = requestsPerFolder(outcomes);
   if (intent.paths.length > 100) await yieldToLoop();
   // The intake's commit sets the scheduler's timer for the scans' due time (server/run.ts).
-  const results = await deps.intake.enqueue(requests);
+  const results = await deps.intake.enqueue(requests, commit.meta, commit.expect);
   // The commit ran in a turn of its own; the answer for every path gets another.
   if (intent.paths.length > 100) await yieldToLoop();
 

@@ -130,10 +130,18 @@ export function rewriteFirstMatch(rules: readonly RewriteRule[], path: string): 
 /** A place's rewrite (a trigger's or a target's), compiled once: undefined when it has no rules. */
 export type PathRewriter = (path: string) => string;
 
-export function placeRewriter(rules: readonly RewriteRule[] | undefined): PathRewriter | undefined {
+/**
+ * How a place's list of rules applies: `first` (autoscan's, the default) stops at the first rule that matches;
+ * `all` runs every rule in turn on the previous one's result (autopulse's utils/src/rewrite.rs:76-85), so a
+ * list imported from autopulse means what it meant there. Chained rules cannot be folded into one first-match
+ * list in general (a rule may match only what an earlier one wrote), hence a mode rather than a translation.
+ */
+export type RewriteMode = 'first' | 'all';
+
+export function placeRewriter(rules: readonly RewriteRule[] | undefined, mode: RewriteMode = 'first'): PathRewriter | undefined {
   if (!rules || rules.length === 0) return undefined;
   compiled(rules);
-  return (path) => rewriteFirstMatch(rules, path);
+  return mode === 'all' ? (path) => rewritePath(rules, path).path : (path) => rewriteFirstMatch(rules, path);
 }
 
 export interface IncomingPath extends MappedPath {

@@ -12,10 +12,10 @@ export interface RouteEntry {
 }
 
 /** The routing table of a config's named targets (config/named-targets.ts), in the map's order. */
-export function routeTable(targets: ReadonlyMap<string, Pick<TargetConfig, 'REWRITE' | 'INCLUDE' | 'EXCLUDE'>>): RouteEntry[] {
+export function routeTable(targets: ReadonlyMap<string, Pick<TargetConfig, 'REWRITE' | 'INCLUDE' | 'EXCLUDE'> & { REWRITE_MODE?: 'first' | 'all' }>): RouteEntry[] {
   return [...targets].map(([name, t]) => ({
     name,
-    rewrite: placeRewriter(t.REWRITE),
+    rewrite: placeRewriter(t.REWRITE, t.REWRITE_MODE),
     include: t.INCLUDE.map(compilePattern),
     exclude: t.EXCLUDE.map(compilePattern),
   }));

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { eventListSql, type EventQuery } from './event-list.ts';
 import { toEntry } from './rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type HistoryFilter, type QueueEntry, type ScanRow } from './types.ts';
 
@@ -59,6 +60,14 @@ export class QueueView {
     params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000), Math.max(0, filter.offset ?? 0));
     return this.db
       .prepare<Array<string | number>, ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...params)
+      .map((r) => this.toEntry(r, LIST_FILES));
+  }
+
+  listEvents(query: EventQuery): QueueEntry[] {
+    const { sql, params } = eventListSql(query, () => '?', (hay, needle) => `instr(${hay}, ${needle}) > 0`);
+    return this.db
+      .prepare<Array<string | number>, ScanRow>(sql)
       .all(...params)
       .map((r) => this.toEntry(r, LIST_FILES));
   }

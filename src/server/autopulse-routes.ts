@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AutopulseTrigger } from '../config/schema.ts';
 import type { Intent, ScanPath } from '../intake/intent.ts';
@@ -7,6 +5,9 @@ import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
 import { compilePattern, matchesAnywhere } from '../paths/pattern.ts';
 import { rewritePath } from '../paths/rewrite.ts';
+import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
+import type { QueueEntry } from '../queue/types.ts';
+import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
 import type { PluginDeps } from './deps.ts';
 import type { Hook } from './guard.ts';
@@ -33,11 +34,45 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   });
 
   if (!config.SERVER_AUTH_USER || !config.SERVER_AUTH_PASS) {
-    app.all('/triggers/*', async (_req, reply) =>
-      reply.code(404).type('text/plain; charset=utf-8').send("autopulse's /triggers/ routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set"),
-    );
+    const off = async (_req: FastifyRequest, reply: FastifyReply) =>
+      reply.code(404).type('text/plain; charset=utf-8').send("autopulse's /triggers/, /list and /status/ routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set");
+    app.all('/triggers/*', off);
+    app.get('/list', off);
+    app.get('/status/*', off);
     return;
   }
+
+  // Requests held for their hash, in the queue (autopulse-holds.ts), checked again after a restart.
+  const holds = new HashHolds(deps, deps.log);
+  app.addHook('onReady', () => holds.start());
+  app.addHook('onClose', async () => holds.close());
+
+  // routes/list.rs and manager.rs:218-284: a page of every scan, newest first, as autopulse's scan events.
+  app.get<{ Querystring: Record<string, string | string[]> }>('/list', { onRequest: guard }, async (req, reply) => {
+    const q = listQueryOf(req.query);
+    if (typeof q === 'string') return text(reply, 400, `Query deserialize error: ${q}`);
+    if (q.sort === undefined) return text(reply, 500, 'invalid sort field');
+    const entries = await deps.store.view.listEvents(q.sort);
+    return reply.send(entries.map(eventOfScan));
+  });
+
+  // routes/status.rs: one event by its id. A scan's id is the relay's scan number; a held request's is its uuid.
+  app.get<{ Params: { id: string } }>('/status/:id', { onRequest: guard }, async (req, reply) => {
+    const id = req.params.id;
+    if (/^[1-9]\d{0,15}$/.test(id)) {
+      const entry = await deps.store.view.get(Number(id));
+      if (entry) return reply.send(eventOfScan(entry));
+    } else {
+      const hold = await holds.get(id);
+      if (hold) {
+        // The scan it became, if that scan is still the one for its path (`scanrelay move-queue` renumbers scans).
+        const scan = hold.scanId === undefined ? undefined : await deps.store.view.get(hold.scanId);
+        const entry = scan && hold.scanFolder !== undefined && isWithin(hold.scanFolder, scan.folder) ? scan : undefined;
+        return reply.send(entry ? { ...eventOfScan(entry), id: hold.id, file_path: hold.path, file_hash: hold.hash } : eventOfHold(hold));
+      }
+    }
+    return text(reply, 404, 'Event not found');
+  });
 
   // autopulse's excludes name targets (runner.rs:258-262); the named targets are TARGETS' keys.
   const targetNames = Object.keys((config as { TARGETS?: Record<string, unknown> }).TARGETS ?? {});
@@ -105,28 +140,6 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     });
   });
 
-  // Requests held for their hash: checked every SERVER_FILE_CHECK_DELAY, at most SERVER_MAX_FILE_CHECKS times.
-  const held = new Set<NodeJS.Timeout>();
-  app.addHook('onClose', async () => {
-    for (const timer of held) clearTimeout(timer);
-    held.clear();
-  });
-  function holdForHash(name: string, path: string, hash: string, intent: Extract<Intent, { kind: 'scan' }>, checks: number): void {
-    const timer = setTimeout(() => {
-      held.delete(timer);
-      void (async () => {
-        const actual = await sha256(path);
-        if (actual === hash) {
-          await submitIntent(intent, deps, app.log, 'hash check');
-          return;
-        }
-        if (checks + 1 <= config.SERVER_MAX_FILE_CHECKS) return holdForHash(name, path, hash, intent, checks + 1);
-        app.log.warn({ trigger: name, path, expected: hash, actual, checks }, 'hash never matched: the file was not scanned');
-      })().catch((err: unknown) => app.log.error({ err, trigger: name, path }, 'a held request could not be queued'));
-    }, config.SERVER_FILE_CHECK_DELAY * 1000);
-    held.add(timer);
-  }
-
   /** triggers.rs:127-248: a manual (or bazarr) trigger takes ?path=&hash=, an autoscan one ?dir=. */
   async function getInner(req: FastifyRequest, reply: FastifyReply, name: string, query: Query): Promise<FastifyReply> {
     const t = own(triggers, name);
@@ -145,9 +158,15 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
         const actual = await sha256(path);
         if (actual !== query.hash) {
           found = actual === undefined ? 'not_found' : 'hash_mismatch';
-          req.log.warn({ trigger: name, path, expected: query.hash, actual }, found === 'hash_mismatch' ? 'hash mismatch: held until the file matches' : 'file not found: held until it exists and matches its hash');
-          holdForHash(name, path, query.hash, intentOf(t, name, 'Manual', scans, t.DELAY, targetNames), 1);
-          return reply.send(scanEvent(name, path, found, undefined, undefined, query.hash));
+          let hold: Hold;
+          try {
+            hold = await holds.hold(name, path, query.hash, found, intentOf(t, name, 'Manual', scans, t.DELAY, targetNames));
+          } catch (err) {
+            if (err instanceof TooManyHolds) return text(reply, 503, err.message);
+            throw err;
+          }
+          req.log.warn({ trigger: name, path, expected: query.hash, actual, hold: hold.id }, found === 'hash_mismatch' ? 'hash mismatch: held until the file matches' : 'file not found: held until it exists and matches its hash');
+          return reply.send(eventOfHold(hold));
         }
         found = 'found';
       }
@@ -250,13 +269,98 @@ export function scanEvent(source: string, path: string, found: string, id: numbe
   };
 }
 
-/** utils/src/checksum.rs: the file's sha256 in lower-case hex; undefined when it cannot be read (not there yet). */
-function sha256(path: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('error', () => resolve(undefined))
-      .on('data', (chunk) => hash.update(chunk))
-      .on('end', () => resolve(hash.digest('hex')));
-  });
+/** autopulse's list query (routes/list.rs:8-33): limit a u8 (10), page a u64 (1), sort, status, search. */
+function listQueryOf(q: Record<string, string | string[]> | undefined): string | { sort: Parameters<PluginDeps['store']['view']['listEvents']>[0] | undefined } {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
+  const int = (key: string, max: bigint, def: bigint): bigint | string => {
+    const v = one(q?.[key]);
+    if (v === undefined) return def;
+    if (!/^\+?\d+$/.test(v)) return `${key}: invalid digit found in string`;
+    const n = BigInt(v);
+    return n > max ? `${key}: number too large to fit in target type` : n;
+  };
+  const limit = int('limit', 255n, 10n);
+  if (typeof limit === 'string') return limit;
+  const page = int('page', 18446744073709551615n, 1n);
+  if (typeof page === 'string') return page;
+  // manager.rs:226-235: at most 100 a page, page 0 read as 1.
+  const size = limit > 100n ? 100n : limit;
+  const offset = ((page < 1n ? 1n : page) - 1n) * size;
+  const rawSort = one(q?.sort);
+  const status = one(q?.status);
+  const search = one(q?.search);
+  let sort: EventSort = 'created_at';
+  let asc = false;
+  if (rawSort !== undefined) {
+    // manager.rs:237-268: "-field" is ascending, a bare field descending; any other field is an error (500).
+    const field = rawSort.startsWith('-') ? rawSort.slice(1) : rawSort;
+    if (!Object.hasOwn(EVENT_SORT_COLUMNS, field)) return { sort: undefined };
+    sort = field as EventSort;
+    asc = rawSort.startsWith('-');
+  }
+  // An offset past any queue the relay keeps answers an empty page, as autopulse's would.
+  const safeOffset = offset > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(offset);
+  return { sort: { sort, asc, limit: Number(size), offset: safeOffset, ...(status !== undefined ? { status } : {}), ...(search !== undefined ? { search } : {}) } };
+}
+
+/** `folder` is `root` or below it (a scan merged into one of its parents keeps standing for it). */
+const isWithin = (folder: string, root: string) => folder === root || folder.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/** The trigger a scan came from: its autopulse trigger's name (intentOf's title), else its source. */
+function sourceOf(e: Pick<QueueEntry, 'title' | 'source'>): string {
+  const m = /^autopulse trigger (.+)$/.exec(e.title ?? '');
+  return m ? m[1]! : e.source.toLowerCase();
+}
+
+/**
+ * A queued scan as autopulse's ScanEvent (database/src/models.rs:77-119). One scan stands for every request for
+ * its folder (they are merged), so file_path is its one file, or its folder when it has several or none;
+ * targets_hit the targets it reached; failed_times the most attempts a target took; found_status "found", since a
+ * request held for its hash is queued only once it matched.
+ */
+export function eventOfScan(e: QueueEntry): Record<string, unknown> {
+  const waiting = e.deliveries.filter((d) => d.status === 'waiting' && d.attempts > 0);
+  const updated = e.finishedAt ?? e.lastAt;
+  return {
+    id: String(e.id),
+    event_source: sourceOf(e),
+    event_timestamp: naive(e.firstAt),
+    file_path: e.fileCount === 1 && e.files.length === 1 ? e.files[0] : e.folder,
+    file_hash: null,
+    process_status: processStatusOf(e.status, e.deliveries),
+    found_status: 'found',
+    failed_times: Math.max(0, ...e.deliveries.map((d) => d.attempts)),
+    next_retry_at: waiting.length ? naive(Math.min(...waiting.map((d) => d.next_at))) : null,
+    targets_hit: e.deliveries
+      .filter((d) => d.status === 'done')
+      .map((d) => d.target)
+      .sort()
+      .join(','),
+    found_at: null,
+    processed_at: e.status === 'done' && e.finishedAt !== null ? naive(e.finishedAt) : null,
+    created_at: naive(e.firstAt),
+    updated_at: naive(updated),
+    can_process: naive(e.dueAt),
+  };
+}
+
+/** A request held for its hash as autopulse's pending, not yet found event. */
+export function eventOfHold(h: Hold): Record<string, unknown> {
+  return {
+    id: h.id,
+    event_source: h.trigger,
+    event_timestamp: naive(h.createdAt),
+    file_path: h.path,
+    file_hash: h.hash,
+    process_status: 'pending',
+    found_status: h.found,
+    failed_times: 0,
+    next_retry_at: null,
+    targets_hit: '',
+    found_at: h.foundAt === null ? null : naive(h.foundAt),
+    processed_at: null,
+    created_at: naive(h.createdAt),
+    updated_at: naive(h.updatedAt),
+    can_process: naive(h.createdAt),
+  };
 }

@@ -1,5 +1,5 @@
 import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
-import { placeRewriter, type RewriteRule } from '../paths/rewrite.ts';
+import { placeRewriter, type RewriteMode, type RewriteRule } from '../paths/rewrite.ts';
 import { resultFromError } from './http.ts';
 import { itemForTarget } from './rewrite.ts';
 
@@ -17,8 +17,12 @@ export interface ServiceKind {
  * own REWRITE (autoscan's per-target `t.rewrite`), a thrown error turned into a retry or a failure
  * (resultFromError), and `available` as "the probe answers".
  */
-export function serviceTarget(name: string, rules: readonly RewriteRule[] | undefined, kind: ServiceKind): Target {
-  const rewrite = placeRewriter(rules);
+export function serviceTarget(
+  name: string,
+  paths: { REWRITE?: readonly RewriteRule[] | undefined; REWRITE_MODE?: RewriteMode | undefined },
+  kind: ServiceKind,
+): Target {
+  const rewrite = placeRewriter(paths.REWRITE, paths.REWRITE_MODE);
   return {
     name,
     ...(rewrite ? { toTargetPath: rewrite } : {}),

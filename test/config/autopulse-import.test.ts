@@ -184,6 +184,7 @@ describe('importAutopulse: one config in each format', () => {
     assert.equal(c.SERVER_QUEUE_URL, undefined);
     assert.equal(toml.databaseUrl, 'sqlite://data/autopulse.db');
     assert.equal(c.NOTIFICATIONS.hook.BATCH_SECONDS, 20);
+    assert.equal(c.SERVER_AUTOPULSE_CLEANUP_DAYS, 7, 'how long a request held for its hash waits (runner.rs:332-347)');
     for (const key of ['app.database_url', 'app.log_level', 'opts.check_path', 'opts.cleanup_days', 'timers:']) {
       assert.ok(toml.notCarried.some((n) => n.startsWith(key)), key);
     }
@@ -219,6 +220,42 @@ describe('AUTOPULSE__ environment and __FILE secrets (settings/mod.rs:233-255, 3
 
   test('a missing secret file is a clear error', () => {
     assert.throws(() => imp('readme.yaml', { AUTOPULSE__AUTH__PASSWORD__FILE: '/nonexistent/secret' }), (e: Error) => e instanceof UserError && /AUTOPULSE__AUTH__PASSWORD__FILE/.test(e.message));
+  });
+});
+
+describe('rewrites: a list of rules keeps its meaning (utils/src/rewrite.rs:76-85, every rule in turn)', () => {
+  test('a target or a notify trigger with two or more rules gets REWRITE_MODE "all"; one rule needs none', () => {
+    const r = importAutopulse(
+      [
+        'targets:',
+        '  jf:',
+        '    type: jellyfin',
+        '    url: http://127.0.0.1:1',
+        '    token: k',
+        '    rewrite:',
+        '      - from: ^/downloads/',
+        '        to: /media/',
+        '      - from: ^/media/tv/(.*)$',
+        '        to: /data/TV/$1',
+        '  plex:',
+        '    type: plex',
+        '    url: http://127.0.0.1:2',
+        '    rewrite: { from: /media, to: /plex }',
+        'triggers:',
+        '  w:',
+        '    type: notify',
+        '    paths: [/watch]',
+        '    rewrite: [{ from: /watch, to: /media }, { from: ^/media/tv/, to: /data/TV/ }]',
+        '',
+      ].join('\n'),
+      'c.yaml',
+      {},
+    );
+    const c = r.config as Obj;
+    assert.equal(c.TARGETS.jf.REWRITE_MODE, 'all');
+    assert.equal(c.TARGETS.plex.REWRITE_MODE, undefined);
+    assert.equal(c.WATCH.PATHS[0].REWRITE_MODE, 'all');
+    assert.ok(!r.notCarried.some((n) => /rewrite/.test(n)), 'nothing about rewrites is left to the user');
   });
 });
 

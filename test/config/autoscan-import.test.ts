@@ -92,7 +92,7 @@ describe('importAutoscan', () => {
     const loaded = parseConfig(config).config;
     assert.equal(loaded.SERVER_PATH_REWRITES.length, 0);
     assert.equal(loaded.WATCH.ENABLED, true);
-    assert.deepEqual(loaded.WATCH.PATHS, [{ PATH: '/mnt/local/Media', REWRITE: [], INCLUDE: [], EXCLUDE: [], PRIORITY: 0 }]);
+    assert.deepEqual(loaded.WATCH.PATHS, [{ PATH: '/mnt/local/Media', REWRITE: [], REWRITE_MODE: 'first', INCLUDE: [], EXCLUDE: [], PRIORITY: 0 }]);
   });
 
   test('per-component verbosity and a missing authentication are named, with how to open the routes', () => {
@@ -115,6 +115,8 @@ describe('importAutoscan', () => {
           { from: '^/mnt/local/Media/Kids/', to: '/mnt/unionfs/Media/Kids/' },
           { from: '^/mnt/local/Media/', to: '/mnt/unionfs/Media/' },
         ],
+        // autoscan's rewriter stops at the first rule that matches (autoscan.go:64-86).
+        REWRITE_MODE: 'first',
         INCLUDE: ['^/mnt/unionfs/Media/'],
         EXCLUDE: ['/Samples?/', '\\.(srt|pdf)$'],
         PRIORITY: -2,

@@ -31,7 +31,8 @@ describe('moving from autopulse: import its config.yaml, start the relay, its us
       ],
     }).start();
     jellyfin = await new FakeMediaServer({ apiKey: 'jf-key', name: 'jellyfin' }).start();
-    jellyfin.virtualFolders = [{ Name: 'TV', Locations: ['/data/TV'] }];
+    // jf sees the files under /jf/tv: the relay's path through its two chained rules, applied in turn.
+    jellyfin.virtualFolders = [{ Name: 'TV', Locations: ['/jf/tv'] }];
     sink = await new JsonReceiverFake().start();
 
     const dir = tempDir('autopulse-move-');
@@ -69,6 +70,12 @@ describe('moving from autopulse: import its config.yaml, start the relay, its us
         '    type: jellyfin',
         `    url: ${jellyfin.url}`,
         '    token: jf-key',
+        // Two rules, the second matching only what the first wrote: autopulse runs both (utils/src/rewrite.rs:76-85).
+        '    rewrite:',
+        '      - from: ^/data/',
+        '        to: /srv/',
+        '      - from: ^/srv/TV/(.*)$',
+        '        to: /jf/tv/$1',
         'webhooks:',
         '  sink:',
         '    type: json',
@@ -113,7 +120,20 @@ describe('moving from autopulse: import its config.yaml, start the relay, its us
       '2 /data/TV/Severance/Season 2',
     ]);
     // The Radarr trigger excludes jf, as its autopulse `excludes` said.
-    assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/data/TV/Dark/Season 1/Dark.S01E01.mkv', '/data/TV/Severance/Season 2/Severance.S02E01.mkv']);
+    assert.deepEqual(jellyfin.updates.map((u) => u.path).sort(), ['/jf/tv/Dark/Season 1/Dark.S01E01.mkv', '/jf/tv/Severance/Season 2/Severance.S02E01.mkv']);
+
+    // The id manual answered is the one /status/<id> knows (routes/status.rs); once sent, it is complete, with
+    // the targets it reached (models.rs:104-105), and /list?status=complete lists it among the others.
+    const manualId = ((await manual.json()) as { id: string }).id;
+    const status = await waitFor(async () => {
+      const res = await fetch(`${base}/status/${manualId}`, { headers: AUTH });
+      const ev = res.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined;
+      return ev?.process_status === 'complete' ? ev : undefined;
+    }, 60_000, 'the manual scan to be complete');
+    assert.ok(status);
+    assert.deepEqual([status.id, status.event_source, status.file_path, status.targets_hit], [manualId, 'manual', '/data/TV/Dark/Season 1/Dark.S01E01.mkv', 'jf,plex']);
+    const listed = (await (await fetch(`${base}/list?status=complete&sort=-created_at`, { headers: AUTH })).json()) as Array<Record<string, unknown>>;
+    assert.deepEqual(listed.map((e) => e.event_source), ['sonarr', 'radarr', 'manual']);
 
     // Five deliveries were done: each is told, in autopulse's json document, once the batch window passed.
     const processed = (): number =>

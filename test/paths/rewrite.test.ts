@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { runCli, tempDir } from '../helpers/relay.ts';
 import { UserError } from '../../src/config/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { expandGoTemplate, mapIncomingPath, rewriteFirstMatch, rewritePath } from '../../src/paths/rewrite.ts';
+import { expandGoTemplate, mapIncomingPath, placeRewriter, rewriteFirstMatch, rewritePath } from '../../src/paths/rewrite.ts';
 import type { Intent } from '../../src/intake/intent.ts';
 import { resolveIntent } from '../../src/intake/resolve.ts';
 
@@ -176,5 +176,72 @@ describe('the relay refuses to start on a pattern RE2 rejects', () => {
     const out = await runCli(['--config', file, '--queuefile', join(dir, 'q.db'), 'server']);
     assert.notEqual(out.code, 0);
     assert.match(out.stderr, /WATCH\.EXCLUDE\.0: invalid regular expression "\(\?<!x\)y" \(RE2 syntax\): invalid named capture/);
+  });
+});
+
+/*
+ * REWRITE_MODE "all": autopulse's Rewrite::rewrite_path runs every rule in turn, each on the previous result,
+ * replacing all matches (crates/utils/src/rewrite.rs:76-85). These replay its own tests
+ * (crates/utils/src/tests/rewrite.rs:34-71) and a chain, where the second rule matches only what the first wrote.
+ */
+describe('placeRewriter: REWRITE_MODE first (autoscan) and all (autopulse)', () => {
+  test("autopulse's own cases: a missing or extra slash is kept, several rules each rewrite their own paths", () => {
+    const one = (from: string, to: string) => placeRewriter([{ from, to }], 'all')!;
+    assert.equal(one('/testing', '/movies/')('/testing/movie.mkv'), '/movies//movie.mkv');
+    assert.equal(one('/testing/', '/movies')('/testing/movie.mkv'), '/moviesmovie.mkv');
+    assert.equal(one('/testing/movie(\\d+)', '/movies/film$1')('/testing/movie123.mkv'), '/movies/film123.mkv');
+    const two = placeRewriter([{ from: '/tv/', to: '/series/' }, { from: '/film/', to: '/movies/' }], 'all')!;
+    assert.equal(two('/film/film123.mkv'), '/movies/film123.mkv');
+    assert.equal(two('/tv/episode456.mkv'), '/series/episode456.mkv');
+  });
+
+  test('chained rules: all runs the second on what the first wrote; first stops after the first', () => {
+    const rules = [
+      { from: '^/downloads/', to: '/media/' },
+      { from: '^/media/tv/(.*)$', to: '/data/TV/$1' },
+    ];
+    assert.equal(placeRewriter(rules, 'all')!('/downloads/tv/Dark/e1.mkv'), '/data/TV/Dark/e1.mkv');
+    assert.equal(placeRewriter(rules, 'first')!('/downloads/tv/Dark/e1.mkv'), '/media/tv/Dark/e1.mkv');
+    assert.equal(placeRewriter(rules)!('/downloads/tv/Dark/e1.mkv'), '/media/tv/Dark/e1.mkv', 'first is the default');
+    // The rule doc's own pair (rewrite.rs:15-22): each path is rewritten by the rule that matches it.
+    const doc = placeRewriter([{ from: '/testing', to: '/production' }, { from: '^/old/path/(.*)$', to: '/new/path/$1' }], 'all')!;
+    assert.equal(doc('/old/path/testing/x.mkv'), '/new/path/production/x.mkv');
+  });
+
+  test('a TARGETS entry and a WATCH.PATHS entry take REWRITE_MODE; anything but first or all is refused', () => {
+    const cfg = parseConfig({ TARGETS: { jf: { TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', API_KEY: 'k', REWRITE: [{ from: 'a', to: 'b' }], REWRITE_MODE: 'all' } } }).config as Record<string, any>;
+    assert.equal(cfg.TARGETS.jf.REWRITE_MODE, 'all');
+    assert.throws(() => parseConfig({ TARGETS: { jf: { TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', API_KEY: 'k', REWRITE_MODE: 'each' } } }), /REWRITE_MODE/);
+    const w = parseConfig({ WATCH: { ENABLED: true, PATHS: [{ PATH: '/w', REWRITE_MODE: 'all' }] } }).config as Record<string, any>;
+    assert.equal(w.WATCH.PATHS[0].REWRITE_MODE, 'all');
+  });
+});
+
+describe('every target kind honours REWRITE_MODE (the path each one is sent)', () => {
+  test('plex, jellyfin, emby, tdarr, command, sonarr: "all" runs the chain, "first" stops', async () => {
+    const { buildTargets } = await import('../../src/targets/index.ts');
+    const { silentLogger } = await import('../../src/log.ts');
+    const chain = [
+      { from: '^/downloads/', to: '/media/' },
+      { from: '^/media/tv/(.*)$', to: '/data/TV/$1' },
+    ];
+    const kinds: Record<string, Record<string, unknown>> = {
+      plex: { TYPE: 'plex', URL: 'http://127.0.0.1:1', TOKEN: 't' },
+      jellyfin: { TYPE: 'jellyfin', URL: 'http://127.0.0.1:1', API_KEY: 'k' },
+      emby: { TYPE: 'emby', URL: 'http://127.0.0.1:1', API_KEY: 'k' },
+      tdarr: { TYPE: 'tdarr', URL: 'http://127.0.0.1:1', DB_ID: 'd' },
+      command: { TYPE: 'command', COMMAND: ['true'] },
+      sonarr: { TYPE: 'sonarr', URL: 'http://127.0.0.1:1', API_KEY: 'k' },
+    };
+    for (const mode of ['all', 'first'] as const) {
+      const TARGETS = Object.fromEntries(Object.entries(kinds).map(([n, e]) => [n, { ...e, REWRITE: chain, REWRITE_MODE: mode }]));
+      const { config } = parseConfig({ PLEX_ENABLED: false, TARGETS });
+      const targets = buildTargets(config, silentLogger());
+      for (const name of Object.keys(kinds)) {
+        const t = targets.find((x) => x.name === name);
+        assert.ok(t?.toTargetPath, name);
+        assert.equal(t.toTargetPath('/downloads/tv/Dark'), mode === 'all' ? '/data/TV/Dark' : '/media/tv/Dark', `${name} ${mode}`);
+      }
+    }
   });
 });

@@ -5,6 +5,7 @@ import { routeNames } from '../route.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
+import { eventListSql, type EventQuery } from '../event-list.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
@@ -112,6 +113,7 @@ export class PgQueueStore implements QueueBackend {
       get: (id) => this.get(id),
       listOpen: (limit, offset) => this.listOpen(limit, offset),
       listHistory: (filter) => this.listHistory(filter),
+      listEvents: (query) => this.listEvents(query),
     };
     this.meta = {
       get: async (key) => (await this.q<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [key])).rows[0]?.value ?? undefined,
@@ -640,6 +642,11 @@ export class PgQueueStore implements QueueBackend {
     const offset = `$${params.push(Math.max(0, filter.offset ?? 0))}`;
     const { rows } = await this.q<ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, params);
     return this.entries(rows, LIST_FILES);
+  }
+
+  private async listEvents(query: EventQuery): Promise<QueueEntry[]> {
+    const { sql, params } = eventListSql(query, (n) => `$${n}`, (hay, needle) => `strpos(${hay}, ${needle}) > 0`);
+    return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,7 @@ export function createArrTarget(kind: ArrKind, name: string, entry: { URL: strin
   const client = new ServiceClient({ product: kind.product, url: entry.URL, request: entry.REQUEST, headers: { 'X-Api-Key': entry.API_KEY }, secrets: [entry.API_KEY] });
   // A list of every series or movie can be megabytes: read once a minute, and again for one not in it.
   const items = new CachedList(() => client.json('GET', kind.list, `${kind.noun} list`, arrItemsAnswer));
-  return serviceTarget(name, entry.REWRITE, {
+  return serviceTarget(name, entry, {
     async send(item) {
       const { found: hit } = await items.find((list) => arrItemFor(item.folder, list));
       if (!hit) return { outcome: 'failed', error: `no ${kind.product} ${kind.noun} has its folder at or above ${item.folder}` };

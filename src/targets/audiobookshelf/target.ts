@@ -45,7 +45,7 @@ export function createAudiobookshelfTarget(name: string, entry: AudiobookshelfTa
     secrets: [entry.TOKEN],
   });
   const libraries = new CachedList(async () => (await client.json('GET', '/api/libraries', 'library list', librariesAnswer)).libraries);
-  return serviceTarget(name, entry.REWRITE, {
+  return serviceTarget(name, entry, {
     async send(item) {
       const { found: hit, items: all } = await libraries.find((list) => libraryFor(item.folder, list));
       if (!hit) {

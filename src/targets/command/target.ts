@@ -53,7 +53,7 @@ function findProgram(program: string, env: NodeJS.ProcessEnv): { path?: string; 
  * is done; another exit, a kill or a timeout is tried again later; a program that cannot start fails.
  */
 export function createCommandTarget(name: string, entry: CommandTarget, log: Logger): Target {
-  const rewrite = placeRewriter(entry.REWRITE);
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   const program = entry.COMMAND[0]!;
   return {
     name,

@@ -43,7 +43,7 @@ export function createFileflowsTarget(name: string, entry: FileflowsTarget, log:
     secrets: [entry.API_KEY],
   });
   const libraries = new CachedList(() => client.json('GET', '/api/library', 'library list', librariesAnswer));
-  return serviceTarget(name, entry.REWRITE, {
+  return serviceTarget(name, entry, {
     async send(item) {
       if (item.updateType === 'Deleted' || item.files.length === 0 || item.moreFiles) {
         return { outcome: 'done', detail: item.updateType === 'Deleted' ? 'a deletion: nothing for FileFlows to process' : 'no file named: nothing for FileFlows to process (its library scan finds new files)' };

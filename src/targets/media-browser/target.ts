@@ -117,7 +117,7 @@ export function mediaBrowserTarget(
 
 /** A Jellyfin or Emby `TARGETS` entry (or the JELLYFIN / EMBY section, named `jellyfin` / `emby`), by its TYPE. */
 export function createMediaBrowserTarget(name: string, entry: JellyfinTargetConfig | EmbyTargetConfig, log: Logger): MediaBrowserTarget {
-  return mediaBrowserTarget(entry.TYPE, entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE), name, entry.REQUEST, {
+  return mediaBrowserTarget(entry.TYPE, entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE, entry.REWRITE_MODE), name, entry.REQUEST, {
     always: entry.REFRESH_METADATA,
     mode: entry.METADATA_REFRESH_MODE,
   });

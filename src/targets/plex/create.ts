@@ -3,7 +3,7 @@ import { plexConfigView } from '../../config/named-targets.ts';
 import { resolveScanMethod, type Config } from '../../config/schema.ts';
 import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
 import type { Logger } from '../../log.ts';
-import { placeRewriter } from '../../paths/rewrite.ts';
+import { placeRewriter, type RewriteMode } from '../../paths/rewrite.ts';
 import type { PlexApi } from './api.ts';
 import { PlexApiBackend } from './backends/api.ts';
 import type { PlexScanBackend } from './backends/backend.ts';
@@ -32,7 +32,7 @@ export function createPlexTarget(name: string, entry: PlexTargetConfig, log: Log
   const unverified = unverifiedNotice(config);
   if (unverified) plexLog.info({ key: 'PLEX_VERIFY_SSL' }, unverified);
   const api = config.PLEX_TOKEN ? plexApiFor(config) : undefined;
-  return plexTarget(plexBackendFor(config, method), config, api, plexLog, name);
+  return plexTarget(plexBackendFor(config, method), config, api, plexLog, name, entry.REWRITE_MODE);
 }
 
 /** How Plex is made to scan: its HTTP API, or the scanner binary (PLEX_SCAN_METHOD, `auto` by token). */
@@ -41,7 +41,7 @@ export function plexBackendFor(config: Config, method: 'api' | 'scanner' = resol
 }
 
 /** The Plex target with plex_autoscan's steps around the scan (file checks, waits, empty trash, analyze, commands). */
-export function plexTarget(backend: PlexScanBackend, config: Config, api: PlexApi | undefined, log: Logger, name = 'plex'): PlexTarget {
+export function plexTarget(backend: PlexScanBackend, config: Config, api: PlexApi | undefined, log: Logger, name = 'plex', rewriteMode: RewriteMode = 'first'): PlexTarget {
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
   const steps: PlexSteps = {
     config,
@@ -49,7 +49,7 @@ export function plexTarget(backend: PlexScanBackend, config: Config, api: PlexAp
     // Opened lazily and read-only; a missing file only matters to the steps that need it.
     db: new PlexDatabase(config.PLEX_DATABASE_PATH),
     rclone: refresh.ENABLED ? new RcloneRc(refresh, log.child({ step: 'rclone' })) : undefined,
-    rewrite: placeRewriter(config.PLEX_REWRITE),
+    rewrite: placeRewriter(config.PLEX_REWRITE, rewriteMode),
   };
   if ((config.SERVER_SKIP_FILES_IN_PLEX || config.PLEX_EMPTY_TRASH || config.PLEX_ANALYZE_TYPE !== 'off') && !existsSync(config.PLEX_DATABASE_PATH)) {
     log.info({ path: config.PLEX_DATABASE_PATH }, 'PLEX_DATABASE_PATH does not exist: empty trash, analyze and skipping files already in Plex will not run until it does');

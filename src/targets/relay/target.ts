@@ -63,7 +63,7 @@ export function createRelayTarget(name: string, entry: RelayTarget, log: Logger)
         ? (status, what) => (status === 404 ? new TargetError('auth', `${what} answered HTTP 404: check SECRET (the other relay's SERVER_PASS)`, status) : undefined)
         : undefined,
   });
-  return serviceTarget(name, entry.REWRITE, {
+  return serviceTarget(name, entry, {
     async send(item) {
       let detail = '';
       const requests = relayRequests(entry, item);

@@ -73,8 +73,8 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
     headers: entry.API_KEY ? { 'x-api-key': entry.API_KEY } : {},
     secrets: [entry.API_KEY],
   });
-  const rewrite = placeRewriter(entry.REWRITE);
-  return serviceTarget(name, entry.REWRITE, {
+  const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
+  return serviceTarget(name, entry, {
     async send(item, queued) {
       // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them. Not for
       // a deletion or a removal scan (a library root for items gone): what is left there has not changed.

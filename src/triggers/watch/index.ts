@@ -74,7 +74,7 @@ export class FolderWatcher {
         ? { root: resolve(p), priority: 0 }
         : {
             root: resolve(p.PATH),
-            rewrite: placeRewriter(p.REWRITE),
+            rewrite: placeRewriter(p.REWRITE, p.REWRITE_MODE),
             filter: p.INCLUDE.length || p.EXCLUDE.length ? watchFilter(p) : undefined,
             priority: p.PRIORITY,
             routing: triggerRouting(opts.config, p),
