@@ -46,7 +46,7 @@ const SCAN_ONLY = configSchema.parse({
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; gapMs: number; plexScans: number; others: number }> {
+export async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; gapMs: number; plexScans: number; others: number }> {
   const plex = await new FakePlex({ sections: [{ id: '1', title: 'Movies', type: 'movie', locations: ['/data/Movies'] }] }).start();
   const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
   const tdarr = await new FakeTdarr().start();

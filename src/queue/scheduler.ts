@@ -6,6 +6,8 @@ import type { QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
+import { CompletionBatch } from './complete-batch.ts';
+import type { CompleteResult, Completion } from './backend.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -76,6 +78,8 @@ export class Scheduler {
   private readonly holds: HoldTracker;
   /** Serial targets whose turn was taken over from a dead relay, while their server still runs its scan. */
   private readonly settling = new Set<string>();
+  /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
+  private readonly completions: CompletionBatch | undefined;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull'>;
 
   constructor(
@@ -87,6 +91,7 @@ export class Scheduler {
     this.targets = new Map(targets.map((t) => [t.name, t]));
     this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
+    if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
     this.opts = {
       concurrency: opts.concurrency ?? 8,
       retryBaseMs: opts.retryBaseMs ?? 1000,
@@ -358,7 +363,7 @@ export class Scheduler {
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
-      const { scanFinished } = await this.store.completeDelivery(item.id, delivery, { status: 'done', detail: result.detail, ...(event ? { event } : {}) });
+      const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, ...(event ? { event } : {}) } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
@@ -367,7 +372,7 @@ export class Scheduler {
       }
     } else if (result.outcome === 'failed') {
       const event = deliveryEvent(item, target, { status: 'failed', error: result.error }, now);
-      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, delivery, { status: 'failed', error: result.error, event });
+      const { scanFinished, requeued } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'failed', error: result.error, event } }, serial);
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
       if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
       if (scanFinished) await this.afterFinish();
@@ -379,6 +384,15 @@ export class Scheduler {
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
+  }
+
+  /**
+   * Records an outcome. The other targets' outcomes share commits; a serial target's commits at once (its turn
+   * waits on it) and takes theirs along, so Plex's deliveries never wait for another target's fsync.
+   */
+  private async complete(c: Completion, serial: boolean): Promise<CompleteResult> {
+    if (this.completions) return this.completions.add(c, serial);
+    return this.store.completeDelivery(c.scanId, c.target, c.result);
   }
 
   private retryWait(item: ScanItem, result: Extract<DeliveryResult, { outcome: 'retry' }>): number {
