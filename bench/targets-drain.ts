@@ -68,7 +68,7 @@ async function inlineFakes(opts: FakesStart): Promise<Fakes> {
   plex.scanMsFor = () => opts.scanMs;
   return {
     urls: { plex: plex.url, plexToken: plex.token, jellyfin: jellyfin.url, tdarr: tdarr.url },
-    counts: async () => ({ plexScans: plex.refreshes().length, lastPlexAt: plex.scans.at(-1)?.requestedAt ?? 0, others: jellyfin.updates.length + tdarr.scans.length }),
+    counts: async () => ({ plexScans: plex.refreshes().length, lastPlexAt: plex.scans.at(-1)?.requestedAt ?? 0, others: jellyfin.updates.length + tdarr.scans.flatMap((x) => x.arrayOrPath).length, otherRequests: jellyfin.calls.filter((c) => c.path === '/Library/Media/Updated').length + tdarr.scans.length }),
     gaps: async () => {
       const s = plex.scans;
       return s.slice(1).map((x, i) => (s[i]!.endedAt !== undefined ? x.requestedAt - s[i]!.endedAt! : 0)).filter((g) => g >= 0);
@@ -102,7 +102,7 @@ async function processFakes(opts: FakesStart): Promise<Fakes> {
   };
 }
 
-export async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; gapMs: number; plexScans: number; others: number }> {
+export async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; gapMs: number; plexScans: number; others: number; otherRequests: number }> {
   const opts = { latencyMs, startDelayMs: START_DELAY_MS, scanMs: SCAN_MS };
   const fakes = FAKES === 'process' ? await processFakes(opts) : await inlineFakes(opts);
   const store = new QueueStore(join(tempDir('scanrelay-bench-targets-'), 'queue.db'));
@@ -134,7 +134,7 @@ export async function drain(withOthers: boolean, latencyMs: number): Promise<{ p
     // Plex's idle time between the end of one scan and the next request: what a slower turn would show.
     const gaps = await fakes.gaps();
     const c = await fakes.counts();
-    return { plexMs, allMs, gapMs: gaps.length ? median(gaps) : 0, plexScans: c.plexScans, others: c.others };
+    return { plexMs, allMs, gapMs: gaps.length ? median(gaps) : 0, plexScans: c.plexScans, others: c.others, otherRequests: c.otherRequests };
   } finally {
     store.close();
     await fakes.stop();
@@ -151,7 +151,7 @@ export async function benchTargetsDrain(): Promise<Record<string, unknown>> {
       for (const withOthers of [false, true]) {
         const r = await drain(withOthers, latency);
         by[withOthers ? 'three' : 'one']!.push(r);
-        rows.push({ 'Plex answers ms': latency, run, targets: withOthers ? 'Plex + Jellyfin + Tdarr' : 'Plex', 'Plex drain ms': r.plexMs, 'all drained ms': r.allMs, 'Plex idle gap p50 ms': r.gapMs, 'Plex scans': r.plexScans, 'other deliveries': r.others });
+        rows.push({ 'Plex answers ms': latency, run, targets: withOthers ? 'Plex + Jellyfin + Tdarr' : 'Plex', 'Plex drain ms': r.plexMs, 'all drained ms': r.allMs, 'Plex idle gap p50 ms': r.gapMs, 'Plex scans': r.plexScans, 'other deliveries': r.others, 'their requests': r.otherRequests });
       }
     }
     summary[`answers ${latency} ms`] = Object.fromEntries(Object.entries(by).map(([k, v]) => [k, { plexMs: median(v.map((r) => r.plexMs)), allMs: median(v.map((r) => r.allMs)) }]));

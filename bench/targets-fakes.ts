@@ -17,7 +17,10 @@ export interface FakesCounts {
   plexScans: number;
   /** When Plex received its last scan request so far (this machine's clock). */
   lastPlexAt: number;
+  /** Paths the other two received (one per scan here). */
   others: number;
+  /** The requests they came in. */
+  otherRequests: number;
 }
 
 let fakes: { plex: FakePlex; jellyfin: FakeMediaServer; tdarr: FakeTdarr } | undefined;
@@ -35,7 +38,7 @@ async function start(opts: FakesStart): Promise<{ plex: string; plexToken: strin
 
 function counts(): FakesCounts {
   const { plex, jellyfin, tdarr } = fakes!;
-  return { plexScans: plex.refreshes().length, lastPlexAt: plex.scans.at(-1)?.requestedAt ?? 0, others: jellyfin.updates.length + tdarr.scans.length };
+  return { plexScans: plex.refreshes().length, lastPlexAt: plex.scans.at(-1)?.requestedAt ?? 0, others: jellyfin.updates.length + tdarr.scans.flatMap((x) => x.arrayOrPath).length, otherRequests: jellyfin.calls.filter((c) => c.path === '/Library/Media/Updated').length + tdarr.scans.length };
 }
 
 /** Plex's idle time between the end of one scan and the next request. */

@@ -7,7 +7,7 @@ import { isDiskFull } from '../db/disk-full.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 import { CompletionBatch } from './complete-batch.ts';
-import type { CompleteResult, Completion } from './backend.ts';
+import type { Claimed, CompleteResult, Completion } from './backend.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -40,6 +40,11 @@ export interface DeliveryEvent {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Scans a batch-capable target (Target.deliverMany) takes in one call and one delivery slot, when more are due
+ * than there are free slots (a backlog); fewer go one request each, side by side, as before: none of them waits.
+ */
+export const BATCH_SCANS = 50;
 /** The mount guard's hold, among the per-target ones. */
 const MOUNT_HOLD = '\0mount guard';
 
@@ -218,13 +223,14 @@ export class Scheduler {
         }
         let claimed: Awaited<ReturnType<QueueBackend['claimDeliveries']>> = [];
         try {
-          claimed = await this.store.claimDeliveries(slots, now, target.name);
+          claimed = await this.store.claimDeliveries(this.batches(target) ? Math.max(slots, BATCH_SCANS) : slots, now, target.name);
         } finally {
           // A look that found nothing wakes nobody: the other relays look when they were told something changed.
           if (turn && claimed.length === 0) await shared.releaseTurn(target.name, false);
         }
         // `delivery`: the name the queue gave this delivery (on a shared queue, the server's: plex@<id>).
-        for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
+        if (claimed.length > slots) void this.deliverBatch(claimed, target.name);
+        else for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
@@ -325,6 +331,48 @@ export class Scheduler {
     } finally {
       if (serial && !releaseLater) await this.releaseSerial(targetName, sharedTurn);
       if (!serial) this.poolInFlight--;
+      this.inFlight--;
+      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
+      this.poke();
+    }
+  }
+
+  /** A target that takes several scans per call: they share one slot (a serial target's turn is one scan). */
+  private batches(target: Target): boolean {
+    return target.deliverMany !== undefined && !target.serial;
+  }
+
+  /**
+   * A batch-capable target's claimed scans in one call, in one of the shared slots. Each outcome is recorded on
+   * its own (its own row, retries and history), and they share a commit (CompletionBatch).
+   */
+  private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
+    this.inFlight++;
+    this.poolInFlight++;
+    const started = this.now();
+    const target = this.targets.get(targetName)!;
+    let results: DeliveryResult[];
+    try {
+      results = await target.deliverMany!(claimed.map((c) => c.item));
+    } catch (err) {
+      results = claimed.map(() => ({ outcome: 'retry', error: `unexpected error: ${(err as Error).message}` }));
+    }
+    const ms = this.now() - started;
+    try {
+      await Promise.all(
+        claimed.map(async ({ item, target: delivery }, i) => {
+          const result: DeliveryResult = results[i] ?? { outcome: 'retry', error: `${targetName} gave no answer for this scan` };
+          try {
+            await this.record(item, targetName, result, false, false, delivery);
+            this.opts.onDelivery?.({ target: targetName, item, result, ms });
+          } catch (err) {
+            if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
+            else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
+          }
+        }),
+      );
+    } finally {
+      this.poolInFlight--;
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();

@@ -54,6 +54,33 @@ export class MediaBrowserTarget implements Target {
   }
 
   /**
+   * Scans that only report changed paths share one `POST /Library/Media/Updated`, whose `Updates` is a list, each
+   * path with its own update type (autopulse's emby.rs sends all its events' paths in one, as its runner hands them,
+   * runner.rs:248-292). Scans that refresh items go one by one, as deliver() sends them.
+   */
+  async deliverMany(queued: readonly ScanItem[]): Promise<DeliveryResult[]> {
+    const items = queued.map((q) => itemForTarget(q, this.rewrite));
+    const refreshes = (item: ScanItem) => (item.action === 'refresh' || this.refresh.always) && item.files.length > 0 && !item.moreFiles && item.updateType !== 'Deleted';
+    const plain = items.flatMap((item, i) => (refreshes(item) ? [] : [i]));
+    const paths = (item: ScanItem) => (item.files.length && !item.moreFiles ? item.files : [item.folder]);
+    const results: DeliveryResult[] = new Array(items.length);
+    const together = async (): Promise<void> => {
+      if (plain.length === 0) return;
+      const updates = plain.flatMap((i) => paths(items[i]!).map((path) => ({ path, updateType: items[i]!.updateType })));
+      this.log.debug({ scans: plain.map((i) => items[i]!.id), request: this.client.describeUpdate(), paths: updates.length }, `telling ${this.client.product} about changed paths`);
+      let failed: DeliveryResult | undefined;
+      try {
+        await this.client.mediaUpdated(updates);
+      } catch (err) {
+        failed = resultFromError(err);
+      }
+      for (const i of plain) results[i] = failed ?? { outcome: 'done', detail: `${paths(items[i]!).length} path(s) reported as ${items[i]!.updateType}` };
+    };
+    await Promise.all([together(), ...queued.map(async (q, i) => void (refreshes(items[i]!) && (results[i] = await this.deliver(q))))]);
+    return results;
+  }
+
+  /**
    * `POST /Items/{id}/Refresh` (FullRefresh) for the items whose Path is one of the files, looked up in the libraries
    * that hold them (autopulse emby.rs:173-216, 349-370). undefined: none found (a new file: it is reported instead).
    */

@@ -38,20 +38,41 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger)
     secrets: [entry.API_KEY],
   });
   const rewrite = placeRewriter(entry.REWRITE);
+  const scan = async (scanConfig: TdarrScanConfig, scans: number[]): Promise<DeliveryResult> => {
+    try {
+      log.debug({ target: name, scans, mode: scanConfig.mode, paths: scanConfig.arrayOrPath }, 'asking Tdarr to scan');
+      await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
+      return { outcome: 'done', detail: '' };
+    } catch (err) {
+      return resultFromError(err);
+    }
+  };
+  const detail = (config: TdarrScanConfig) => `${config.mode} of ${Array.isArray(config.arrayOrPath) ? `${config.arrayOrPath.length} file(s)` : 'the folder'} in library ${entry.DB_ID}`;
+  const withDetail = (result: DeliveryResult, config: TdarrScanConfig): DeliveryResult => (result.outcome === 'done' ? { outcome: 'done', detail: detail(config) } : result);
   return {
     name,
     ...(rewrite ? { toTargetPath: rewrite } : {}),
     async deliver(queued: ScanItem): Promise<DeliveryResult> {
       const item = itemForTarget(queued, rewrite);
-      const scanConfig = tdarrScanConfig(entry.DB_ID, item);
-      try {
-        log.debug({ target: name, scan: item.id, mode: scanConfig.mode, paths: scanConfig.arrayOrPath }, 'asking Tdarr to scan');
-        await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
-        const count = Array.isArray(scanConfig.arrayOrPath) ? `${scanConfig.arrayOrPath.length} file(s)` : 'the folder';
-        return { outcome: 'done', detail: `${scanConfig.mode} of ${count} in library ${entry.DB_ID}` };
-      } catch (err) {
-        return resultFromError(err);
-      }
+      const config = tdarrScanConfig(entry.DB_ID, item);
+      return withDetail(await scan(config, [item.id]), config);
+    },
+    /**
+     * The scans of files share one `scanFolderWatcher` request, its list their files (autopulse sends all its
+     * events' paths in one, tdarr.rs:58-81); a folder's `scanFindNew` takes one path, so each goes alone.
+     */
+    async deliverMany(queued: readonly ScanItem[]): Promise<DeliveryResult[]> {
+      const configs = queued.map((q) => tdarrScanConfig(entry.DB_ID, itemForTarget(q, rewrite)));
+      const files = configs.flatMap((c, i) => (c.mode === 'scanFolderWatcher' ? [i] : []));
+      const results: DeliveryResult[] = new Array(queued.length);
+      const together = files.length ? scan({ dbID: entry.DB_ID, mode: 'scanFolderWatcher', arrayOrPath: files.flatMap((i) => configs[i]!.arrayOrPath) }, files.map((i) => queued[i]!.id)) : undefined;
+      await Promise.all([
+        together?.then((r) => files.forEach((i) => (results[i] = withDetail(r, configs[i]!)))),
+        ...configs.map(async (c, i) => {
+          if (c.mode === 'scanFindNew') results[i] = withDetail(await scan(c, [queued[i]!.id]), c);
+        }),
+      ]);
+      return results;
     },
     async available() {
       try {
