@@ -5,7 +5,9 @@
  * Plex's own drain: the time until Plex received the last scan, and the idle gap Plex sees between scans. The
  * added targets must cost it nothing. The two set-ups take turns (BENCH_TARGET_RUNS pairs, default 3), each run on
  * fresh fakes and a fresh queue file; the table has each run and the medians. The fake Plex's scans may be
- * given a start delay and a length (BENCH_START_DELAY_MS, BENCH_TARGET_SCAN_MS; 0 by default).
+ * given a start delay and a length (BENCH_START_DELAY_MS, BENCH_TARGET_SCAN_MS; 0 by default). The fakes run in
+ * this process (the servers' side of each request is then counted too) or, with BENCH_TARGET_FAKES=process, in
+ * one of their own. Each run also reports the CPU time this process spent in the drain.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -102,7 +104,7 @@ async function processFakes(opts: FakesStart): Promise<Fakes> {
   };
 }
 
-export async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; gapMs: number; plexScans: number; others: number; otherRequests: number }> {
+export async function drain(withOthers: boolean, latencyMs: number): Promise<{ plexMs: number; allMs: number; cpuMs: number; gapMs: number; plexScans: number; others: number; otherRequests: number }> {
   const opts = { latencyMs, startDelayMs: START_DELAY_MS, scanMs: SCAN_MS };
   const fakes = FAKES === 'process' ? await processFakes(opts) : await inlineFakes(opts);
   const store = new QueueStore(join(tempDir('scanrelay-bench-targets-'), 'queue.db'));
@@ -121,6 +123,8 @@ export async function drain(withOthers: boolean, latencyMs: number): Promise<{ p
     for (let i = 0; i < requests.length; i += 100) await intake.enqueue(requests.slice(i, i + 100));
     const scheduler = new Scheduler(store, targets, log, { concurrency: 8 });
     const started = Date.now();
+    // CPU time is steadier than the clock on a shared machine: what this process spent, whoever else runs.
+    const cpu = process.cpuUsage();
     void scheduler.start();
     // Plex's drain ends when the fake received the last scan request (its own clock: the same machine's).
     const last = await waitFor(async () => {
@@ -130,11 +134,12 @@ export async function drain(withOthers: boolean, latencyMs: number): Promise<{ p
     const plexMs = last!.lastPlexAt - started;
     await waitFor(() => store.countOpen() === 0, 600_000, 'every target');
     const allMs = Date.now() - started;
+    const { user, system } = process.cpuUsage(cpu);
     await scheduler.stop();
     // Plex's idle time between the end of one scan and the next request: what a slower turn would show.
     const gaps = await fakes.gaps();
     const c = await fakes.counts();
-    return { plexMs, allMs, gapMs: gaps.length ? median(gaps) : 0, plexScans: c.plexScans, others: c.others, otherRequests: c.otherRequests };
+    return { plexMs, allMs, cpuMs: Math.round((user + system) / 1000), gapMs: gaps.length ? median(gaps) : 0, plexScans: c.plexScans, others: c.others, otherRequests: c.otherRequests };
   } finally {
     store.close();
     await fakes.stop();
@@ -151,10 +156,10 @@ export async function benchTargetsDrain(): Promise<Record<string, unknown>> {
       for (const withOthers of [false, true]) {
         const r = await drain(withOthers, latency);
         by[withOthers ? 'three' : 'one']!.push(r);
-        rows.push({ 'Plex answers ms': latency, run, targets: withOthers ? 'Plex + Jellyfin + Tdarr' : 'Plex', 'Plex drain ms': r.plexMs, 'all drained ms': r.allMs, 'Plex idle gap p50 ms': r.gapMs, 'Plex scans': r.plexScans, 'other deliveries': r.others, 'their requests': r.otherRequests });
+        rows.push({ 'Plex answers ms': latency, run, targets: withOthers ? 'Plex + Jellyfin + Tdarr' : 'Plex', 'Plex drain ms': r.plexMs, 'all drained ms': r.allMs, 'relay CPU ms': r.cpuMs, 'Plex idle gap p50 ms': r.gapMs, 'Plex scans': r.plexScans, 'other deliveries': r.others, 'their requests': r.otherRequests });
       }
     }
-    summary[`answers ${latency} ms`] = Object.fromEntries(Object.entries(by).map(([k, v]) => [k, { plexMs: median(v.map((r) => r.plexMs)), allMs: median(v.map((r) => r.allMs)) }]));
+    summary[`answers ${latency} ms`] = Object.fromEntries(Object.entries(by).map(([k, v]) => [k, { plexMs: median(v.map((r) => r.plexMs)), allMs: median(v.map((r) => r.allMs)), cpuMs: median(v.map((r) => r.cpuMs)) }]));
   }
   report('targets-drain', rows, { scans: SCANS, fakes: FAKES, median: summary });
   return summary;
