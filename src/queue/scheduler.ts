@@ -2,12 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
-import type { QueueBackend } from './backend.ts';
+import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 import { CompletionBatch } from './complete-batch.ts';
-import type { Claimed, CompleteResult, Completion } from './backend.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
