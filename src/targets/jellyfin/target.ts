@@ -32,12 +32,11 @@ export class MediaBrowserTarget implements Target {
 
   async deliver(queued: ScanItem): Promise<DeliveryResult> {
     const item = itemForTarget(queued, this.rewrite);
-    // Only part of a long file list was kept: the folder stands for all of them.
-    const paths = item.files.length && !item.moreFiles ? item.files : [item.folder];
+    const paths = changedPaths(item);
     try {
       // A refresh of the items at the files (issue 39 item 5, or REFRESH_METADATA); no analyze on demand here: an
       // analyze reports the files as changed. Files that are no item yet are reported as changed too.
-      if ((item.action === 'refresh' || this.refresh.always) && item.files.length && !item.moreFiles && item.updateType !== 'Deleted') {
+      if (this.refreshes(item)) {
         const { refreshed, rest } = await this.refreshItems(item.files);
         if (rest.length) {
           this.log.debug({ scan: item.id, paths: rest }, `no ${this.client.product} item at these files to refresh; reporting them as changed`);
@@ -60,13 +59,11 @@ export class MediaBrowserTarget implements Target {
    */
   async deliverMany(queued: readonly ScanItem[]): Promise<DeliveryResult[]> {
     const items = queued.map((q) => itemForTarget(q, this.rewrite));
-    const refreshes = (item: ScanItem) => (item.action === 'refresh' || this.refresh.always) && item.files.length > 0 && !item.moreFiles && item.updateType !== 'Deleted';
-    const plain = items.flatMap((item, i) => (refreshes(item) ? [] : [i]));
-    const paths = (item: ScanItem) => (item.files.length && !item.moreFiles ? item.files : [item.folder]);
+    const plain = items.flatMap((item, i) => (this.refreshes(item) ? [] : [i]));
     const results: DeliveryResult[] = new Array(items.length);
     const together = async (): Promise<void> => {
       if (plain.length === 0) return;
-      const updates = plain.flatMap((i) => paths(items[i]!).map((path) => ({ path, updateType: items[i]!.updateType })));
+      const updates = plain.flatMap((i) => changedPaths(items[i]!).map((path) => ({ path, updateType: items[i]!.updateType })));
       this.log.debug({ scans: plain.map((i) => items[i]!.id), request: this.client.describeUpdate(), paths: updates.length }, `telling ${this.client.product} about changed paths`);
       let failed: DeliveryResult | undefined;
       try {
@@ -74,10 +71,15 @@ export class MediaBrowserTarget implements Target {
       } catch (err) {
         failed = resultFromError(err);
       }
-      for (const i of plain) results[i] = failed ?? { outcome: 'done', detail: `${paths(items[i]!).length} path(s) reported as ${items[i]!.updateType}` };
+      for (const i of plain) results[i] = failed ?? { outcome: 'done', detail: `${changedPaths(items[i]!).length} path(s) reported as ${items[i]!.updateType}` };
     };
-    await Promise.all([together(), ...queued.map(async (q, i) => void (refreshes(items[i]!) && (results[i] = await this.deliver(q))))]);
+    await Promise.all([together(), ...queued.map(async (q, i) => void (this.refreshes(items[i]!) && (results[i] = await this.deliver(q))))]);
     return results;
+  }
+
+  /** A scan that refreshes the items at its files (the `refresh` action, or REFRESH_METADATA), instead of reporting them. */
+  private refreshes(item: ScanItem): boolean {
+    return (item.action === 'refresh' || this.refresh.always) && item.files.length > 0 && !item.moreFiles && item.updateType !== 'Deleted';
   }
 
   /**
@@ -118,6 +120,11 @@ export class MediaBrowserTarget implements Target {
       return { ok: false, error: (err as Error).message };
     }
   }
+}
+
+/** The paths a scan reports as changed: its files, or its folder when it names none or kept only part of a long list. */
+function changedPaths(item: ScanItem): string[] {
+  return item.files.length && !item.moreFiles ? item.files : [item.folder];
 }
 
 /** Jellyfin: the API at the configured URL. */
