@@ -17,7 +17,7 @@ import { waitFor } from '../helpers/relay.ts';
 // A backlog for a target whose API takes a list of paths goes in shared requests: Tdarr's scan-files takes a
 // list for scanFolderWatcher (autopulse sends all its events' paths in one, tdarr.rs:58-81, as its runner hands
 // each target its pending events at once, runner.rs:248-292); Jellyfin's POST /Library/Media/Updated takes
-// `Updates`, a list (Jellyfin's API docs; autopulse's emby.rs does the same). Each scan is still its own delivery:
+// `Updates`, a list (Jellyfin's API docs; autopulse's emby.rs:326-338 sends its events' paths in one). Each scan is still its own delivery:
 // its row, its retries and its history. Fewer scans than free slots go one request each, side by side, as before.
 
 const silent = pino({ level: 'silent' });

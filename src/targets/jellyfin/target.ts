@@ -54,7 +54,7 @@ export class MediaBrowserTarget implements Target {
 
   /**
    * Scans that only report changed paths share one `POST /Library/Media/Updated`, whose `Updates` is a list, each
-   * path with its own update type (autopulse's emby.rs sends all its events' paths in one, as its runner hands them,
+   * path with its own update type (autopulse's emby.rs:326-338 sends all its events' paths in one, as its runner hands them,
    * runner.rs:248-292). Scans that refresh items go one by one, as deliver() sends them.
    */
   async deliverMany(queued: readonly ScanItem[]): Promise<DeliveryResult[]> {
