@@ -21,6 +21,6 @@ export const SCAN_ONLY = configSchema.parse({
 }) as Config;
 
 /** The Plex target of SCAN_ONLY on a fake Plex, through its HTTP API. */
-export function scanOnlyPlex(plex: FakePlex, log: Logger): PlexTarget {
+export function scanOnlyPlex(plex: Pick<FakePlex, 'url' | 'token'>, log: Logger): PlexTarget {
   return plexTarget(new PlexApiBackend(new PlexApi(plex.url, plex.token)), SCAN_ONLY, undefined, log);
 }

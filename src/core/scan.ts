@@ -150,6 +150,12 @@ export interface Target {
   /** Where its server is (a URL): the turn's name until identity() tells the server's id. */
   readonly address?: string;
   deliver(item: ScanItem): Promise<DeliveryResult>;
+  /**
+   * Several scans in as few requests as the kind's API allows (a list of paths: Tdarr's scan-files, Jellyfin's and
+   * Emby's Media/Updated; autopulse sends each target its pending events at once, runner.rs:248-292). One result
+   * per item, in order: each is recorded, retried and kept in history on its own. Absent: one deliver() each.
+   */
+  deliverMany?(items: readonly ScanItem[]): Promise<DeliveryResult[]>;
   /** Cheap reachability check for status displays; `note` says how it is being watched (Plex: stream or polling). */
   available(): Promise<{ ok: boolean; error?: string; note?: string }>;
   /** Lets go of long-lived connections (scanrelay stopping). */

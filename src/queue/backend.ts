@@ -71,6 +71,19 @@ export interface OnceResult {
   results?: EnqueueResult[];
 }
 
+/** A delivery's final outcome, as the scheduler records it. */
+export interface Completion {
+  scanId: number;
+  target: string;
+  result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent };
+}
+
+/** What recording a delivery's outcome did to its scan: finished (and how), and the folders queued again. */
+export interface CompleteResult {
+  scanFinished: 'done' | 'failed' | undefined;
+  requeued?: string[];
+}
+
 export interface Claimed {
   item: ScanItem;
   target: string;
@@ -141,12 +154,12 @@ export interface QueueBackend {
   enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): Awaitable<OnceResult>;
   activateDue(targets: readonly string[], now?: number, limit?: number): Awaitable<number>;
   claimDeliveries(limit: number, now?: number, target?: string): Awaitable<Claimed[]>;
-  completeDelivery(
-    scanId: number,
-    target: string,
-    result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent },
-    now?: number,
-  ): Awaitable<{ scanFinished: 'done' | 'failed' | undefined; requeued?: string[] }>;
+  completeDelivery(scanId: number, target: string, result: Completion['result'], now?: number): Awaitable<CompleteResult>;
+  /**
+   * Several outcomes in one commit (SQLite: its commits block the event loop while they fsync, so they are
+   * grouped). Absent: the scheduler records each with completeDelivery (PostgreSQL commits off the event loop).
+   */
+  completeDeliveries?(completions: readonly Completion[], now?: number): CompleteResult[];
   retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt?: boolean, fileChecks?: number): Awaitable<void>;
   /**
    * A claimed delivery goes back to waiting as it was: its place in line (its due time, its priority) and its

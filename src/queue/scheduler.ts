@@ -3,12 +3,13 @@ import { asOutcome, type AfterOutcome, type DeliveryResult, type ScanItem, type 
 import type { ScannedItem } from '../core/events.ts';
 import type { Logger } from '../log.ts';
 import { backoffMs } from './coalesce.ts';
-import type { QueueBackend } from './backend.ts';
+import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { HoldKind, NotifyEvent } from '../core/events.ts';
 import { deliveryEvent, HoldTracker } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 import { ServerTurns } from './server-turns.ts';
+import { CompletionBatch } from './complete-batch.ts';
 
 export interface SchedulerOptions {
   /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
@@ -47,6 +48,11 @@ export interface DeliveryEvent {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Scans a batch-capable target (Target.deliverMany) takes in one call and one delivery slot, when more are due
+ * than there are free slots (a backlog); fewer go one request each, side by side, as before: none of them waits.
+ */
+export const BATCH_SCANS = 50;
 /** The mount guard's hold, among the per-target ones. */
 const MOUNT_HOLD = '\0mount guard';
 /** A full disk's hold: this and its folder. */
@@ -93,6 +99,8 @@ export class Scheduler {
   private readonly settling = new Set<string>();
   /** Full disks told as `waiting`, by folder: `recovered` once they have room. */
   private readonly disksHeld = new Set<string>();
+  /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
+  private readonly completions: CompletionBatch | undefined;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
 
   constructor(
@@ -105,6 +113,7 @@ export class Scheduler {
     this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
     this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
+    if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
     this.opts = {
       concurrency: opts.concurrency ?? 8,
       retryBaseMs: opts.retryBaseMs ?? 1000,
@@ -239,13 +248,14 @@ export class Scheduler {
         }
         let claimed: Awaited<ReturnType<QueueBackend['claimDeliveries']>> = [];
         try {
-          claimed = await this.store.claimDeliveries(slots, now, target.name);
+          claimed = await this.store.claimDeliveries(this.batches(target) ? Math.max(slots, BATCH_SCANS) : slots, now, target.name);
         } finally {
           // A look that found nothing wakes nobody: the other relays look when they were told something changed.
           if (turn && claimed.length === 0) await shared.releaseTurn(target.name, false);
         }
         // `delivery`: the name the queue gave this delivery (on a shared queue, the server's: plex@<id>).
-        for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
+        if (claimed.length > slots) void this.deliverBatch(claimed, target.name);
+        else for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
@@ -361,6 +371,48 @@ export class Scheduler {
     }
   }
 
+  /** A target that takes several scans per call: they share one slot (a serial target's turn is one scan). */
+  private batches(target: Target): boolean {
+    return target.deliverMany !== undefined && !target.serial;
+  }
+
+  /**
+   * A batch-capable target's claimed scans in one call, in one of the shared slots. Each outcome is recorded on
+   * its own (its own row, retries and history), and they share a commit (CompletionBatch).
+   */
+  private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
+    this.inFlight++;
+    this.poolInFlight++;
+    const started = this.now();
+    const target = this.targets.get(targetName)!;
+    let results: DeliveryResult[];
+    try {
+      results = await target.deliverMany!(claimed.map((c) => c.item));
+    } catch (err) {
+      results = claimed.map(() => ({ outcome: 'retry', error: `unexpected error: ${(err as Error).message}` }));
+    }
+    const ms = this.now() - started;
+    try {
+      await Promise.all(
+        claimed.map(async ({ item, target: delivery }, i) => {
+          const result: DeliveryResult = results[i] ?? { outcome: 'retry', error: `${targetName} gave no answer for this scan` };
+          try {
+            await this.record(item, targetName, result, false, false, delivery);
+            this.opts.onDelivery?.({ target: targetName, item, result, ms });
+          } catch (err) {
+            if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
+            else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
+          }
+        }),
+      );
+    } finally {
+      this.poolInFlight--;
+      this.inFlight--;
+      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
+      this.poke();
+    }
+  }
+
   /**
    * Keeps a serial target's turn for `ms` with no delivery in it, then lets the next look claim under it (the turn
    * shared with other relays stays this relay's: the look takes it again as its own).
@@ -398,7 +450,7 @@ export class Scheduler {
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
-      const { scanFinished } = await this.store.completeDelivery(item.id, delivery, { status: 'done', detail: result.detail, ...(event ? { event } : {}) });
+      const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, ...(event ? { event } : {}) } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
@@ -407,7 +459,7 @@ export class Scheduler {
       }
     } else if (result.outcome === 'failed') {
       const event = deliveryEvent(item, target, { status: 'failed', error: result.error }, now);
-      const { scanFinished, requeued } = await this.store.completeDelivery(item.id, delivery, { status: 'failed', error: result.error, event });
+      const { scanFinished, requeued } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'failed', error: result.error, event } }, serial);
       this.log.error({ ...ctx, error: result.error }, 'scan failed and will not be retried');
       if (requeued) this.log.warn({ scan: item.id, folder: item.folder, requeued }, 'the failed scan had taken in requests for other folders; each is queued again on its own');
       if (scanFinished) await this.afterFinish();
@@ -419,6 +471,15 @@ export class Scheduler {
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
+  }
+
+  /**
+   * Records an outcome. The other targets' outcomes share commits; a serial target's commits at once (its turn
+   * waits on it) and takes theirs along, so Plex's deliveries never wait for another target's fsync.
+   */
+  private async complete(c: Completion, serial: boolean): Promise<CompleteResult> {
+    if (this.completions) return this.completions.add(c, serial);
+    return this.store.completeDelivery(c.scanId, c.target, c.result);
   }
 
   private retryWait(item: ScanItem, result: Extract<DeliveryResult, { outcome: 'retry' }>): number {

@@ -10,7 +10,7 @@ import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './typ
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
 import { routeNames } from './route.ts';
-import { checkExpected, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
+import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { SqliteOutbox } from './outbox.ts';
 import type { Logger } from '../log.ts';
@@ -140,6 +140,8 @@ export class QueueStore implements QueueBackend {
       ),
       finishScan: db.prepare(`UPDATE scans SET status = ?, finished_at = ? WHERE id = ?`),
       resetSending: db.prepare(`UPDATE deliveries SET status = 'waiting' WHERE status = 'sending'`),
+      syncNormal: db.prepare(`PRAGMA synchronous = NORMAL`),
+      syncFull: db.prepare(`PRAGMA synchronous = FULL`),
       nextWake: db.prepare<[], { at: number | null }>(
         `SELECT min(at) AS at FROM (
            SELECT min(due_at) AS at FROM scans WHERE status = 'pending'
@@ -269,21 +271,41 @@ export class QueueStore implements QueueBackend {
       for (const t of this.deliveryTargets()) out.push(...this.claimDeliveries(limit - out.length, now, t));
       return out;
     }
-    return this.db.transaction(() => {
-      const rows = this.stmt.dueDeliveries.all(target, now, limit);
-      return rows.map((d) => {
-        this.stmt.markSending.run(d.scan_id, d.target);
-        return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1, d.file_checks), target: d.target };
-      });
-    }).immediate();
+    return this.unsynced(() =>
+      this.db.transaction(() => {
+        const rows = this.stmt.dueDeliveries.all(target, now, limit);
+        return rows.map((d) => {
+          this.stmt.markSending.run(d.scan_id, d.target);
+          return { item: this.toItem(this.stmt.scan.get(d.scan_id)!, d.attempts + 1, d.file_checks), target: d.target };
+        });
+      }).immediate(),
+    );
   }
 
-  completeDelivery(
-    scanId: number,
-    target: string,
-    result: { status: 'done' | 'failed'; error?: string; detail?: string; event?: NotifyEvent },
-    now = Date.now(),
-  ): { scanFinished: 'done' | 'failed' | undefined; requeued?: string[] } {
+  /**
+   * Runs a commit without its own fsync (synchronous=NORMAL; WAL keeps it across a crash of the process, and the
+   * next durable commit's fsync covers it). Only for a claim: lost to a power cut, its deliveries are waiting
+   * again, which is what recoverInFlight makes of every claim at start anyway: they are sent again.
+   */
+  private unsynced<T>(commit: () => T): T {
+    if (this.db.inTransaction) return commit();
+    this.stmt.syncNormal.run();
+    try {
+      return commit();
+    } finally {
+      this.stmt.syncFull.run();
+    }
+  }
+
+  /**
+   * Several deliveries' outcomes in one commit (one fsync: group commit, as the intake's), each as
+   * completeDelivery would record it alone, in the order given.
+   */
+  completeDeliveries(completions: readonly Completion[], now = Date.now()): CompleteResult[] {
+    return this.db.transaction(() => completions.map((c) => this.completeDelivery(c.scanId, c.target, c.result, now))).immediate();
+  }
+
+  completeDelivery(scanId: number, target: string, result: Completion['result'], now = Date.now()): CompleteResult {
     return this.db.transaction(() => {
       if (result.event) this.outbox.add([result.event]);
       this.stmt.finishDelivery.run({

@@ -7,6 +7,8 @@ import { itemForTarget } from './rewrite.ts';
 export interface ServiceKind {
   /** Sends one scan: `item` as this target names it (after its REWRITE), `queued` as the relay does. May throw. */
   send(item: ScanItem, queued: ScanItem): Promise<DeliveryResult>;
+  /** Sends a backlog in one request (Target.deliverMany), the scans in the same order; a throw fails them all alike. */
+  sendMany?(items: ScanItem[], queued: readonly ScanItem[]): Promise<DeliveryResult[]>;
   /** A cheap request that answers when the service is up and takes the key. */
   probe(): Promise<unknown>;
   libraryRoots?(fresh?: boolean): Promise<string[]>;
@@ -33,6 +35,18 @@ export function serviceTarget(
         return resultFromError(err);
       }
     },
+    ...(kind.sendMany
+      ? {
+          async deliverMany(queued: readonly ScanItem[]): Promise<DeliveryResult[]> {
+            try {
+              return await kind.sendMany!(queued.map((q) => itemForTarget(q, rewrite)), queued);
+            } catch (err) {
+              const failed = resultFromError(err);
+              return queued.map(() => failed);
+            }
+          },
+        }
+      : {}),
     ...(kind.libraryRoots ? { libraryRoots: kind.libraryRoots } : {}),
     async available() {
       try {

@@ -32,12 +32,11 @@ export class MediaBrowserTarget implements Target {
 
   async deliver(queued: ScanItem): Promise<DeliveryResult> {
     const item = itemForTarget(queued, this.rewrite);
-    // Only part of a long file list was kept: the folder stands for all of them.
-    const paths = item.files.length && !item.moreFiles ? item.files : [item.folder];
+    const paths = changedPaths(item);
     try {
       // A refresh of the items at the files (issue 39 item 5, or REFRESH_METADATA); no analyze on demand here: an
       // analyze reports the files as changed. Files that are no item yet are reported as changed too.
-      if ((item.action === 'refresh' || this.refresh.always) && item.files.length && !item.moreFiles && item.updateType !== 'Deleted') {
+      if (this.refreshes(item)) {
         const { refreshed, rest } = await this.refreshItems(item.files);
         if (rest.length) {
           this.log.debug({ scan: item.id, paths: rest }, `no ${this.client.product} item at these files to refresh; reporting them as changed`);
@@ -51,6 +50,36 @@ export class MediaBrowserTarget implements Target {
     } catch (err) {
       return resultFromError(err);
     }
+  }
+
+  /**
+   * Scans that only report changed paths share one `POST /Library/Media/Updated`, whose `Updates` is a list, each
+   * path with its own update type (autopulse's emby.rs:326-338 sends all its events' paths in one, as its runner hands them,
+   * runner.rs:248-292). Scans that refresh items go one by one, as deliver() sends them.
+   */
+  async deliverMany(queued: readonly ScanItem[]): Promise<DeliveryResult[]> {
+    const items = queued.map((q) => itemForTarget(q, this.rewrite));
+    const plain = items.flatMap((item, i) => (this.refreshes(item) ? [] : [i]));
+    const results: DeliveryResult[] = new Array(items.length);
+    const together = async (): Promise<void> => {
+      if (plain.length === 0) return;
+      const updates = plain.flatMap((i) => changedPaths(items[i]!).map((path) => ({ path, updateType: items[i]!.updateType })));
+      this.log.debug({ scans: plain.map((i) => items[i]!.id), request: this.client.describeUpdate(), paths: updates.length }, `telling ${this.client.product} about changed paths`);
+      let failed: DeliveryResult | undefined;
+      try {
+        await this.client.mediaUpdated(updates);
+      } catch (err) {
+        failed = resultFromError(err);
+      }
+      for (const i of plain) results[i] = failed ?? { outcome: 'done', detail: `${changedPaths(items[i]!).length} path(s) reported as ${items[i]!.updateType}` };
+    };
+    await Promise.all([together(), ...queued.map(async (q, i) => void (this.refreshes(items[i]!) && (results[i] = await this.deliver(q))))]);
+    return results;
+  }
+
+  /** A scan that refreshes the items at its files (the `refresh` action, or REFRESH_METADATA), instead of reporting them. */
+  private refreshes(item: ScanItem): boolean {
+    return (item.action === 'refresh' || this.refresh.always) && item.files.length > 0 && !item.moreFiles && item.updateType !== 'Deleted';
   }
 
   /**
@@ -91,6 +120,11 @@ export class MediaBrowserTarget implements Target {
       return { ok: false, error: (err as Error).message };
     }
   }
+}
+
+/** The paths a scan reports as changed: its files, or its folder when it names none or kept only part of a long list. */
+function changedPaths(item: ScanItem): string[] {
+  return item.files.length && !item.moreFiles ? item.files : [item.folder];
 }
 
 /** The two servers of this API: the product name its messages use, and the path prefix its routes take. */

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
-import type { ScanItem, Target } from '../../core/scan.ts';
+import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import { ServiceClient } from '../http.ts';
@@ -74,19 +74,35 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
     secrets: [entry.API_KEY],
   });
   const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
+  /** One scan's request: a folder without its whole file list is sent as its files on the relay's disk, named as
+   * Tdarr names them; not for a deletion or a removal scan (a library root for items gone): what is left has not changed. */
+  const configFor = async (item: ScanItem, queued: ScanItem): Promise<TdarrScanConfig> => {
+    const whole = item.files.length > 0 && !item.moreFiles;
+    const gone = item.updateType === 'Deleted' || item.removal;
+    const listed = whole || gone ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
+    return tdarrScanConfig(entry.DB_ID, item, listed);
+  };
+  const detail = (item: ScanItem, config: TdarrScanConfig): string => {
+    const paths = config.arrayOrPath;
+    const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)`;
+    return `scanFolderWatcher of ${what} in library ${entry.DB_ID}`;
+  };
+  const scan = async (paths: string[], scans: number[]): Promise<void> => {
+    log.debug({ target: name, scans, paths }, 'asking Tdarr to scan');
+    await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig: { dbID: entry.DB_ID, mode: 'scanFolderWatcher', arrayOrPath: paths } } });
+  };
   return serviceTarget(name, entry, {
     async send(item, queued) {
-      // A folder without its whole file list: its files as the relay sees them, named as Tdarr names them. Not for
-      // a deletion or a removal scan (a library root for items gone): what is left there has not changed.
-      const whole = item.files.length > 0 && !item.moreFiles;
-      const gone = item.updateType === 'Deleted' || item.removal;
-      const listed = whole || gone ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
-      const scanConfig = tdarrScanConfig(entry.DB_ID, item, listed);
-      const paths = scanConfig.arrayOrPath;
-      log.debug({ target: name, scan: item.id, paths }, 'asking Tdarr to scan');
-      await client.call('POST', '/api/v2/scan-files', 'scan-files', { data: { scanConfig } });
-      const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed.length ? ' listed in the folder' : ''}`;
-      return { outcome: 'done', detail: `scanFolderWatcher of ${what} in library ${entry.DB_ID}` };
+      const config = await configFor(item, queued);
+      await scan(config.arrayOrPath, [item.id]);
+      return { outcome: 'done', detail: detail(item, config) };
+    },
+    /** A backlog shares one `scanFolderWatcher` request, its list every scan's paths (autopulse sends all its
+     * events' paths in one, tdarr.rs:58-81). */
+    async sendMany(items, queued) {
+      const configs = await Promise.all(items.map((item, i) => configFor(item, queued[i]!)));
+      await scan([...new Set(configs.flatMap((c) => c.arrayOrPath))], items.map((i) => i.id));
+      return items.map((item, i): DeliveryResult => ({ outcome: 'done', detail: detail(item, configs[i]!) }));
     },
     probe: () => client.json('GET', '/api/v2/status', 'status', z.looseObject({})),
   });

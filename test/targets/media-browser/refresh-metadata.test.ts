@@ -46,6 +46,26 @@ describe('Jellyfin and Emby: metadata refresh of the items at the files', () => 
     assert.equal(server.updates.length, 2);
   });
 
+  test('a backlog in one call (deliverMany): the scans that only report share one Media/Updated, each path with its own type; a refresh goes alone', async () => {
+    server.itemRefreshes.length = 0;
+    server.updates.length = 0;
+    const before = server.calls.length;
+    const target = createMediaBrowserTarget('jf', jellyfinTargetSchema.parse({ TYPE: 'jellyfin', URL: server.url, API_KEY: 'k' }), silentLogger());
+    const results = await target.deliverMany([
+      scanItem({ folder: '/media/TV/Dark/S2', files: ['/media/TV/Dark/S2/e1.mkv'], updateType: 'Created' }),
+      { ...scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv'] }), action: 'refresh' },
+      scanItem({ folder: '/media/TV/Gone', updateType: 'Deleted' }),
+    ]);
+    assert.deepEqual(results.map((r) => r.outcome), ['done', 'done', 'done']);
+    assert.deepEqual(server.updates.map((u) => `${u.path} ${u.updateType}`), ['/media/TV/Dark/S2/e1.mkv Created', '/media/TV/Gone Deleted']);
+    assert.equal(server.calls.slice(before).filter((c) => c.path === '/Library/Media/Updated').length, 1);
+    assert.deepEqual(server.itemRefreshes.map((r) => r.id), ['ep1']);
+    // A refused request: every scan in it is retried, none reported done.
+    const wrong = createMediaBrowserTarget('jf', jellyfinTargetSchema.parse({ TYPE: 'jellyfin', URL: server.url, API_KEY: 'wrong' }), silentLogger());
+    const refused = await wrong.deliverMany([scanItem({ folder: '/media/TV/A' }), scanItem({ folder: '/media/TV/B' })]);
+    assert.deepEqual(refused.map((r) => r.outcome), ['retry', 'retry']);
+  });
+
   test('a wrong key is refused (401) and retried, never reported done', async () => {
     const entry = jellyfinTargetSchema.parse({ TYPE: 'jellyfin', URL: server.url, API_KEY: 'wrong', REFRESH_METADATA: true });
     const result = await createMediaBrowserTarget('jf', entry, silentLogger()).deliver(scanItem({ folder: '/media/TV/Dark/S1', files: ['/media/TV/Dark/S1/e1.mkv'] }));

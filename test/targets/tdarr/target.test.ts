@@ -72,6 +72,31 @@ describe('Tdarr target', () => {
     assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/e1.mkv'] });
   });
 
+  test('a backlog in one call (deliverMany): the files of every scan in one scanFolderWatcher list, a folder alone, one result per scan', async () => {
+    tdarr.scans.length = 0;
+    const t = target({ REWRITE: [{ from: '^/mnt/media/', to: '/media/' }] });
+    const results = await t.deliverMany!([
+      scanItem({ folder: '/mnt/media/TV/Dark/S01', files: ['/mnt/media/TV/Dark/S01/e1.mkv', '/mnt/media/TV/Dark/S01/e2.mkv'] }),
+      scanItem({ folder: '/mnt/media/TV/Dark/S02' }),
+      scanItem({ folder: '/mnt/media/Movies/Up', files: ['/mnt/media/Movies/Up/Up.mkv'] }),
+    ]);
+    assert.deepEqual(results, [
+      { outcome: 'done', detail: 'scanFolderWatcher of 2 file(s) in library lib-tv' },
+      { outcome: 'done', detail: 'scanFindNew of the folder in library lib-tv' },
+      { outcome: 'done', detail: 'scanFolderWatcher of 1 file(s) in library lib-tv' },
+    ]);
+    assert.deepEqual(
+      tdarr.scans.map((s) => [s.mode, s.arrayOrPath]).sort(),
+      [
+        ['scanFindNew', '/media/TV/Dark/S02'],
+        ['scanFolderWatcher', ['/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv', '/media/Movies/Up/Up.mkv']],
+      ],
+    );
+    // Refused (a wrong key): each scan of the shared request is retried, none done.
+    const wrong = await target({ API_KEY: 'wrong' }).deliverMany!([scanItem({ folder: '/a', files: ['/a/1.mkv'] }), scanItem({ folder: '/b', files: ['/b/1.mkv'] })]);
+    assert.deepEqual(wrong.map((r) => r.outcome), ['retry', 'retry']);
+  });
+
   test('REQUEST.HEADERS go with every request (a proxy header), without replacing the key', async () => {
     const t = target({ REQUEST: { HEADERS: { 'X-Proxy-Auth': 'p1', 'x-api-key': 'overridden?' } } });
     assert.equal((await t.deliver(scanItem({ folder: '/tv/A' }))).outcome, 'done');
