@@ -61,11 +61,8 @@ test('a backlog beyond the free slots goes in shared requests; each scan reaches
     const folders = [...Array.from({ length: 11 }, (_, i) => movie(i)), ['/data/TV/Dark/Season 1', []] as [string, string[]]];
     const ids = await t.backlog(folders);
     await t.settled(ids);
-    // Tdarr: the eleven scans of files in one scanFolderWatcher list, the folder alone as its scanFindNew.
-    assert.deepEqual(t.tdarr.scans.map((s) => [s.mode, Array.isArray(s.arrayOrPath) ? s.arrayOrPath.length : s.arrayOrPath]).sort(), [
-      ['scanFindNew', '/data/TV/Dark/Season 1'],
-      ['scanFolderWatcher', 11],
-    ]);
+    // Tdarr: the twelve scans in one scanFolderWatcher list; the folder, not on this disk, goes as itself.
+    assert.deepEqual(t.tdarr.scans.map((s) => [s.mode, Array.isArray(s.arrayOrPath) ? s.arrayOrPath.length : s.arrayOrPath]), [['scanFolderWatcher', 12]]);
     assert.deepEqual(t.tdarrPaths(), [...folders.slice(0, 11).map(([, f]) => f[0]!), '/data/TV/Dark/Season 1'].sort());
     // Jellyfin: every path once, each with its scan's update type, in one request.
     assert.deepEqual(t.jellyfin.updates.map((u) => u.path).sort(), [...folders.slice(0, 11).map(([, f]) => f[0]!), '/data/TV/Dark/Season 1'].sort());
@@ -74,7 +71,7 @@ test('a backlog beyond the free slots goes in shared requests; each scan reaches
     const dark = (await t.q.store.view.get(ids[11]!));
     assert.deepEqual(dark.deliveries.map((d) => [d.target, d.status, d.detail]), [
       ['jf', 'done', '1 path(s) reported as Modified'],
-      ['tdarr', 'done', 'scanFindNew of the folder in library lib'],
+      ['tdarr', 'done', 'scanFolderWatcher of the folder (no file in it could be listed here) in library lib'],
     ]);
     assert.deepEqual((await t.q.store.view.get(ids[0]!)).deliveries.map((d) => [d.target, d.attempts, d.detail]), [
       ['jf', 1, '1 path(s) reported as Modified'],

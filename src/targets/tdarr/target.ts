@@ -76,15 +76,15 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
   const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   /** One scan's request: a folder without its whole file list is sent as its files on the relay's disk, named as
    * Tdarr names them; not for a deletion or a removal scan (a library root for items gone): what is left has not changed. */
-  const configFor = async (item: ScanItem, queued: ScanItem): Promise<TdarrScanConfig> => {
+  const configFor = async (item: ScanItem, queued: ScanItem): Promise<{ config: TdarrScanConfig; listed: boolean }> => {
     const whole = item.files.length > 0 && !item.moreFiles;
     const gone = item.updateType === 'Deleted' || item.removal;
     const listed = whole || gone ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
-    return tdarrScanConfig(entry.DB_ID, item, listed);
+    return { config: tdarrScanConfig(entry.DB_ID, item, listed), listed: listed.length > 0 };
   };
-  const detail = (item: ScanItem, config: TdarrScanConfig): string => {
+  const detail = (item: ScanItem, { config, listed }: { config: TdarrScanConfig; listed: boolean }): string => {
     const paths = config.arrayOrPath;
-    const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)`;
+    const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed ? ' listed in the folder' : ''}`;
     return `scanFolderWatcher of ${what} in library ${entry.DB_ID}`;
   };
   const scan = async (paths: string[], scans: number[]): Promise<void> => {
@@ -93,15 +93,15 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
   };
   return serviceTarget(name, entry, {
     async send(item, queued) {
-      const config = await configFor(item, queued);
-      await scan(config.arrayOrPath, [item.id]);
-      return { outcome: 'done', detail: detail(item, config) };
+      const planned = await configFor(item, queued);
+      await scan(planned.config.arrayOrPath, [item.id]);
+      return { outcome: 'done', detail: detail(item, planned) };
     },
     /** A backlog shares one `scanFolderWatcher` request, its list every scan's paths (autopulse sends all its
      * events' paths in one, tdarr.rs:58-81). */
     async sendMany(items, queued) {
       const configs = await Promise.all(items.map((item, i) => configFor(item, queued[i]!)));
-      await scan([...new Set(configs.flatMap((c) => c.arrayOrPath))], items.map((i) => i.id));
+      await scan([...new Set(configs.flatMap((c) => c.config.arrayOrPath))], items.map((i) => i.id));
       return items.map((item, i): DeliveryResult => ({ outcome: 'done', detail: detail(item, configs[i]!) }));
     },
     probe: () => client.json('GET', '/api/v2/status', 'status', z.looseObject({})),

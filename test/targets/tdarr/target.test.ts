@@ -72,7 +72,7 @@ describe('Tdarr target', () => {
     assert.deepEqual(tdarr.scans.at(-1), { dbID: 'lib-tv', mode: 'scanFolderWatcher', arrayOrPath: ['/media/TV/Dark/S01/e1.mkv'] });
   });
 
-  test('a backlog in one call (deliverMany): the files of every scan in one scanFolderWatcher list, a folder alone, one result per scan', async () => {
+  test('a backlog in one call (deliverMany): the paths of every scan in one scanFolderWatcher list (a folder not readable here as itself), one result per scan', async () => {
     tdarr.scans.length = 0;
     const t = target({ REWRITE: [{ from: '^/mnt/media/', to: '/media/' }] });
     const results = await t.deliverMany!([
@@ -82,15 +82,13 @@ describe('Tdarr target', () => {
     ]);
     assert.deepEqual(results, [
       { outcome: 'done', detail: 'scanFolderWatcher of 2 file(s) in library lib-tv' },
-      { outcome: 'done', detail: 'scanFindNew of the folder in library lib-tv' },
+      { outcome: 'done', detail: 'scanFolderWatcher of the folder (no file in it could be listed here) in library lib-tv' },
       { outcome: 'done', detail: 'scanFolderWatcher of 1 file(s) in library lib-tv' },
     ]);
+    // One request, never scanFindNew (#577: a subfolder given to it becomes the library's path).
     assert.deepEqual(
-      tdarr.scans.map((s) => [s.mode, s.arrayOrPath]).sort(),
-      [
-        ['scanFindNew', '/media/TV/Dark/S02'],
-        ['scanFolderWatcher', ['/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv', '/media/Movies/Up/Up.mkv']],
-      ],
+      tdarr.scans.map((s) => [s.mode, s.arrayOrPath]),
+      [['scanFolderWatcher', ['/media/TV/Dark/S01/e1.mkv', '/media/TV/Dark/S01/e2.mkv', '/media/TV/Dark/S02', '/media/Movies/Up/Up.mkv']]],
     );
     // Refused (a wrong key): each scan of the shared request is retried, none done.
     const wrong = await target({ API_KEY: 'wrong' }).deliverMany!([scanItem({ folder: '/a', files: ['/a/1.mkv'] }), scanItem({ folder: '/b', files: ['/b/1.mkv'] })]);
