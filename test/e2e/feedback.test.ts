@@ -44,7 +44,7 @@ test('a scan answer and its log line say when the scan is due; `scanrelay queue`
     const json = JSON.parse((await runCli(['--queuefile', relay.queuefile, 'queue', '--json'], { cwd: dir })).stdout);
     assert.deepEqual(json.counts, { pending: 1, active: 0, done: 0, failed: 0 });
     // The second request (the page's) merged into the scan and moved its due time (the debounce).
-    assert.deepEqual(json.scans, [{ folder: '/data/Movies/Heat (1995)', status: 'pending', due: json.scans[0].due, attempts: 0, lastError: null, finished: null, deliveries: [], waiting: null, state: 'pending', stateText: 'pending' }]);
+    assert.deepEqual(json.scans, [{ folder: '/data/Movies/Heat (1995)', status: 'pending', due: json.scans[0].due, attempts: 0, lastError: null, finished: null, deliveries: [], waiting: null, action: 'scan', targets: null, state: 'pending', stateText: 'pending' }]);
     assert.equal(json.queue, relay.queuefile);
     assert.equal(json.queuefile, relay.queuefile);
     assert.ok(Date.parse(json.scans[0].due) >= due);
