@@ -35,7 +35,7 @@ export function registerMap(program: Command): void {
         const mappedProblem = invalidMappedPath(mapped.path);
         if (mappedProblem) throw new UserError(`the relay would refuse this path (400): ${mappedProblem}`);
         const folder = scanFolderFor(mapped.path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
-        // Each target's own rewrite (PLEX_REWRITE, JELLYFIN.REWRITE, EMBY.REWRITE): what that server is sent.
+        // The three servers of the plex_autoscan keys, as --json's `servers` showed them before TARGETS (scripts read it).
         const plexFolder = placeRewriter(config.PLEX_REWRITE)?.(folder) ?? folder;
         const servers = { plex: plexFolder, jellyfin: placeRewriter(config.JELLYFIN.REWRITE)?.(folder) ?? folder, emby: placeRewriter(config.EMBY.REWRITE)?.(folder) ?? folder };
         let section: { id: string; title: string; location: string } | undefined;
