@@ -4,6 +4,7 @@ import { UserError } from '../config/errors.ts';
 import { mapIncomingPath, placeRewriter } from '../paths/rewrite.ts';
 import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';
+import { normalizeFolder } from '../paths/mapping.ts';
 import { plexBackendFor } from '../targets/index.ts';
 import { namedTargets, triggerRouting } from '../config/named-targets.ts';
 import type { TriggerRoute } from '../config/targets.ts';
@@ -93,7 +94,7 @@ function targetsFor(config: Config, folder: string, mappedPath: string, triggerN
   const named = namedTargets(config);
   const table = routeTable(named);
   // A path below its folder is a file, as the intake stores it (intake/resolve.ts): routing matches the file.
-  const files = mappedPath !== folder ? [mappedPath] : [];
+  const files = normalizeFolder(mappedPath) !== folder ? [mappedPath] : [];
   const { targets: allowed } = triggerRouting(config, trigger);
   const route = routeRequest(table, { folder, files, ...(allowed ? { targets: allowed } : {}) });
   const checkedPath = files[0] ?? folder;

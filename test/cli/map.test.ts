@@ -96,5 +96,8 @@ describe('scanrelay map: every named target, the folder it is sent and what leav
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^target: {2}abs \(audiobookshelf\): \/tv\/Dark, left out by TARGETS\.abs\.INCLUDE: none of "\^\/books\/" matches \/tv\/Dark\/e1\.mkv$/m);
     assert.match(r.stdout, /^route: {3}no target takes it: the relay would answer this request "ignored"$/m);
+    // A folder, written with its trailing slash, is matched as the folder (no file).
+    const folder = JSON.parse((await runCli(['--config', file, 'map', '--json', '/books/Dune/'])).stdout);
+    assert.deepEqual([folder.folder, folder.targets[0].checked, folder.sentTo], ['/books/Dune', '/books/Dune', ['abs']]);
   });
 });
