@@ -3,7 +3,8 @@
  * and BENCH_LIST_OPEN (1,000) open ones, each with 3 files, on SQLite and (when PostgreSQL's programs are
  * installed) PostgreSQL. The median time of one page (queue/event-list.ts's SQL and the rows' files and
  * deliveries) for: the default page, page 500, sort by process_status (a CASE with a subquery per row), a search
- * that only a file name matches (the EXISTS over scan_files), and status=retry.
+ * that only a file name matches (the EXISTS over scan_files), and status=retry; then /stats's count of every scan
+ * by process status (the same CASE over the whole table, eventCounts), beside the plain count by status it replaced.
  */
 import { join } from 'node:path';
 import { scanRequestSchema } from '../src/core/scan.ts';
@@ -68,6 +69,8 @@ export async function benchAutopulseList(): Promise<Record<string, unknown>> {
     await seed(store);
     const seedS = Math.round((performance.now() - seeded) / 100) / 10;
     for (const [label, q] of QUERIES) rows.push({ store: name, query: label, rows: (await store.view.listEvents(q)).length, medianMs: await median(async () => store.view.listEvents(q)), seedS });
+    rows.push({ store: name, query: '/stats: eventCounts', rows: 4, medianMs: await median(async () => store.view.eventCounts()), seedS });
+    rows.push({ store: name, query: 'counts by status (before)', rows: 4, medianMs: await median(async () => store.view.counts()), seedS });
     await store.close();
     stop();
   }

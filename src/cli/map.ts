@@ -1,26 +1,33 @@
 import type { Command } from 'commander';
+import type { Config } from '../config/schema.ts';
 import { UserError } from '../config/errors.ts';
 import { mapIncomingPath, placeRewriter } from '../paths/rewrite.ts';
 import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';
+import { normalizeFolder } from '../paths/mapping.ts';
 import { plexBackendFor } from '../targets/index.ts';
+import { namedTargets, triggerRouting } from '../config/named-targets.ts';
+import type { TriggerRoute } from '../config/targets.ts';
+import { leftOutBy, routeRequest, routeTable } from '../queue/route.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 
 export function registerMap(program: Command): void {
   program
     .command('map')
-    .description('show what SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS make of a path (every rule that fired), and the Plex section it falls in')
+    .description('show what SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS make of a path (every rule that fired), what each target is sent or why it is left out, and the Plex section it falls in')
     .argument('<path>', 'a path in any form (container, mount, drive)')
     .option('--json', 'print JSON')
-    .option('--trigger <name>', "apply this SERVER_AUTOSCAN_TRIGGERS entry's REWRITE first, as its /triggers/<name> route does")
+    .option('--trigger <name>', "apply this SERVER_AUTOSCAN_TRIGGERS entry's REWRITE first, and its TARGETS/EXCLUDE_TARGETS, as its /triggers/<name> route does")
     .action(
       action(async (input: string, opts: { json?: boolean; trigger?: string }, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
         let path = input;
+        let trigger: TriggerRoute | undefined;
         if (opts.trigger !== undefined) {
-          const trigger = config.SERVER_AUTOSCAN_TRIGGERS[opts.trigger];
-          if (!trigger) throw new UserError(`--trigger: no SERVER_AUTOSCAN_TRIGGERS entry named "${opts.trigger}" (names: ${Object.keys(config.SERVER_AUTOSCAN_TRIGGERS).join(', ')})`);
-          path = placeRewriter(trigger.REWRITE)?.(input) ?? input;
+          const entry = config.SERVER_AUTOSCAN_TRIGGERS[opts.trigger];
+          if (!entry) throw new UserError(`--trigger: no SERVER_AUTOSCAN_TRIGGERS entry named "${opts.trigger}" (names: ${Object.keys(config.SERVER_AUTOSCAN_TRIGGERS).join(', ')})`);
+          path = placeRewriter(entry.REWRITE)?.(input) ?? input;
+          trigger = entry as TriggerRoute;
         }
         // The checks the relay makes on a request, before and after mapping: what it would refuse, map refuses.
         const problem = invalidRequestPath(path);
@@ -29,7 +36,7 @@ export function registerMap(program: Command): void {
         const mappedProblem = invalidMappedPath(mapped.path);
         if (mappedProblem) throw new UserError(`the relay would refuse this path (400): ${mappedProblem}`);
         const folder = scanFolderFor(mapped.path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
-        // Each target's own rewrite (PLEX_REWRITE, JELLYFIN.REWRITE, EMBY.REWRITE): what that server is sent.
+        // The three servers of the plex_autoscan keys, as --json's `servers` showed them before TARGETS (scripts read it).
         const plexFolder = placeRewriter(config.PLEX_REWRITE)?.(folder) ?? folder;
         const servers = { plex: plexFolder, jellyfin: placeRewriter(config.JELLYFIN.REWRITE)?.(folder) ?? folder, emby: placeRewriter(config.EMBY.REWRITE)?.(folder) ?? folder };
         let section: { id: string; title: string; location: string } | undefined;
@@ -40,8 +47,12 @@ export function registerMap(program: Command): void {
         } catch (err) {
           sectionError = (err as Error).message;
         }
+        const targets = targetsFor(config, folder, mapped.path, opts.trigger, trigger);
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ input, trigger: opts.trigger ?? null, afterTrigger: path, servers, rewrites: mapped.rewrites, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null })}\n`);
+          const sentTo = targets.filter((t) => t.sent).map((t) => t.name);
+          process.stdout.write(
+            `${JSON.stringify({ input, trigger: opts.trigger ?? null, afterTrigger: path, servers, rewrites: mapped.rewrites, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null, targets, sentTo })}\n`,
+          );
           return;
         }
         const lines = [
@@ -51,7 +62,8 @@ export function registerMap(program: Command): void {
           `mapped:  ${mapped.path}`,
           mapped.match ? `matched: "${mapped.match.value}" -> "${mapped.match.key}"` : 'matched: no SERVER_PATH_MAPPINGS entry (path left as it is)',
           `folder:  ${folder}`,
-          ...(['plex', 'jellyfin', 'emby'] as const).filter((k) => servers[k] !== folder).map((k) => `${`${k}:`.padEnd(8)} ${servers[k]} (its own REWRITE)`),
+          ...(targets.length ? targets.map((t) => targetLine(t, folder)) : ['target:  none (no target is enabled)']),
+          ...(targets.length && !targets.some((t) => t.sent) ? ['route:   no target takes it: the relay would answer this request "ignored"'] : []),
           section
             ? `section: ${section.id} (${section.title}), location ${section.location}`
             : `section: none${sectionError ? ` (${sectionError})` : ' (no Plex section location holds this folder)'}`,
@@ -59,4 +71,52 @@ export function registerMap(program: Command): void {
         process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
+}
+
+/** One named target as the map shows it: the folder it is sent, and what leaves it out, if anything. */
+interface TargetView {
+  name: string;
+  type: string;
+  /** The folder as this target is sent it: its REWRITE (with its REWRITE_MODE) of the relay's folder. */
+  path: string;
+  /** The path its INCLUDE/EXCLUDE are matched on (the file when the input names one), as the target names it. */
+  checked: string;
+  sent: boolean;
+  /** The config key that leaves it out, with the pattern(s) for a target's own INCLUDE/EXCLUDE; null when sent. */
+  leftOutBy: { key: string; pattern?: string; patterns?: string[] } | null;
+}
+
+/**
+ * Where the relay would send this request: the queue's own routing (queue/route.ts routeRequest, as server/run.ts
+ * decides it when a scan is queued) over every named target, then, for each target left out, the key that did it.
+ */
+function targetsFor(config: Config, folder: string, mappedPath: string, triggerName: string | undefined, trigger: TriggerRoute | undefined): TargetView[] {
+  const named = namedTargets(config);
+  const table = routeTable(named);
+  // A path below its folder is a file, as the intake stores it (intake/resolve.ts): routing matches the file.
+  const files = normalizeFolder(mappedPath) !== folder ? [mappedPath] : [];
+  const { targets: allowed } = triggerRouting(config, trigger);
+  const route = routeRequest(table, { folder, files, ...(allowed ? { targets: allowed } : {}) });
+  const checkedPath = files[0] ?? folder;
+  return table.map((t): TargetView => {
+    const own = (p: string) => (t.rewrite ? t.rewrite(p) : p);
+    const sent = route === undefined || route.includes(t.name);
+    const view = { name: t.name, type: named.get(t.name)!.TYPE, path: own(folder), checked: own(checkedPath), sent };
+    if (sent) return { ...view, leftOutBy: null };
+    if (allowed && !allowed.includes(t.name)) {
+      const field = trigger?.TARGETS ? 'TARGETS' : 'EXCLUDE_TARGETS';
+      return { ...view, leftOutBy: { key: `SERVER_AUTOSCAN_TRIGGERS.${triggerName}.${field}` } };
+    }
+    const why = leftOutBy(t, checkedPath);
+    return { ...view, leftOutBy: why ? { ...why, key: `TARGETS.${t.name}.${why.key}` } : { key: 'unknown' } };
+  });
+}
+
+function targetLine(t: TargetView, folder: string): string {
+  const head = `target:  ${t.name} (${t.type}): ${t.path}${t.path !== folder ? ' (its own REWRITE)' : ''}`;
+  if (!t.leftOutBy) return `${head}, sent`;
+  const { key, pattern, patterns } = t.leftOutBy;
+  if (pattern !== undefined) return `${head}, left out by ${key}: "${pattern}" matches ${t.checked}`;
+  if (patterns) return `${head}, left out by ${key}: none of ${patterns.map((p) => `"${p}"`).join(', ')} matches ${t.checked}`;
+  return `${head}, left out by ${key}`;
 }

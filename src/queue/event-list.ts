@@ -39,6 +39,19 @@ const PROCESS_STATUS_SQL = `CASE WHEN status = 'done' THEN 'complete' WHEN statu
   WHEN scans.id IN (SELECT d.scan_id FROM deliveries d WHERE d.status = 'waiting' AND d.attempts > 0) THEN 'retry'
   ELSE 'pending' END`;
 
+/**
+ * How many scans are in each process status, by the same rule as the list (autopulse's /stats counts its events'
+ * process_status this way, manager.rs:163-175). Rows of (process_status, n); a status with no scan has no row.
+ */
+export const EVENT_COUNTS_SQL = `SELECT ${PROCESS_STATUS_SQL} AS process_status, count(*) AS n FROM scans GROUP BY 1`;
+
+/** The rows of EVENT_COUNTS_SQL as one count per status, 0 for a status no scan is in. */
+export function processCounts(rows: ReadonlyArray<{ process_status: string; n: number }>): Record<ProcessStatus, number> {
+  const out: Record<ProcessStatus, number> = { pending: 0, complete: 0, retry: 0, failed: 0 };
+  for (const r of rows) if ((PROCESS_STATUSES as readonly string[]).includes(r.process_status)) out[r.process_status as ProcessStatus] = Number(r.n);
+  return out;
+}
+
 /** The same rule on a scan read with its deliveries (what /status answers). */
 export function processStatusOf(status: string, deliveries: readonly Pick<DeliveryRow, 'status' | 'attempts'>[]): ProcessStatus {
   if (status === 'done') return 'complete';

@@ -40,14 +40,25 @@ export function relayRouteTable(
   });
 }
 
+/** Which of a target's own patterns leave a path out: the first EXCLUDE that matches, or its INCLUDE when none matches. */
+export type LeftOut = { key: 'EXCLUDE'; pattern: string } | { key: 'INCLUDE'; patterns: string[] };
+
 /**
- * Whether a target takes a path, as the target names it (after its own REWRITE): no EXCLUDE pattern matches it,
- * and some INCLUDE pattern does (no INCLUDE: any path). Patterns match anywhere, as autoscan's and the watcher's.
+ * Why a target does not take a path, as the target names it (after its own REWRITE); undefined: it takes it. No
+ * EXCLUDE pattern may match, and some INCLUDE pattern must (no INCLUDE: any path). Patterns match anywhere, as
+ * autoscan's and the watcher's.
  */
-export function takesPath(entry: RouteEntry, relayPath: string): boolean {
+export function leftOutBy(entry: RouteEntry, relayPath: string): LeftOut | undefined {
   const own = entry.rewrite ? entry.rewrite(relayPath) : relayPath;
-  if (entry.exclude.some((re) => matchesAnywhere(re, own))) return false;
-  return entry.include.length === 0 || entry.include.some((re) => matchesAnywhere(re, own));
+  const excluded = entry.exclude.find((re) => matchesAnywhere(re, own));
+  if (excluded) return { key: 'EXCLUDE', pattern: excluded.pattern() };
+  if (entry.include.length === 0 || entry.include.some((re) => matchesAnywhere(re, own))) return undefined;
+  return { key: 'INCLUDE', patterns: entry.include.map((re) => re.pattern()) };
+}
+
+/** Whether a target takes a path (leftOutBy finds nothing against it). */
+export function takesPath(entry: RouteEntry, relayPath: string): boolean {
+  return leftOutBy(entry, relayPath) === undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { eventListSql, type EventQuery } from './event-list.ts';
+import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from './event-list.ts';
 import { toEntry } from './rows.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type HistoryFilter, type QueueEntry, type ScanRow } from './types.ts';
 
@@ -14,6 +14,7 @@ export class QueueView {
 
   constructor(private readonly db: Database.Database) {
     this.stmt = {
+      eventCounts: db.prepare<[], { process_status: string; n: number }>(EVENT_COUNTS_SQL),
       countByStatus: db.prepare<[], { status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`),
       scan: db.prepare<[number], ScanRow>(`SELECT * FROM scans WHERE id = ?`),
       open: db.prepare<[number, number], ScanRow>(
@@ -70,6 +71,10 @@ export class QueueView {
       .prepare<Array<string | number>, ScanRow>(sql)
       .all(...params)
       .map((r) => this.toEntry(r, LIST_FILES));
+  }
+
+  eventCounts(): Record<ProcessStatus, number> {
+    return processCounts(this.stmt.eventCounts.all());
   }
 
   private toEntry(row: ScanRow, files: number): QueueEntry {

@@ -23,13 +23,13 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   const { config } = deps;
   const triggers = config.SERVER_AUTOPULSE_TRIGGERS;
   app.get('/health', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
-  // routes/stats.rs: the counts, with no credentials, and how long reading them took (ms). A scan waiting or being
-  // sent is pending; done is processed. The relay has no separate retry state here: retrying is 0.
+  // routes/stats.rs: the counts, with no credentials, and how long reading them took (ms). Each scan counts once,
+  // in the process status /list and /status give it (queue/event-list.ts): autopulse's get_stats counts its
+  // events' process_status the same way, and total is every event (manager.rs:163-175).
   app.get('/stats', async () => {
     const start = performance.now();
-    const c = await deps.store.view.counts();
-    const pending = (c.pending ?? 0) + (c.active ?? 0);
-    const stats = { total: pending + (c.done ?? 0) + (c.failed ?? 0), processed: c.done ?? 0, retrying: 0, failed: c.failed ?? 0, pending };
+    const c = await deps.store.view.eventCounts();
+    const stats = { total: c.pending + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending };
     return { stats, speed: Math.round((performance.now() - start) * 1000) / 1000 };
   });
 

@@ -179,6 +179,39 @@ for (const [name, open] of STORES) {
       }
     });
 
+    test('/stats counts each scan once, in the status /list gives it: a scan waiting after a refused attempt is retrying, not pending', async () => {
+      // autopulse's get_stats (crates/service/src/manager.rs:163-175) counts its events by process_status: total is
+      // every event, processed is complete, retrying is retry, pending is pending (routes/stats.rs:22-38 answers it).
+      const { store } = await open();
+      const r = await relayOn(store, '');
+      try {
+        const ids: number[] = [];
+        for (const show of ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']) {
+          const res = await manual(r, `/media/tv/${show}/e1.mkv`);
+          assert.equal(res.statusCode, 200, res.body);
+          ids.push(Number(res.json().id));
+        }
+        const now = Date.now();
+        await store.activateDue(['plex'], now + 120_000);
+        assert.equal((await store.claimDeliveries(10, now + 120_000, 'plex')).length, 5);
+        await store.completeDelivery(ids[0]!, 'plex', { status: 'done', detail: 'section 1' }, now + 121_000);
+        await store.completeDelivery(ids[1]!, 'plex', { status: 'failed', error: 'no section' }, now + 121_000);
+        await store.retryDelivery(ids[2]!, 'plex', 'Plex answered 503', now + 600_000);
+        await store.retryDelivery(ids[3]!, 'plex', 'Plex answered 503', now + 600_000);
+        const res = await r.app.inject({ method: 'GET', url: '/stats' });
+        assert.equal(res.statusCode, 200);
+        assert.deepEqual(res.json().stats, { total: 5, processed: 1, retrying: 2, failed: 1, pending: 1 });
+        // The same scans /list shows under each status.
+        for (const [status, n] of [['complete', 1], ['retry', 2], ['failed', 1], ['pending', 1]] as const) {
+          const list = await r.app.inject({ method: 'GET', url: `/list?status=${status}`, headers: AUTH });
+          assert.equal(list.json().length, n, status);
+        }
+      } finally {
+        await r.close();
+        await store.close();
+      }
+    });
+
     test('a request held for its hash outlives a restart: /status/<its id> says hash_mismatch, then the scan once the file matches', async () => {
       const dir = tempDir('autopulse-hold-');
       mkdirSync(join(dir, 'Show'));

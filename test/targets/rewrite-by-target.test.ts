@@ -141,8 +141,8 @@ describe('scanrelay map --trigger: the trigger rule, the relay path, and what ea
       assert.equal(out.code, 0, out.stderr);
       assert.match(out.stdout, /trigger: sonarr's REWRITE: \/mnt\/unionfs\/Media\/TV\/Dark\/Season 1\/e1\.mkv/);
       assert.match(out.stdout, /folder: {2}\/mnt\/unionfs\/Media\/TV\/Dark\/Season 1/);
-      assert.match(out.stdout, /plex: {4}\/data\/TV\/Dark\/Season 1 \(its own REWRITE\)/);
-      assert.match(out.stdout, /jellyfin: \/media\/TV\/Dark\/Season 1 \(its own REWRITE\)/);
+      assert.match(out.stdout, /target: {2}plex \(plex\): \/data\/TV\/Dark\/Season 1 \(its own REWRITE\), sent/);
+      assert.match(out.stdout, /target: {2}jellyfin \(jellyfin\): \/media\/TV\/Dark\/Season 1 \(its own REWRITE\), sent/);
       assert.match(out.stdout, /section: 3 \(TV Shows\), location \/data\/TV/);
       const bad = await runCli(['--config', file, 'map', '--trigger', 'radarr', '/data/x']);
       assert.notEqual(bad.code, 0);

@@ -5,7 +5,7 @@ import { routeNames } from '../route.ts';
 import { descendantRange, removalRecheckAt } from '../coalesce.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
-import { eventListSql, type EventQuery } from '../event-list.ts';
+import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../event-list.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
@@ -114,6 +114,7 @@ export class PgQueueStore implements QueueBackend {
       listOpen: (limit, offset) => this.listOpen(limit, offset),
       listHistory: (filter) => this.listHistory(filter),
       listEvents: (query) => this.listEvents(query),
+      eventCounts: async (): Promise<Record<ProcessStatus, number>> => processCounts((await this.q<{ process_status: string; n: number }>(EVENT_COUNTS_SQL)).rows),
     };
     this.meta = {
       get: async (key) => (await this.q<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [key])).rows[0]?.value ?? undefined,
