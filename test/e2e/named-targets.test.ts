@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FakeMediaServer } from '../fakes/jellyfin.ts';
 import type { FakePlex } from '../fakes/plex.ts';
 import { spawnRelay, waitFor, waitForQueueDrained, type RelayProcess } from '../helpers/relay.ts';
-import { assertEachPlexGotItsOwn, AUTH, deliveryRows, issue39Requests, jellyfinTvTarget, mainPlexKeys, plex4kTarget, RELAY_BASE, startJellyfin, startTwoPlex, triggers } from '../helpers/targets-e2e.ts';
+import { assertEachPlexGotItsOwn, AUTH, deliveryRows, ISSUE39_SERVER_DELIVERIES, issue39Requests, jellyfinTvTarget, mainPlexKeys, plex4kTarget, RELAY_BASE, startJellyfin, startTwoPlex, triggers } from '../helpers/targets-e2e.ts';
 
 /*
  * Issue 39, end to end through the real server process: two Plex servers (the top-level PLEX_* keys, and one in
@@ -64,18 +64,7 @@ describe('named targets: two Plex servers and a Jellyfin, triggers naming some o
     assert.ok(rows.every((r) => r.status === 'done'), JSON.stringify(rows));
     assert.deepEqual(
       rows.map((r) => `${r.target} ${r.folder}`).sort(),
-      [
-        'jf /data/TV/Dark/Season 1',
-        'jf /data/TV/Severance/Season 2',
-        'plex /data/Movies/Box (2001)',
-        'plex /data/Movies/Up (2009)',
-        'plex /data/TV/Severance/Season 2',
-        'plex4k /data/Movies/Alien (1979)',
-        'plex4k /data/Movies/Box (2001)',
-        'plex4k /data/Movies/Heat (1995)',
-        'plex4k /data/Movies/Up (2009)',
-        'plex4k /data/TV/Dark/Season 1',
-      ].sort(),
+      [...ISSUE39_SERVER_DELIVERIES].sort(),
     );
     // /metrics counts each target by its name.
     const metrics = await (await fetch(`${base}/metrics`, { headers: AUTH })).text();

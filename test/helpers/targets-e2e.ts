@@ -120,6 +120,23 @@ export async function assertEachPlexGotItsOwn(plex: FakePlex, plex4k: FakePlex):
   assert.deepEqual(plex4k.scans.filter((s) => s.whileBusy), []);
 }
 
+/**
+ * What issue39Requests bring the two Plex servers and the Jellyfin `jf` (TV only), by the same triggers, as the queue
+ * records them: `<target> <folder>`, each once.
+ */
+export const ISSUE39_SERVER_DELIVERIES = [
+  'jf /data/TV/Dark/Season 1',
+  'jf /data/TV/Severance/Season 2',
+  'plex /data/Movies/Box (2001)',
+  'plex /data/Movies/Up (2009)',
+  'plex /data/TV/Severance/Season 2',
+  'plex4k /data/Movies/Alien (1979)',
+  'plex4k /data/Movies/Box (2001)',
+  'plex4k /data/Movies/Heat (1995)',
+  'plex4k /data/Movies/Up (2009)',
+  'plex4k /data/TV/Dark/Season 1',
+];
+
 export interface DeliveryRecord {
   folder: string;
   target: string;
