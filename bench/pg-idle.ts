@@ -24,7 +24,6 @@ export async function benchPgIdle(): Promise<Record<string, unknown>> {
   const cluster = await startPgCluster({ statementStats: true });
   const admin = new pg.Client({ connectionString: cluster.url() });
   await admin.connect();
-  await admin.query('CREATE EXTENSION pg_stat_statements');
   const plex = await new FakePlex().start();
   const rows: Array<Record<string, unknown>> = [];
   try {

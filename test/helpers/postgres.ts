@@ -46,7 +46,8 @@ let dbCounter = 0;
 /**
  * A throwaway PostgreSQL cluster: initdb in a temp folder, a free port on 127.0.0.1, its unix socket in the
  * same folder, trust authentication for the user `scanrelay`. PostgreSQL refuses to run as root, so as root
- * the cluster runs as the `postgres` system user (Debian's package creates it), or `nobody`.
+ * the cluster runs as the `postgres` system user (Debian's package creates it), or `nobody`. `statementStats`
+ * loads pg_stat_statements and creates its view in the default database, ready to count.
  */
 export async function startPgCluster(opts: { durable?: boolean; statementStats?: boolean } = {}): Promise<PgCluster> {
   const bin = postgresBinDir();
@@ -88,6 +89,15 @@ export async function startPgCluster(opts: { durable?: boolean; statementStats?:
   };
   start();
   const url = (db = 'postgres') => `postgres://scanrelay@127.0.0.1:${port}/${db}`;
+  if (opts.statementStats) {
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      await client.query('CREATE EXTENSION pg_stat_statements');
+    } finally {
+      await client.end();
+    }
+  }
   return {
     url,
     port,

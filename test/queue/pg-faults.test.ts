@@ -21,7 +21,6 @@ before(async () => {
   cluster = await startPgCluster({ statementStats: true });
   admin = new pg.Client({ connectionString: cluster.url() });
   await admin.connect();
-  await admin.query('CREATE EXTENSION pg_stat_statements');
 });
 after(async () => {
   await admin?.end().catch(() => undefined);
