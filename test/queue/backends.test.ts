@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type QueueEntry } from '../../src/queue/types.ts';
-import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+import { bothStores } from '../helpers/both-stores.ts';
 
 // The queue's behaviour, run against both stores: SQLite (one relay's file) and PostgreSQL (shared by relays).
 // The rules (merging, absorbing, library roots, debounce and cap, priorities, requeue of a failed scan's parts)
@@ -14,29 +14,7 @@ import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 const timing = { delayMs: 10_000, maxMs: 30_000 };
 const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });
 
-let cluster: PgCluster;
-const opened: QueueBackend[] = [];
-
-before(async () => {
-  cluster = await startPgCluster();
-});
-after(async () => {
-  for (const s of opened) await s.close();
-  cluster?.destroy();
-});
-
-type Open = () => Promise<QueueBackend>;
-const STORES: Array<[string, Open]> = [
-  ['SQLite', async () => new QueueStore(':memory:')],
-  [
-    'PostgreSQL',
-    async () => {
-      const s = await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'relay-a' });
-      opened.push(s);
-      return s;
-    },
-  ],
-];
+const { stores: STORES, cluster, opened } = bothStores();
 
 /** What a user sees of the open queue, without the ids each store hands out. */
 async function openQueue(s: QueueBackend): Promise<Array<Pick<QueueEntry, 'folder' | 'requests' | 'priority' | 'dueAt' | 'firstAt' | 'files' | 'updateType' | 'upgrade'>>> {
@@ -358,7 +336,7 @@ for (const [name, open] of STORES) {
 
 describe('PostgreSQL: one queue for several relays', () => {
   const two = async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const a = await PgQueueStore.open({ url, relayId: 'relay-a', leaseMs: 60_000 });
     const b = await PgQueueStore.open({ url, relayId: 'relay-b', leaseMs: 60_000 });
     opened.push(a, b);
@@ -445,7 +423,7 @@ describe('PostgreSQL: one queue for several relays', () => {
   });
 
   test('an unreachable database: a clear start error naming the URL without its password', async () => {
-    const url = `postgres://scanrelay:s3cret@127.0.0.1:${cluster.port + 1}/queue`;
+    const url = `postgres://scanrelay:s3cret@127.0.0.1:${cluster().port + 1}/queue`;
     await assert.rejects(PgQueueStore.open({ url, relayId: 'x' }), (err: Error) => {
       assert.match(err.message, /cannot reach the queue database at postgres:\/\/scanrelay:\*\*\*@127\.0\.0\.1:\d+\/queue \(SERVER_QUEUE_URL\)/);
       assert.doesNotMatch(err.message, /s3cret/);

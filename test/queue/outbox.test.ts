@@ -1,39 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { DeliveryResult, Target } from '../../src/core/scan.ts';
-import type { QueueBackend } from '../../src/queue/backend.ts';
-import { PgQueueStore } from '../../src/queue/pg/store.ts';
-import { QueueStore } from '../../src/queue/store.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { pino } from 'pino';
-import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+import { bothStores } from '../helpers/both-stores.ts';
 import { waitFor } from '../helpers/relay.ts';
 
 // The outbox on both stores: a delivery's event is written in the transaction of its state change, a destination's
 // turn to send is a lease that one relay holds at a time, and old events are pruned.
 
-let cluster: PgCluster;
-const opened: QueueBackend[] = [];
-before(async () => {
-  cluster = await startPgCluster();
-});
-after(async () => {
-  for (const s of opened) await s.close();
-  cluster?.destroy();
-});
-
-const STORES: Array<[string, (relay?: string, url?: string) => Promise<QueueBackend & { url?: string }>]> = [
-  ['SQLite', async () => new QueueStore(':memory:')],
-  [
-    'PostgreSQL',
-    async (relay = 'relay-a', url?: string) => {
-      const u = url ?? (await cluster.createDatabase());
-      const s = Object.assign(await PgQueueStore.open({ url: u, relayId: relay }), { url: u });
-      opened.push(s);
-      return s;
-    },
-  ],
-];
+const { stores: STORES } = bothStores();
 
 const req = (folder: string) => ({ folder, files: [`${folder}/a.mkv`], source: 'Radarr' as const, event: 'Download', updateType: 'Modified' as const, priority: 0 });
 

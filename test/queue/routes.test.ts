@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { namedTargets } from '../../src/config/named-targets.ts';
-import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
-import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { routedTo } from '../../src/queue/pg/store.ts';
 import { routeRequest, routeTable } from '../../src/queue/route.ts';
-import { QueueStore } from '../../src/queue/store.ts';
-import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+import { bothStores } from '../helpers/both-stores.ts';
 
 // Issue 39: which targets a request goes to is decided once, when it is queued, and stored with its scan.
 
@@ -54,27 +51,7 @@ describe('the routing table (queue/route.ts routeRequest): a pure function of th
   });
 });
 
-let cluster: PgCluster;
-const opened: QueueBackend[] = [];
-before(async () => {
-  cluster = await startPgCluster();
-});
-after(async () => {
-  for (const s of opened) await s.close();
-  cluster?.destroy();
-});
-
-const STORES: Array<[string, () => Promise<QueueBackend>]> = [
-  ['SQLite', async () => new QueueStore(':memory:')],
-  [
-    'PostgreSQL',
-    async () => {
-      const s = await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'relay-a' });
-      opened.push(s);
-      return s;
-    },
-  ],
-];
+const { stores: STORES } = bothStores();
 
 const timing = { delayMs: 10_000, maxMs: 30_000 };
 
