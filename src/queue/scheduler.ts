@@ -360,8 +360,7 @@ export class Scheduler {
       }
       this.opts.onDelivery?.({ target: targetName, item, result, ms });
     } catch (err) {
-      if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
-      else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
+      this.outcomeNotRecorded(err, item, targetName);
     } finally {
       if (serial && !releaseLater) await this.releaseSerial(targetName, sharedTurn);
       if (!serial) this.poolInFlight--;
@@ -369,6 +368,12 @@ export class Scheduler {
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
     }
+  }
+
+  /** An outcome the store refused to record: a full disk is told once a minute (diskFull), anything else logged. */
+  private outcomeNotRecorded(err: unknown, item: ScanItem, targetName: string): void {
+    if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
+    else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
   }
 
   /** A target that takes several scans per call: they share one slot (a serial target's turn is one scan). */
@@ -400,8 +405,7 @@ export class Scheduler {
             await this.record(item, targetName, result, false, false, delivery);
             this.opts.onDelivery?.({ target: targetName, item, result, ms });
           } catch (err) {
-            if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
-            else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
+            this.outcomeNotRecorded(err, item, targetName);
           }
         }),
       );
