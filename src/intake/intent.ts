@@ -1,39 +1,39 @@
-import type { ScanAction, Source, UpdateType } from '../core/scan.ts';
+import { z } from 'zod';
+import { scanActionSchema, sourceSchema, updateTypeSchema, type Source } from '../core/scan.ts';
 
 /** The source label of a request no trigger could place (metrics, logs): one spelling everywhere. */
 export const UNKNOWN_SOURCE = 'Unknown';
 type SourceOrUnknown = Source | typeof UNKNOWN_SOURCE;
 
 /**
- * What a trigger understood from one request, before any mapping: which paths to scan and how.
- * `file` scans the file's folder, `folder` the folder itself, `guess` lets the name (or the file
- * system, when visible) decide, `gone` is a deleted folder whose nearest existing ancestor is scanned.
+ * A path to scan, before any mapping. `file` scans the file's folder, `folder` the folder itself, `guess` lets the
+ * name (or the file system, when visible) decide, `gone` is a deleted folder whose nearest existing ancestor is scanned.
  */
-export interface ScanPath {
-  path: string;
-  kind: 'file' | 'folder' | 'guess' | 'gone';
-}
+export const scanPathSchema = z.object({ path: z.string(), kind: z.enum(['file', 'folder', 'guess', 'gone']) });
+export type ScanPath = z.infer<typeof scanPathSchema>;
 
-export type Intent =
-  | {
-      kind: 'scan';
-      source: Source;
-      event: string;
-      title?: string;
-      ids?: Record<string, string | number>;
-      updateType: UpdateType;
-      paths: ScanPath[];
-      /** The trigger's own priority (autoscan's per-trigger one), used when no SERVER_SCAN_PRIORITIES entry matches. */
-      priority?: number;
-      /** The targets the trigger sends to (its TARGETS / EXCLUDE_TARGETS, config/targets.ts triggerSelection); absent: all. */
-      targets?: string[];
-      /** The trigger's DELAY in seconds, replacing SERVER_SCAN_DELAY. */
-      delay?: number;
-      /** The trigger's ACTION (or a manual request's `action=`); absent: scan. */
-      action?: ScanAction;
-    }
-  | { kind: 'test'; source: SourceOrUnknown }
-  | { kind: 'ignore'; source: SourceOrUnknown; event: string; reason: string };
+/** What a trigger understood from one request that asks for scans: which paths, and how. A schema, as a held request keeps one. */
+export const scanIntentSchema = z.object({
+  kind: z.literal('scan'),
+  source: sourceSchema,
+  event: z.string(),
+  title: z.string().optional(),
+  ids: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  updateType: updateTypeSchema,
+  paths: z.array(scanPathSchema),
+  /** The trigger's own priority (autoscan's per-trigger one), used when no SERVER_SCAN_PRIORITIES entry matches. */
+  priority: z.number().optional(),
+  /** The targets the trigger sends to (its TARGETS / EXCLUDE_TARGETS, config/targets.ts triggerSelection); absent: all. */
+  targets: z.array(z.string()).optional(),
+  /** The trigger's DELAY in seconds, replacing SERVER_SCAN_DELAY. */
+  delay: z.number().optional(),
+  /** The trigger's ACTION (or a manual request's `action=`); absent: scan. */
+  action: scanActionSchema.optional(),
+});
+export type ScanIntent = z.infer<typeof scanIntentSchema>;
+
+/** What a trigger understood from one request, before any mapping: scans, a test, or nothing to do. */
+export type Intent = ScanIntent | { kind: 'test'; source: SourceOrUnknown } | { kind: 'ignore'; source: SourceOrUnknown; event: string; reason: string };
 
 /** Distinct folders one request may ask to scan; a payload naming more is refused (400) before any per-file work. */
 export const MAX_FOLDERS_PER_REQUEST = 1000;

@@ -5,7 +5,7 @@ import { mapIncomingPath } from '../paths/rewrite.ts';
 import { scanFolderFor, statProbe, type FolderProbe } from '../paths/folder.ts';
 import { ignoredBy, priorityMatch } from '../paths/rules.ts';
 import { invalidMappedPath, invalidRequestPath, invalidText } from '../paths/validate.ts';
-import { MAX_FOLDERS_PER_REQUEST, tooManyFolders, type Intent, type ScanPath } from './intent.ts';
+import { MAX_FOLDERS_PER_REQUEST, tooManyFolders, type ScanPath, type ScanIntent } from './intent.ts';
 
 export type PathOutcome =
   | { received: string; mapped: string; folder: string; request: ScanRequest }
@@ -31,7 +31,7 @@ const REMOVALS_OFF =
  * Throws PathProblem (answered 400) for a bad path.
  */
 export function resolveIntent(
-  intent: Extract<Intent, { kind: 'scan' }>,
+  intent: ScanIntent,
   config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_IGNORE_LIST' | 'SERVER_SCAN_PRIORITIES'> &
     Partial<Pick<Config, 'SERVER_PATH_REWRITES' | 'SERVER_SCAN_REMOVED'>>,
   probe: FolderProbe = statProbe,
@@ -90,7 +90,7 @@ export function resolveIntent(
 }
 
 /** One path a trigger found on its own (a drive change, a watched file, a row of plex_autoscan's queue). */
-export type SinglePathIntent = Omit<Extract<Intent, { kind: 'scan' }>, 'kind' | 'paths'> & { path: ScanPath };
+export type SinglePathIntent = Omit<ScanIntent, 'kind' | 'paths'> & { path: ScanPath };
 
 /** A path left out of `resolveEach`'s requests, and why. */
 export interface SkippedPath {
@@ -162,7 +162,7 @@ export function nearestExistingAncestor(mapped: string, fileExist: Config['SERVE
 }
 
 /** Counts the distinct folders a request names (a file counts as its folder) and refuses too many. */
-export function checkFolderCount(paths: Extract<Intent, { kind: 'scan' }>['paths']): void {
+export function checkFolderCount(paths: ScanIntent['paths']): void {
   if (paths.length <= MAX_FOLDERS_PER_REQUEST) return;
   const folders = new Set<string>();
   for (const { path, kind } of paths) {
@@ -211,7 +211,7 @@ export class PathProblem extends Error {
  * The text fields of a request get the check its paths get (invalidText): a NUL byte or a lone surrogate in a
  * title is a 400 naming the field, not a queue that cannot store it (or stores something else than answered).
  */
-export function invalidIntentText(intent: Pick<Extract<Intent, { kind: 'scan' }>, 'event' | 'title' | 'ids'>): string | undefined {
+export function invalidIntentText(intent: Pick<ScanIntent, 'event' | 'title' | 'ids'>): string | undefined {
   const fields: Array<[string, unknown]> = [
     ['event', intent.event],
     ['title', intent.title],

@@ -6,7 +6,7 @@ import type { FolderProbe } from '../paths/folder.ts';
 import type { QueueIntake } from '../queue/intake.ts';
 import type { EnqueueStatus } from '../queue/store.ts';
 import type { LibraryRoots } from '../targets/library-roots.ts';
-import type { Intent } from './intent.ts';
+import type { ScanIntent } from './intent.ts';
 import { checkFolderCount, PathProblem, requestsPerFolder, resolveIntent, type PathOutcome } from './resolve.ts';
 
 /** What the intake needs from the relay: the config, the queue's group commit, and optional checks and counters. */
@@ -52,7 +52,7 @@ const firstFew = <T>(list: T[]): T[] => (list.length > LOGGED_PATHS ? list.slice
  * commit the scans through the intake, log one line. Throws PathProblem for a bad path.
  */
 export async function submitIntent(
-  intent: Extract<Intent, { kind: 'scan' }>,
+  intent: ScanIntent,
   deps: IntakeDeps,
   log: IntakeLog,
   client: string,
@@ -107,7 +107,7 @@ export async function submitIntent(
 /** Paths mapped in one turn of the event loop: a 25,000-file import is mapped in slices, other requests in between. */
 const RESOLVE_SLICE = 2_000;
 
-async function resolveInTurns(intent: Extract<Intent, { kind: 'scan' }>, deps: Pick<IntakeDeps, 'config' | 'probe' | 'libraries'>): Promise<PathOutcome[]> {
+async function resolveInTurns(intent: ScanIntent, deps: Pick<IntakeDeps, 'config' | 'probe' | 'libraries'>): Promise<PathOutcome[]> {
   // A file or a folder: where the path lies in a library the media server names, the disk says which
   // (the roots are cached; a server that is down adds none).
   const roots = deps.libraries ? (await deps.libraries.check([])).roots : [];

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import type { Intent } from '../intake/intent.ts';
+import { scanIntentSchema, type ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
 import type { Logger } from '../log.ts';
@@ -35,19 +35,9 @@ const holdSchema = z.object({
   scanId: z.number().optional(),
   /** That scan's folder when it was queued: a scan of another folder under the same number is not it. */
   scanFolder: z.string().optional(),
-  intent: z.object({
-    kind: z.literal('scan'),
-    source: z.string(),
-    event: z.string(),
-    title: z.string().optional(),
-    updateType: z.string(),
-    paths: z.array(z.object({ path: z.string(), kind: z.enum(['file', 'folder', 'guess', 'gone']) })),
-    delay: z.number().optional(),
-    targets: z.array(z.string()).optional(),
-  }),
+  intent: scanIntentSchema,
 });
 export type Hold = z.infer<typeof holdSchema>;
-type ScanIntent = Extract<Intent, { kind: 'scan' }>;
 
 export function parseHold(value: string | undefined): Hold | undefined {
   if (value === undefined) return undefined;
@@ -182,7 +172,7 @@ export class HashHolds {
     const now = Date.now();
     const released = { ...h, found: 'found' as const, foundAt: now, updatedAt: now };
     try {
-      const result = await submitIntent(h.intent as ScanIntent, this.deps, this.log, 'hash check', { meta: { [key]: JSON.stringify(released) }, expect: { [key]: value } });
+      const result = await submitIntent(h.intent, this.deps, this.log, 'hash check', { meta: { [key]: JSON.stringify(released) }, expect: { [key]: value } });
       const scan = result.scans.find((s) => s.status !== 'ignored');
       if (!scan || !('id' in scan)) {
         this.log.warn({ trigger: h.trigger, path: h.path, reason: result.scans[0] && 'reason' in result.scans[0] ? result.scans[0].reason : undefined }, 'held request matched its hash but goes to no target: not scanned');

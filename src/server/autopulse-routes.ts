@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AutopulseTrigger } from '../config/schema.ts';
-import type { Intent, ScanPath } from '../intake/intent.ts';
+import type { ScanPath, ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
 import { compilePattern, matchesAnywhere } from '../paths/pattern.ts';
@@ -220,7 +220,7 @@ export function waitOf(t: Pick<AutopulseTrigger, 'DELAY' | 'EVENT_DELAYS'>, even
 
 const SOURCES = { sonarr: 'Sonarr', sportarr: 'Sonarr', radarr: 'Radarr', lidarr: 'Lidarr', readarr: 'Readarr', manual: 'Manual', bazarr: 'Manual', autoscan: 'Manual' } as const;
 
-export function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): Extract<Intent, { kind: 'scan' }> {
+export function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): ScanIntent {
   return {
     kind: 'scan',
     source: SOURCES[t.TYPE],
@@ -233,7 +233,7 @@ export function intentOf(t: AutopulseTrigger, name: string, event: string, paths
   };
 }
 
-async function submit(intent: Extract<Intent, { kind: 'scan' }>, req: FastifyRequest, reply: FastifyReply, deps: PluginDeps) {
+async function submit(intent: ScanIntent, req: FastifyRequest, reply: FastifyReply, deps: PluginDeps) {
   try {
     return await submitIntent(intent, deps, req.log, req.ip);
   } catch (err) {

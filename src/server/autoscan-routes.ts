@@ -1,7 +1,7 @@
 import { triggerRouting } from '../config/named-targets.ts';
 import type { TriggerRoute } from '../config/targets.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Intent, Recognizer } from '../intake/intent.ts';
+import type { Recognizer, ScanIntent } from '../intake/intent.ts';
 import { PayloadError } from '../intake/intent.ts';
 import { recognizeAutoscanManual } from '../triggers/manual/recognize.ts';
 import { autoscanManualPage, resultPage } from './pages.ts';
@@ -57,7 +57,7 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
       return sendError(req, reply, 400, `the query parameter ${malformed} is not valid percent-encoding (each % needs two hex digits, and together they must spell UTF-8)`);
     }
     const dirs = [req.query.dir, body.dir].flat().filter((d) => d !== undefined);
-    let intent: Extract<Intent, { kind: 'scan' }>;
+    let intent: ScanIntent;
     try {
       intent = recognizeAutoscanManual(dirs, req.query.action ?? body.action);
     } catch (err) {
@@ -148,7 +148,7 @@ export function malformedQuery(url: string): string | undefined {
 
 const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 
-async function submitAnswer(intent: Extract<Intent, { kind: 'scan' }>, req: FastifyRequest, reply: FastifyReply, deps: PluginDeps): Promise<unknown> {
+async function submitAnswer(intent: ScanIntent, req: FastifyRequest, reply: FastifyReply, deps: PluginDeps): Promise<unknown> {
   try {
     const result = withReadiness(await submitIntent(intent, deps, req.log, req.ip), deps);
     if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(resultPage(result.status, result.path ?? '', undefined, result));

@@ -1,5 +1,5 @@
 import type { ATrainConfig } from '../../config/schema.ts';
-import { PayloadError, type Intent, type ScanPath } from '../../intake/intent.ts';
+import { PayloadError, type ScanPath, type ScanIntent } from '../../intake/intent.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
 
 /*
@@ -43,7 +43,7 @@ export function aTrainLists(body: unknown): { created: string[]; deleted: string
 }
 
 /** One A-Train event as a scan intent, with the trigger's priority. */
-export function recognizeATrain(body: unknown, drive: string, rewrite: ATrainRewriter, priority: number): Extract<Intent, { kind: 'scan' }> | undefined {
+export function recognizeATrain(body: unknown, drive: string, rewrite: ATrainRewriter, priority: number): ScanIntent | undefined {
   const { created, deleted } = aTrainLists(body);
   const folder = (path: string): ScanPath => ({ path: rewrite(drive, path), kind: 'folder' });
   const paths = [...created.map(folder), ...deleted.map(folder)];

@@ -1,5 +1,5 @@
 import { invalidRequestPath } from '../../paths/validate.ts';
-import { PayloadError, UNKNOWN_SOURCE, type Intent } from '../../intake/intent.ts';
+import { PayloadError, UNKNOWN_SOURCE, type Intent, type ScanIntent } from '../../intake/intent.ts';
 import { scanActionSchema, type ScanAction } from '../../core/scan.ts';
 
 /**
@@ -39,7 +39,7 @@ export function recognizeManual(body: Record<string, unknown>): Intent | undefin
  * autoscan's manual trigger: one or more `dir` values (from the query string, as autoscan reads them, or
  * from its page's form). Each is scanned as the folder it names, as autoscan does.
  */
-export function recognizeAutoscanManual(dirs: unknown, actionParam?: unknown): Extract<Intent, { kind: 'scan' }> {
+export function recognizeAutoscanManual(dirs: unknown, actionParam?: unknown): ScanIntent {
   const list = dirs === undefined ? [] : Array.isArray(dirs) ? dirs : [dirs];
   if (list.length === 0) throw new PayloadError('no folder to scan: give one or more dir parameters, e.g. /triggers/manual?dir=%2Fmnt%2Fmedia%2FTV%2FDark');
   for (const dir of list) {
