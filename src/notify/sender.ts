@@ -24,8 +24,9 @@ export interface SenderOptions {
 }
 
 /**
- * A destination's loop state. `pending`: a batch the service took part of (its first `taken` messages) before a
- * retry: it goes on from there, as rendered, so what was taken is not sent twice; later events wait for the next batch.
+ * A destination's loop state. `pending`: the batch being sent, as rendered. Once the service took part of it (its
+ * first `taken` messages) it is kept across a retry and goes on from there, so what was taken is not sent twice;
+ * later events wait for the next batch.
  */
 interface SendState {
   failures: number;
@@ -145,56 +146,54 @@ export class NotifySender {
     if (events.length === 0) return this.opts.pollMs;
     const giveUpBefore = now - dest.GIVE_UP_AFTER * 1000;
     const stale = events.filter((e) => e.at < giveUpBefore && wants(dest, e));
-    if (stale.length && !state.gaveUpLogged) {
-      state.gaveUpLogged = true;
-      log.error({ events: stale.length, giveUpAfterS: dest.GIVE_UP_AFTER }, `notifications to ${name} gave up: the service did not take them within GIVE_UP_AFTER; later ones are still tried`);
-    }
+    if (stale.length) this.gaveUp(name, dest, stale.length, state, log);
     const batch = events.filter((e) => e.at >= giveUpBefore && wants(dest, e));
     const last = events.at(-1)!.id;
+    const next = events.length === READ ? 0 : this.opts.pollMs;
     if (batch.length === 0) {
       await this.outbox.advance(name, this.opts.relayId, last);
-      return events.length === READ ? 0 : this.opts.pollMs;
+      return next;
     }
     // Gather: the batch goes once BATCH_SECONDS passed without a new event, and at the latest BATCH_WAIT_FACTOR times
     // that after its first (a long drain goes as a few messages, not one per window); at once when a full read waits.
     const window = dest.BATCH_SECONDS * 1000;
     const due = Math.min(batch.at(-1)!.at + window, batch[0]!.at + window * BATCH_WAIT_FACTOR);
     if (due > now && events.length < READ) return Math.min(due - now, this.opts.pollMs * 5);
-    const messages = FORMATS[dest.TYPE](dest, batch);
-    const outcome = await this.send(dest, messages, log);
-    if (outcome.kind === 'retry') {
-      if (outcome.taken > 0) state.pending = { last, firstAt: batch[0]!.at, events: batch.length, messages, taken: outcome.taken };
-      return this.retryLater(name, outcome, batch.length, state, log);
-    }
-    state.failures = 0;
-    if (outcome.kind === 'refused') log.error({ answer: outcome.answer, events: batch.length }, `${name} refused the notification; these events are dropped`);
-    else {
-      state.gaveUpLogged = false;
-      log.debug({ events: batch.length, messages: outcome.messages }, 'notification sent');
-    }
-    await this.outbox.advance(name, this.opts.relayId, last);
-    return events.length === READ ? 0 : this.opts.pollMs;
+    state.pending = { last, firstAt: batch[0]!.at, events: batch.length, messages: FORMATS[dest.TYPE](dest, batch), taken: 0 };
+    return this.resume(name, dest, state, log, now, next);
   }
 
-  /** The rest of a batch the service took part of; dropped whole once its first event is older than GIVE_UP_AFTER. */
-  private async resume(name: string, dest: NotificationConfig, state: SendState, log: Logger, now: number): Promise<number> {
+  /**
+   * Sends the pending batch from its first message not taken, and moves the cursor past it once it is sent,
+   * refused, or older than GIVE_UP_AFTER; a batch of which nothing was taken is read and rendered again next time.
+   */
+  private async resume(name: string, dest: NotificationConfig, state: SendState, log: Logger, now: number, next = 0): Promise<number> {
     const p = state.pending!;
-    if (p.firstAt < now - dest.GIVE_UP_AFTER * 1000) {
-      if (!state.gaveUpLogged) log.error({ events: p.events, giveUpAfterS: dest.GIVE_UP_AFTER }, `notifications to ${name} gave up: the service did not take them within GIVE_UP_AFTER; later ones are still tried`);
-      state.gaveUpLogged = true;
-    } else {
+    if (p.firstAt < now - dest.GIVE_UP_AFTER * 1000) this.gaveUp(name, dest, p.events, state, log);
+    else {
       const outcome = await this.send(dest, p.messages, log, p.taken);
       if (outcome.kind === 'retry') {
         p.taken += outcome.taken;
+        if (p.taken === 0) state.pending = undefined;
         return this.retryLater(name, outcome, p.events, state, log);
       }
       if (outcome.kind === 'refused') log.error({ answer: outcome.answer, events: p.events }, `${name} refused the notification; these events are dropped`);
-      else state.gaveUpLogged = false;
+      else {
+        state.gaveUpLogged = false;
+        log.debug({ events: p.events, messages: outcome.messages }, 'notification sent');
+      }
     }
     state.pending = undefined;
     state.failures = 0;
     await this.outbox.advance(name, this.opts.relayId, p.last);
-    return 0;
+    return next;
+  }
+
+  /** Events dropped for their age: one line until a batch is taken again. */
+  private gaveUp(name: string, dest: NotificationConfig, events: number, state: SendState, log: Logger): void {
+    if (state.gaveUpLogged) return;
+    state.gaveUpLogged = true;
+    log.error({ events, giveUpAfterS: dest.GIVE_UP_AFTER }, `notifications to ${name} gave up: the service did not take them within GIVE_UP_AFTER; later ones are still tried`);
   }
 
   private retryLater(name: string, outcome: { answer: string; retryAfterMs?: number }, events: number, state: SendState, log: Logger): number {
