@@ -41,6 +41,20 @@ export function matchesAnywhere(re: Pattern, text: string): boolean {
   return re.test(text);
 }
 
+/** Which patterns of an include/exclude pair leave a text out: the first EXCLUDE that matches, or the INCLUDE list when none matches. */
+export type LeftOut = { key: 'EXCLUDE'; pattern: string } | { key: 'INCLUDE'; patterns: string[] };
+
+/**
+ * An include/exclude pair on one text (targets' INCLUDE/EXCLUDE, autopulse's trigger filters): no EXCLUDE pattern
+ * may match, and some INCLUDE pattern must (none: any text). undefined: the text is taken.
+ */
+export function leftOutByPatterns(include: readonly Pattern[], exclude: readonly Pattern[], text: string): LeftOut | undefined {
+  const excluded = exclude.find((re) => matchesAnywhere(re, text));
+  if (excluded) return { key: 'EXCLUDE', pattern: excluded.pattern() };
+  if (include.length === 0 || include.some((re) => matchesAnywhere(re, text))) return undefined;
+  return { key: 'INCLUDE', patterns: include.map((re) => re.pattern()) };
+}
+
 export class PatternError extends Error {
   constructor(
     readonly pattern: string,

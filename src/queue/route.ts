@@ -1,6 +1,6 @@
 import type { TargetConfig } from '../config/targets.ts';
 import type { NormalizedScanRequest } from '../core/scan.ts';
-import { compilePattern, matchesAnywhere, type Pattern } from '../paths/pattern.ts';
+import { compilePattern, leftOutByPatterns, type LeftOut, type Pattern } from '../paths/pattern.ts';
 import { placeRewriter, type PathRewriter } from '../paths/rewrite.ts';
 
 /** One target as routing sees it: its name, its rewrite and its INCLUDE/EXCLUDE, compiled once. */
@@ -40,20 +40,12 @@ export function relayRouteTable(
   });
 }
 
-/** Which of a target's own patterns leave a path out: the first EXCLUDE that matches, or its INCLUDE when none matches. */
-export type LeftOut = { key: 'EXCLUDE'; pattern: string } | { key: 'INCLUDE'; patterns: string[] };
-
 /**
- * Why a target does not take a path, as the target names it (after its own REWRITE); undefined: it takes it. No
- * EXCLUDE pattern may match, and some INCLUDE pattern must (no INCLUDE: any path). Patterns match anywhere, as
- * autoscan's and the watcher's.
+ * Why a target does not take a path, as the target names it (after its own REWRITE); undefined: it takes it.
+ * Patterns match anywhere, as autoscan's and the watcher's.
  */
 export function leftOutBy(entry: RouteEntry, relayPath: string): LeftOut | undefined {
-  const own = entry.rewrite ? entry.rewrite(relayPath) : relayPath;
-  const excluded = entry.exclude.find((re) => matchesAnywhere(re, own));
-  if (excluded) return { key: 'EXCLUDE', pattern: excluded.pattern() };
-  if (entry.include.length === 0 || entry.include.some((re) => matchesAnywhere(re, own))) return undefined;
-  return { key: 'INCLUDE', patterns: entry.include.map((re) => re.pattern()) };
+  return leftOutByPatterns(entry.include, entry.exclude, entry.rewrite ? entry.rewrite(relayPath) : relayPath);
 }
 
 /** Whether a target takes a path (leftOutBy finds nothing against it). */

@@ -3,7 +3,7 @@ import type { AutopulseTrigger } from '../config/schema.ts';
 import type { ScanPath, ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
-import { compilePattern, matchesAnywhere } from '../paths/pattern.ts';
+import { compilePattern, leftOutByPatterns } from '../paths/pattern.ts';
 import { rewritePath } from '../paths/rewrite.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
@@ -80,7 +80,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   /** path_filter.rs:15-17: included (or no include list) and not excluded, on the rewritten path. */
   const allows = (name: string, path: string) => {
     const f = compiled.get(name)!;
-    return (f.include.length === 0 || f.include.some((re) => matchesAnywhere(re, path))) && !f.exclude.some((re) => matchesAnywhere(re, path));
+    return leftOutByPatterns(f.include, f.exclude, path) === undefined;
   };
   // rewrite.rs:76-85: every rule in turn, each replacing all its matches.
   const rewrite = (t: AutopulseTrigger, path: string) => (t.REWRITE.length ? rewritePath(t.REWRITE, path).path : path);
