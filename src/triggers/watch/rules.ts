@@ -4,7 +4,7 @@ import type { WatchConfig } from '../../config/schema.ts';
 import type { FolderProbe } from '../../paths/folder.ts';
 import { looksLikeFile } from '../../paths/folder.ts';
 import type { ScanPath } from '../../intake/intent.ts';
-import { compilePattern, type Pattern } from '../../paths/pattern.ts';
+import { compilePattern, leftOutByPatterns, type Pattern } from '../../paths/pattern.ts';
 
 /** The file system events the watcher reacts to (chokidar's names). */
 export type WatchEventName = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
@@ -24,8 +24,7 @@ export function watchFilter(config: Pick<WatchConfig, 'INCLUDE' | 'EXCLUDE'>): W
  * exclude match drops the path; without includes anything else passes; with includes one must match.
  */
 export function allowedByEntry(path: string, filter: WatchFilter): boolean {
-  if (filter.exclude.some((r) => r.test(path))) return false;
-  return filter.include.length === 0 || filter.include.some((r) => r.test(path));
+  return leftOutByPatterns(filter.include, filter.exclude, path) === undefined;
 }
 
 /**
