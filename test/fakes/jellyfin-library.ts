@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 
 /**
@@ -268,3 +268,32 @@ export class LibraryModel {
     return { status: 'Created', item: last!, touched, queued };
   }
 }
+
+/**
+ * A media tree on disk for the fake's libraries: `shows` series of `seasons` seasons of `episodes` episodes under
+ * `<root>/tv`, and `movies` movie folders under `<root>/movies`. Names as Sonarr and Radarr write them.
+ */
+export function writeMediaTree(root: string, size: { shows: number; seasons: number; episodes: number; movies: number }): { tv: string; movies: string } {
+  const tv = join(root, 'tv');
+  const movies = join(root, 'movies');
+  mkdirSync(tv, { recursive: true });
+  mkdirSync(movies, { recursive: true });
+  for (let s = 1; s <= size.shows; s++) {
+    for (let n = 1; n <= size.seasons; n++) {
+      const season = join(tv, showName(s), `Season ${pad(n)}`);
+      mkdirSync(season, { recursive: true });
+      for (let e = 1; e <= size.episodes; e++) writeFileSync(join(season, episodeName(s, n, e)), '');
+    }
+  }
+  for (let m = 1; m <= size.movies; m++) {
+    const dir = join(movies, movieName(m));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${movieName(m)}.mkv`), '');
+  }
+  return { tv, movies };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+export const showName = (s: number) => `Show ${String(s).padStart(3, '0')}`;
+export const episodeName = (s: number, season: number, e: number, title = `Episode ${e}`) => `${showName(s)} - S${pad(season)}E${pad(e)} - ${title}.mkv`;
+export const movieName = (m: number) => `Film ${String(m).padStart(4, '0')} (${2000 + (m % 20)})`;
