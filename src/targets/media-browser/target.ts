@@ -1,5 +1,5 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import { silentLogger, type Logger } from '../../log.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
 import { relativeTo } from '../../paths/mapping.ts';
 import type { EmbyTargetConfig } from '../../config/target-kinds/emby.ts';
@@ -359,4 +359,16 @@ export function createMediaBrowserTarget(name: string, entry: JellyfinTargetConf
     always: entry.REFRESH_METADATA,
     mode: entry.METADATA_REFRESH_MODE,
   }, { scanMode: entry.SCAN_MODE });
+}
+
+/**
+ * The scan mode of a Jellyfin or Emby entry as `scanrelay map` shows it: SCAN_MODE when set, else what `auto` picks
+ * when the server is asked now; `error` when it could not be asked (the relay asks again at its first delivery).
+ */
+export async function scanModeOf(name: string, entry: JellyfinTargetConfig | EmbyTargetConfig): Promise<ModeChoice | { mode: 'auto'; error: string }> {
+  try {
+    return await createMediaBrowserTarget(name, entry, silentLogger()).detectScanMode();
+  } catch (err) {
+    return { mode: 'auto', error: (err as Error).message };
+  }
 }
