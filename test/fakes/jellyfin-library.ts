@@ -40,6 +40,8 @@ export interface FakeItem {
   ProductionYear?: number;
   /** The library's ItemId. */
   library: string;
+  /** When the fake made it (ms), never sent. */
+  createdAt: number;
 }
 
 export interface FakeLibrary {
@@ -71,7 +73,7 @@ function listDir(path: string): Array<{ name: string; path: string; dir: boolean
   }
 }
 
-type Spec = Omit<FakeItem, 'Id' | 'ParentId' | 'library'>;
+type Spec = Omit<FakeItem, 'Id' | 'ParentId' | 'library' | 'createdAt'>;
 
 /** What Jellyfin's resolvers make of a path under a parent (the library itself, a Series or a Season). */
 function resolve(path: string, dir: boolean, parent: { kind: 'library'; type: FakeLibrary['CollectionType'] } | { kind: 'item'; item: FakeItem }): Spec | undefined {
@@ -205,7 +207,7 @@ export class LibraryModel {
   }
 
   create(spec: Spec, parentId: string, library: string): FakeItem {
-    const item: FakeItem = { Id: newId(), ParentId: parentId, library, ...spec };
+    const item: FakeItem = { Id: newId(), ParentId: parentId, library, createdAt: Date.now(), ...spec };
     this.items.set(item.Id, item);
     return item;
   }
