@@ -46,7 +46,7 @@ describe('Jellyfin 10.11 through the relay (SCAN_MODE auto)', () => {
     const answer = await postForm(relay.url, { eventType: 'Manual', filepath: ep });
     assert.ok(answer.status < 300, answer.body);
     const events = () => json.calls.filter((c) => c.status === 200).flatMap((c) => c.json.events as NotifyEvent[]);
-    const scanned = await waitFor(() => events().find((e) => e.kind === 'scanned' && e.target === 'jellyfin'), 60_000, 'the scanned event');
+    const scanned = (await waitFor(() => events().find((e) => e.kind === 'scanned' && e.target === 'jellyfin'), 60_000, 'the scanned event'))!;
     const item = jellyfin.model.byPath(ep);
     assert.ok(item, 'Jellyfin has the episode');
     assert.deepEqual(scanned.items, [{ key: item.Id, type: 'episode', title: 'Late Arrival', show: showName(2), season: 1, episode: 7 }]);
