@@ -45,6 +45,7 @@ interface Listing {
 export class ItemTree {
   private libraries: { at: number; list: Library[] } | undefined;
   private readonly listings = new Map<string, Listing>();
+  private readonly inFlight = new Map<string, Promise<Listing>>();
   /** Listings made (for tests and the bench: one per level at most). */
   listed = 0;
 
@@ -104,14 +105,21 @@ export class ItemTree {
     return pick(listing);
   }
 
-  private async list(parent: FoundItem): Promise<Listing> {
-    this.listed++;
-    const children = (await this.client.children(parent.id)).flatMap((c: ItemDto) => (c.Path ? [{ id: c.Id, path: c.Path, folder: c.IsFolder !== false }] : []));
-    const listing = { at: this.now(), path: parent.path, children };
-    this.listings.delete(parent.id);
-    this.listings.set(parent.id, listing);
-    while (this.listings.size > MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!);
-    return listing;
+  /** One listing of a level; scans delivered at the same moment share it instead of each asking. */
+  private list(parent: FoundItem): Promise<Listing> {
+    const running = this.inFlight.get(parent.id);
+    if (running) return running;
+    const p = (async () => {
+      this.listed++;
+      const children = (await this.client.children(parent.id)).flatMap((c: ItemDto) => (c.Path ? [{ id: c.Id, path: c.Path, folder: c.IsFolder !== false }] : []));
+      const listing = { at: this.now(), path: parent.path, children };
+      this.listings.delete(parent.id);
+      this.listings.set(parent.id, listing);
+      while (this.listings.size > MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!);
+      return listing;
+    })().finally(() => this.inFlight.delete(parent.id));
+    this.inFlight.set(parent.id, p);
+    return p;
   }
 
   /** Forgets every listing and the library list (an item the cache named is gone). */

@@ -39,6 +39,8 @@ export class MediaBrowserTarget implements Target {
   private logged: string | undefined;
   private readonly setting: ScanModeSetting;
   private readonly look: LookLimits;
+  /** Looks running at once for this server (a backlog's scans wait their turn to look, never to be delivered). */
+  private readonly looks = new Limit(4);
 
   constructor(
     /** The TARGETS key (`jellyfin`/`emby` for the top-level sections). */
@@ -169,8 +171,12 @@ export class MediaBrowserTarget implements Target {
       }
       for (const i of plain) results[i] = failed ?? { outcome: 'done', detail: `${changedPaths(items[i]!).length} path(s) reported as ${items[i]!.updateType}` };
     };
-    const alone = new Set(plain);
-    await Promise.all([together(), ...queued.map(async (q, i) => void (!alone.has(i) && (results[i] = await this.deliver(q))))]);
+    const shared = new Set(plain);
+    // Item refreshes one after another: each walk then reads what the one before it cached.
+    const alone = async () => {
+      for (const [i, q] of queued.entries()) if (!shared.has(i)) results[i] = await this.deliver(q);
+    };
+    await Promise.all([together(), alone()]);
     return results;
   }
 
@@ -263,7 +269,7 @@ export class MediaBrowserTarget implements Target {
       outcome: 'done',
       detail,
       after: async (signal) => {
-        const look = await lookUntilDone((id) => this.client.children(id), refreshed, expected, signal, this.look);
+        const look = await this.looks.run(() => lookUntilDone((id) => this.client.children(id), refreshed, expected, signal, this.look));
         if (!look.confirmed) return `${detail}; completion unknown (not seen within ${Math.round(this.look.boundMs / 1000)} s)`;
         const items = look.items.map(asScannedItem);
         return { detail: `${detail}; confirmed${deleted ? ' (gone)' : `: ${items.length} item(s)`}`, items: async () => items };
@@ -315,6 +321,26 @@ export class MediaBrowserTarget implements Target {
     } catch (err) {
       this.noteFailure(err);
       return { ok: false, error: (err as Error).message };
+    }
+  }
+}
+
+/** At most `max` tasks at once; the others wait in order. */
+class Limit {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly max: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    // A finished task hands its slot straight to the next in line.
+    if (this.running >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
     }
   }
 }
