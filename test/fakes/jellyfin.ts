@@ -38,6 +38,8 @@ export interface RecordedUpdate {
 export interface MediaCall {
   method: string;
   path: string;
+  /** The query string, without its "?". */
+  query: string;
   status: number;
   /** The key the server took (undefined when it counted none). */
   token: string | undefined;
@@ -161,7 +163,7 @@ export class FakeMediaServer extends SwitchableServer {
       url.searchParams.get('ApiKey') ??
       undefined;
     const token = prefix === '' && !this.legacyAuth ? modern : (legacy ?? modern);
-    const call: MediaCall = { method: req.method ?? 'GET', path: url.pathname, status: 0, token, authorization: req.headers.authorization, embyToken: req.headers['x-emby-token'] as string | undefined };
+    const call: MediaCall = { method: req.method ?? 'GET', path: url.pathname, query: url.search.slice(1), status: 0, token, authorization: req.headers.authorization, embyToken: req.headers['x-emby-token'] as string | undefined };
     this.calls.push(call);
     const send = (status: number, body?: unknown) => {
       call.status = status;

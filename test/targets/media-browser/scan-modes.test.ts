@@ -10,7 +10,9 @@ import { mediaBrowserTarget, type MediaBrowserTarget } from '../../../src/target
 import type { ScanModeSetting } from '../../../src/targets/media-browser/scan-mode.ts';
 import { FakeMediaServer } from '../../fakes/jellyfin.ts';
 import { episodeName, movieName, showName, writeMediaTree } from '../../fakes/jellyfin-library.ts';
-import { scanItem } from '../../helpers/plex-target.ts';
+import { runQueue, scanItem } from '../../helpers/plex-target.ts';
+import { waitFor } from '../../helpers/relay.ts';
+import type { Target } from '../../../src/core/scan.ts';
 
 /*
  * Issue 50: SCAN_MODE on Jellyfin and Emby, against a fake that models the server over a real directory tree and
@@ -185,6 +187,56 @@ describe('Jellyfin 10.11 without the TargetedScan plugin: auto is item mode', ()
     const got = await afterStep(result);
     assert.match(got.detail, /completion unknown/);
     assert.equal(got.items, undefined);
+  });
+
+  test('a backlog in item mode: the walks share what they read (the library is listed once), each scan refreshes its own season', async () => {
+    const scans = [3, 4, 5, 6].map((n) => {
+      const season = join(s.tv, showName(n), 'Season 02');
+      const file = join(season, episodeName(n, 2, 50));
+      writeFileSync(file, '');
+      return scanItem({ id: n, folder: season, files: [file], updateType: 'Created' });
+    });
+    // A target that has read nothing yet.
+    const fresh = s.target();
+    const lib = s.server.model.libraries[0]!.ItemId;
+    const from = s.server.calls.length;
+    const results = await fresh.deliverMany(scans);
+    assert.deepEqual(results.map((r) => r.outcome), ['done', 'done', 'done', 'done']);
+    assert.equal(s.server.calls.slice(from).filter((c) => c.path === '/Items' && c.query.includes(`ParentId=${lib}`)).length, 1, 'one listing of the library for four scans');
+    assert.deepEqual(s.server.itemRefreshes.slice(-4).map((r) => r.id), [3, 4, 5, 6].map((n) => s.server.model.byPath(join(s.tv, showName(n), 'Season 02'))!.Id));
+  });
+
+  test('looking never holds up the next delivery: a scan is sent while the one before it is still being looked for', async () => {
+    const target = mediaBrowserTarget('jellyfin', s.server.url, 'key', silent, undefined, 'jellyfin', undefined, undefined, { look: { firstMs: 20, maxWaitMs: 50, boundMs: 2_000 } });
+    let lookEnded: number | undefined;
+    // The target as the scheduler sees it, noting when the first scan's look ended.
+    const watched: Target = {
+      name: 'jellyfin',
+      available: () => target.available(),
+      deliver: async (item) => {
+        const r = await target.deliver(item);
+        if (r.outcome !== 'done' || !r.after || item.files.some((f) => !f.endsWith('.txt'))) return r;
+        const after = r.after;
+        return { ...r, after: async (signal) => after(signal).finally(() => (lookEnded = Date.now())) };
+      },
+    };
+    const queue = runQueue([watched]);
+    try {
+      const seasonA = join(s.tv, showName(2), 'Season 01');
+      queue.enqueue(seasonA, [join(seasonA, 'never-an-item.txt')]);
+      await waitFor(() => s.server.itemRefreshes.some((r) => r.id === s.server.model.byPath(seasonA)!.Id), 10_000, 'the first refresh');
+      const seasonB = join(s.tv, showName(3), 'Season 01');
+      const ep = join(seasonB, episodeName(3, 1, 60));
+      writeFileSync(ep, '');
+      queue.enqueue(seasonB, [ep]);
+      const refreshes = s.server.itemRefreshes.length;
+      await waitFor(() => s.server.itemRefreshes.length > refreshes, 10_000, 'the second refresh');
+      assert.equal(lookEnded, undefined, 'the first look was still going when the second scan was sent');
+      await queue.scheduler.afterStepsSettled();
+      assert.ok(lookEnded, 'and it ended within its bound');
+    } finally {
+      await queue.close();
+    }
   });
 
   test('SCAN_MODE media-updated on 10.11 costs the whole library (the reason auto does not pick it)', async () => {
