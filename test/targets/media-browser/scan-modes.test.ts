@@ -409,6 +409,27 @@ describe('auto asks again after the server was unreachable', () => {
     assert.equal(s.server.calls.filter((c) => c.path === '/Plugins').length, 2);
   });
 
+  test('a plugin removed since (its route answers 404): the scan is retried, and the next delivery asks again and uses item mode', async () => {
+    s = await setup({ version: '10.11.3', plugin: true });
+    const lines: Array<Record<string, unknown>> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const target = mediaBrowserTarget('jellyfin', s.server.url, 'key', log, undefined, 'jellyfin', undefined, undefined, { look: LOOK });
+    const season = join(s.tv, showName(1), 'Season 01');
+    const ep = join(season, episodeName(1, 1, 9));
+    writeFileSync(ep, '');
+    assert.equal((await target.deliver(scanItem({ folder: season, files: [ep], updateType: 'Created' }))).outcome, 'done');
+    await target.available();
+    assert.equal(target.scanMode()?.mode, 'plugin');
+    s.server.plugin = undefined;
+    const gone = await target.deliver(scanItem({ folder: season, files: [ep] }));
+    assert.equal(gone.outcome, 'retry');
+    assert.match(gone.outcome === 'retry' ? gone.error : '', /ScanPaths\) answered HTTP 404|targeted scan answered HTTP 404/);
+    assert.equal((await target.deliver(scanItem({ folder: season, files: [ep] }))).outcome, 'done');
+    assert.equal(target.scanMode()?.mode, 'item');
+    // Each choice is logged once: plugin, then item.
+    assert.deepEqual(lines.filter((l) => l.scanMode).map((l) => l.scanMode), ['plugin', 'item']);
+  });
+
   test('a disabled plugin is not used; SCAN_MODE set by hand asks nothing', async () => {
     s = await setup({ version: '10.11.3', plugin: true });
     s.server.plugin = { status: 'Disabled' };
