@@ -10,6 +10,11 @@ export interface Expectation {
   gone: boolean;
   /** A folder the scan named without files: any item at or below it will do. */
   folder?: boolean;
+  /**
+   * A folder that already was an item: the ids of its children before the refresh. It is done when a child that is
+   * not among them shows up (those are what the scan added).
+   */
+  known?: ReadonlySet<string>;
 }
 
 /** How long the look goes on: waits from `firstMs`, doubling up to `maxWaitMs`, for at most `boundMs` in all. */
@@ -52,7 +57,7 @@ export async function lookUntilDone(
   // Where each path's walk stands: the deepest item known to hold it, and what was found there.
   const state = expected.map((e) => {
     const start = [...starts].filter((s) => within(e.path, s.path)).sort((a, b) => b.path.length - a.path.length)[0];
-    return { e, at: start, done: start === undefined && e.gone, item: undefined as ItemDto | undefined };
+    return { e, at: start, done: start === undefined && e.gone, items: [] as ItemDto[] };
   });
   let wait = limits.firstMs;
   for (;;) {
@@ -69,23 +74,31 @@ export async function lookUntilDone(
       // Descend while a level holds the next ancestor; stop at the level where the path is not (yet) found.
       while (!s.done && s.at) {
         const kids = await list(s.at.id);
+        if (s.e.known && s.at.path === s.e.path) {
+          const added = kids.filter((k) => !s.e.known!.has(k.Id));
+          if (added.length) {
+            s.done = true;
+            s.items = added;
+          }
+          break;
+        }
         const exact = kids.find((k) => k.Path === s.e.path);
         if (s.e.gone) {
           if (exact) break;
         } else if (exact) {
           s.done = true;
-          s.item = exact;
+          s.items = [exact];
           break;
         } else if (s.e.folder) {
           // A movie is an item at its file, inside the folder named.
           const inside = kids.find((k) => k.Path && relativeTo(k.Path, s.e.path) !== undefined);
           if (inside) {
             s.done = true;
-            s.item = inside;
+            s.items = [inside];
             break;
           }
         }
-        const down = kids.filter((k) => k.Path && k.IsFolder !== false && within(s.e.path, k.Path) && k.Path !== s.e.path).sort((a, b) => b.Path!.length - a.Path!.length)[0];
+        const down = kids.filter((k) => k.Path && k.IsFolder !== false && within(s.e.path, k.Path) && (k.Path !== s.e.path || s.e.known)).sort((a, b) => b.Path!.length - a.Path!.length)[0];
         if (down) {
           s.at = { id: down.Id, path: down.Path! };
           continue;
@@ -103,7 +116,7 @@ export async function lookUntilDone(
     wait = Math.min(wait * 2, limits.maxWaitMs);
   }
   const seen = new Set<string>();
-  const items = state.flatMap((s) => (s.item && !seen.has(s.item.Id) && seen.add(s.item.Id) ? [s.item] : []));
+  const items = state.flatMap((s) => s.items.filter((i) => !seen.has(i.Id) && seen.add(i.Id)));
   return { confirmed: state.every((s) => s.done), items, listings };
 }
 

@@ -19,6 +19,9 @@ export interface MediaBrowserOptions {
   look?: LookLimits;
 }
 
+/** How long a folder scan of a folder the server already has is looked at for something new. */
+const FOLDER_LOOK_MS = 60_000;
+
 /** A path the TargetedScan plugin answered for, in one of its ScanStatus names (TargetedScanService.cs:473-495). */
 const PLUGIN_DONE = new Set(['created', 'refreshed', 'removed', 'discovered']);
 
@@ -249,6 +252,9 @@ export class MediaBrowserTarget implements Target {
       if (!at) return { outcome: 'failed', error: `no ${this.client.product} library holds ${e.path} (GET /Library/VirtualFolders lists none whose folder holds it)` };
       found.push(at);
     }
+    // A folder scan of a folder that is already an item: what is new is what was not among its children before.
+    const folderItem = found.length === 1 && expected[0]!.folder && !deleted && !found[0]!.root && found[0]!.path === item.folder ? found[0]! : undefined;
+    if (folderItem) expected[0] = { ...expected[0]!, known: new Set((await this.client.children(folderItem.id)).map((c) => c.Id)) };
     // One refresh per item, and none below another being refreshed: a folder's refresh re-reads its whole subtree.
     const unique = [...new Map(found.map((f) => [f.id, f])).values()];
     const refreshed = unique.filter((f) => !unique.some((o) => o !== f && o.path !== f.path && within(f.path, o.path)));
@@ -269,8 +275,10 @@ export class MediaBrowserTarget implements Target {
       outcome: 'done',
       detail,
       after: async (signal) => {
-        const look = await this.looks.run(() => lookUntilDone((id) => this.client.children(id), refreshed, expected, signal, this.look));
-        if (!look.confirmed) return `${detail}; completion unknown (not seen within ${Math.round(this.look.boundMs / 1000)} s)`;
+        // A rescan of a known folder may find nothing new: it is not looked for as long.
+        const limits = folderItem ? { ...this.look, boundMs: Math.min(this.look.boundMs, FOLDER_LOOK_MS) } : this.look;
+        const look = await this.looks.run(() => lookUntilDone((id) => this.client.children(id), refreshed, expected, signal, limits));
+        if (!look.confirmed) return `${detail}; completion unknown (${folderItem ? 'nothing new' : 'not'} seen within ${Math.round(limits.boundMs / 1000)} s)`;
         const items = look.items.map(asScannedItem);
         return { detail: `${detail}; confirmed${deleted ? ' (gone)' : `: ${items.length} item(s)`}`, items: async () => items };
       },

@@ -179,6 +179,15 @@ describe('Jellyfin 10.11 without the TargetedScan plugin: auto is item mode', ()
     assert.equal(walk(from), 1);
   });
 
+  test('a folder scan of a season it has names what the refresh added, not what was there', async () => {
+    const target = s.target();
+    const season = join(s.tv, showName(6), 'Season 02');
+    for (const e of [31, 32]) writeFileSync(join(season, episodeName(6, 2, e)), '');
+    const got = await afterStep(await target.deliver(scanItem({ folder: season })));
+    assert.equal(s.server.itemRefreshes.at(-1)!.id, s.server.model.byPath(season)!.Id);
+    assert.deepEqual(got.items?.map((i) => i.episode).sort(), [31, 32]);
+  });
+
   test('a file the server never shows is "completion unknown" after the bound, and the delivery itself was done at once', async () => {
     const target = mediaBrowserTarget('jellyfin', s.server.url, 'key', silent, undefined, 'jellyfin', undefined, undefined, { look: { firstMs: 5, maxWaitMs: 10, boundMs: 100 } });
     const season = join(s.tv, showName(6), 'Season 01');
