@@ -1,3 +1,4 @@
+import semver from 'semver';
 import type { z } from 'zod';
 import type { scanModeSchema } from '../../config/target-kinds/media-browser.ts';
 
@@ -18,18 +19,7 @@ export const TARGETED_SCAN = 'TargetedScan';
  * The first Jellyfin release whose `POST /Library/Media/Updated` refreshes the whole library instead of the path
  * (jellyfin/jellyfin#16729, #16176; Cloudbox/autoscan#233).
  */
-const WHOLE_LIBRARY_FROM = [10, 11];
-
-/** "10.11.2" -> [10, 11, 2]; undefined when it is no version. */
-function versionParts(version: string | undefined): number[] | undefined {
-  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(version?.trim() ?? '');
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
-}
-
-/** Whether `version` is at least major.minor. */
-function atLeast(version: number[], [major, minor]: number[]): boolean {
-  return version[0]! > major! || (version[0] === major && version[1]! >= minor!);
-}
+const WHOLE_LIBRARY_FROM = '10.11.0';
 
 /**
  * What `auto` picks from what the server said: the TargetedScan plugin when it is active (Jellyfin reports a Status,
@@ -43,10 +33,11 @@ export function chooseMode(product: 'Jellyfin' | 'Emby', version: string | undef
     return { mode: 'plugin', why: `${named} has the ${TARGETED_SCAN} plugin${plugin.version ? ` ${plugin.version}` : ''} active` };
   }
   const pluginNote = plugin ? `its ${TARGETED_SCAN} plugin is ${plugin.status}` : `no ${TARGETED_SCAN} plugin`;
-  const parts = versionParts(version);
-  if (product === 'Jellyfin' && parts && atLeast(parts, WHOLE_LIBRARY_FROM)) {
+  // Jellyfin says "10.11.3"; coerce also reads a four-part version and ignores a suffix.
+  const parsed = semver.coerce(version ?? '');
+  if (product === 'Jellyfin' && parsed && semver.gte(parsed, WHOLE_LIBRARY_FROM)) {
     return { mode: 'item', why: `${named}, ${pluginNote}: Media/Updated would scan the whole library there` };
   }
-  if (product === 'Jellyfin' && !parts) return { mode: 'item', why: `${named} (version unknown, taken as 10.11 or later), ${pluginNote}` };
+  if (product === 'Jellyfin' && !parsed) return { mode: 'item', why: `${named} (version unknown, taken as 10.11 or later), ${pluginNote}` };
   return { mode: 'media-updated', why: `${named}, ${pluginNote}: Media/Updated scans only the path there` };
 }
