@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { SwitchableServer, type ServerMode } from './switchable-server.ts';
 import { LibraryModel, type FakeItem, type FakeLibrary } from './jellyfin-library.ts';
 
@@ -25,7 +27,10 @@ import { LibraryModel, type FakeItem, type FakeLibrary } from './jellyfin-librar
  * - `POST /Items/{id}/Refresh` (ItemRefreshController.cs:58-95: 204, 404 for an unknown id) queues a refresh that
  *   re-reads the item's subtree; the queue runs after `refreshDelayMs`, as the server's own refresh queue does;
  * - `GET /Items?ParentId=` lists one level (Recursive=true: all below), `Ids=` by id; Path and ParentId only when
- *   Fields asks for them (DtoService.cs:1128-1137).
+ *   Fields asks for them (DtoService.cs:1128-1137);
+ * - `/socket` (websocket) takes the API key or a user's token, but sends `LibraryChanged` only to sessions of a
+ *   user: an API key's session has no user (SessionManager.cs:511, UserId empty), and the notifier sends to the
+ *   users of the sessions only (LibraryChangedNotifier.cs:255-259).
  */
 export interface RecordedUpdate {
   path: string;
@@ -79,6 +84,10 @@ export class FakeMediaServer extends SwitchableServer {
   /** How long a queued refresh waits (the server's refresh queue and LibraryMonitor delay, shortened). */
   refreshDelayMs: number;
   private readonly pending = new Set<Promise<void>>();
+  /** Tokens of signed-in users (what `POST /Users/AuthenticateByName` would hand out): their sockets get LibraryChanged. */
+  readonly userTokens = new Set<string>();
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sessions = new Set<{ ws: WebSocket; user: boolean }>();
   /** Refreshes the queue ran: the item or library id, and its items touched. */
   readonly refreshesRun: Array<{ id: string; touched: number }> = [];
 
@@ -109,12 +118,50 @@ export class FakeMediaServer extends SwitchableServer {
     const run = new Promise<void>((resolve) => setTimeout(resolve, this.refreshDelayMs)).then(() => {
       const lib = this.model.libraryById(id);
       const item = this.model.items.get(id);
+      const before = new Set(this.model.items.keys());
       const touched = lib ? this.model.refreshLibrary(lib) : item ? this.model.refreshItem(item) : 0;
+      this.libraryChanged(before);
       this.refreshesRun.push({ id, touched });
       this.model.touches.push({ call, items: touched });
     });
     this.pending.add(run);
     void run.finally(() => this.pending.delete(run));
+  }
+
+  /** The websocket: a session per connection, with a user or (the API key) without one. */
+  protected override handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const token = url.searchParams.get('api_key') ?? /Token="([^"]*)"/i.exec(String(req.headers.authorization ?? ''))?.[1];
+    const user = token !== undefined && this.userTokens.has(token);
+    if (url.pathname.toLowerCase() !== '/socket' || (token !== this.apiKey && !user)) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = { ws, user };
+      this.sessions.add(session);
+      ws.on('close', () => this.sessions.delete(session));
+      ws.send(JSON.stringify({ MessageType: 'ForceKeepAlive', MessageId: randomBytes(16).toString('hex'), Data: 60 }));
+    });
+  }
+
+  /** LibraryChanged for what a refresh added and dropped, to users' sessions only (LibraryChangedNotifier.cs:255-259). */
+  private libraryChanged(before: ReadonlySet<string>): void {
+    const added = [...this.model.items.keys()].filter((id) => !before.has(id));
+    const removed = [...before].filter((id) => !this.model.items.has(id));
+    if (!added.length && !removed.length) return;
+    const message = JSON.stringify({
+      MessageType: 'LibraryChanged',
+      MessageId: randomBytes(16).toString('hex'),
+      Data: { CollectionFolders: [], FoldersAddedTo: [], FoldersRemovedFrom: [], ItemsAdded: added, ItemsRemoved: removed, ItemsUpdated: [], IsEmpty: false },
+    });
+    for (const s of this.sessions) if (s.user) s.ws.send(message);
+  }
+
+  override async stop(): Promise<void> {
+    for (const s of this.sessions) s.ws.terminate();
+    this.sessions.clear();
+    await super.stop();
   }
 
   /** Media/Updated for one path (FileRefresher.cs:130-186), or its whole library on 10.11+. */
@@ -275,7 +322,9 @@ export class FakeMediaServer extends SwitchableServer {
 
   /** One path through the plugin, its answer shaped as ScanPathResponse, and its queued refreshes. */
   private pluginScan(path: string): { ItemId: string; ItemName: string; Status: string; Path: string; Message: string } {
+    const before = new Set(this.model.items.keys());
     const r = this.model.pluginScan(path);
+    this.libraryChanged(before);
     this.model.touches.push({ call: `ScanPath ${path}`, items: r.touched });
     for (const id of r.queued) this.queueRefresh(id, `ScanPath ${path} (queued refresh)`);
     return { ItemId: r.item?.Id ?? '', ItemName: r.item?.Name ?? '', Status: r.status, Path: path, Message: path };

@@ -478,4 +478,30 @@ describe('the fake models the server', () => {
     assert.equal((await fetch(`${s.server.url}/Library/ScanPaths`, { method: 'POST', headers: { authorization: 'MediaBrowser Token="key"', 'content-type': 'application/json' }, body: '{"Paths":["/x"]}' })).status, 404);
     void movieName;
   });
+
+  test("/socket: LibraryChanged goes to a user's session, never to the API key's (why the relay looks instead)", async () => {
+    s.server.userTokens.add('user-token');
+    const { default: WebSocket } = await import('ws');
+    const open = (token: string) =>
+      new Promise<{ ws: InstanceType<typeof WebSocket>; messages: string[] }>((resolve, reject) => {
+        const ws = new WebSocket(`${s.server.url.replace('http', 'ws')}/socket?api_key=${token}`);
+        const messages: string[] = [];
+        ws.on('message', (m) => messages.push(String(m)));
+        ws.on('open', () => resolve({ ws, messages }));
+        ws.on('error', reject);
+      });
+    const [key, user] = await Promise.all([open('key'), open('user-token')]);
+    try {
+      const season = join(s.tv, showName(1), 'Season 02');
+      writeFileSync(join(season, episodeName(1, 2, 70)), '');
+      await afterStep(await s.target('item').deliver(scanItem({ folder: season, files: [join(season, episodeName(1, 2, 70))], updateType: 'Created' })));
+      await waitFor(() => user.messages.some((m) => m.includes('LibraryChanged')), 5_000, "the user's LibraryChanged");
+      const changed = JSON.parse(user.messages.find((m) => m.includes('LibraryChanged'))!);
+      assert.deepEqual(changed.Data.ItemsAdded, [s.server.model.byPath(join(season, episodeName(1, 2, 70)))!.Id]);
+      assert.deepEqual(key.messages.map((m) => JSON.parse(m).MessageType), ['ForceKeepAlive']);
+    } finally {
+      key.ws.close();
+      user.ws.close();
+    }
+  });
 });
