@@ -9,7 +9,7 @@ import type { ScannedItem } from '../../../src/core/events.ts';
 import { mediaBrowserTarget, type MediaBrowserTarget } from '../../../src/targets/media-browser/target.ts';
 import type { ScanModeSetting } from '../../../src/targets/media-browser/scan-mode.ts';
 import { FakeMediaServer } from '../../fakes/jellyfin.ts';
-import { episodeName, movieName, showName, writeMediaTree } from '../../fakes/jellyfin-library.ts';
+import { episodeName, showName, writeMediaTree } from '../../fakes/jellyfin-library.ts';
 import { runQueue, scanItem } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 import type { Target } from '../../../src/core/scan.ts';
@@ -476,7 +476,6 @@ describe('the fake models the server', () => {
     assert.equal((await fetch(`${s.server.url}/Items?ParentId=${lib.ItemId}`, { headers: { 'x-emby-token': 'key' } })).status, 401);
     // Without the plugin there are no plugin routes.
     assert.equal((await fetch(`${s.server.url}/Library/ScanPaths`, { method: 'POST', headers: { authorization: 'MediaBrowser Token="key"', 'content-type': 'application/json' }, body: '{"Paths":["/x"]}' })).status, 404);
-    void movieName;
   });
 
   test("/socket: LibraryChanged goes to a user's session, never to the API key's (why the relay looks instead)", async () => {
