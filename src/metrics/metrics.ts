@@ -106,7 +106,13 @@ export class Metrics {
 
   constructor(
     queue: QueueCounts,
-    private readonly opts: { processMetrics?: boolean; held?: () => { held: boolean; fullDisks?: ReadonlyArray<{ holds: boolean }> }; relay?: string } = {},
+    private readonly opts: {
+      processMetrics?: boolean;
+      held?: () => { held: boolean; fullDisks?: ReadonlyArray<{ holds: boolean }> };
+      relay?: string;
+      /** Each target's scan mode now (Jellyfin/Emby: SCAN_MODE or what auto chose), read at scrape time. */
+      scanModes?: () => Array<{ target: string; mode: string }>;
+    } = {},
   ) {
     const held = opts.held;
     this.views = [
@@ -131,6 +137,9 @@ export class Metrics {
         const { version, commit } = buildInfo();
         return [{ labels: { version, commit: commit ?? '', ...(opts.relay ? { relay: opts.relay } : {}) }, value: 1 }];
       }),
+      gauge('scanrelay_target_scan_mode', 'The scan mode a target uses now (Jellyfin/Emby: plugin, item or media-updated; SCAN_MODE or what auto chose): 1 for the mode', () =>
+        (opts.scanModes?.() ?? []).map((m) => ({ labels: { target: m.target, mode: m.mode }, value: 1 })),
+      ),
       this.scans,
       this.latency,
       this.drivePolls,

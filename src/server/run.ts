@@ -106,7 +106,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     : undefined;
   const holdStatus =
     guard || diskSpace ? () => ({ ...(guard ? guard.status() : { held: false, missing: [] }), ...(diskSpace ? { fullDisks: diskSpace.status() } : {}) }) : undefined;
-  const metrics = new Metrics(store.view, { held: holdStatus, ...(store.shared ? { relay: store.shared.relayId } : {}) });
+  const scanModes = () => targets.flatMap((t) => {
+    const m = t.scanMode?.();
+    return m ? [{ target: t.name, mode: m.mode }] : [];
+  });
+  const metrics = new Metrics(store.view, { held: holdStatus, scanModes, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
