@@ -32,6 +32,8 @@ export const AUTOPULSE_DATABASE_URL = 'sqlite://data/autopulse.db';
 const AUTOPULSE_REQUEST_TIMEOUT = 10; // targets/mod.rs:231
 const AUTOPULSE_COMMAND_TIMEOUT = 10; // targets/command.rs:50
 const AUTOPULSE_WEBHOOK_INTERVAL = 10; // opts.rs:84
+/** autopulse's Discord avatar when avatar_url is not set (discord.rs:164-167). */
+const AUTOPULSE_AVATAR = 'https://raw.githubusercontent.com/dan-online/autopulse/main/assets/logo.webp';
 
 /** Trigger types served at /triggers/<name> (triggers/mod.rs:283-295); notify watches folders instead. */
 export const AUTOPULSE_ROUTE_TYPES = ['manual', 'bazarr', 'autoscan', 'sonarr', 'radarr', 'lidarr', 'readarr', 'sportarr'] as const;
@@ -446,48 +448,49 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   // --- webhooks
   const webhooks = section('webhooks');
   const NOTIFICATIONS: JsonObject = {};
-  const eventMap: Record<string, string | undefined> = { failed: 'failed', hash_mismatch: 'failed', retrying: 'waiting', processed: 'scanned', new: undefined, found: undefined };
+  // autopulse's events as the relay's (manager.rs:14-27): `new` and `found` have no counterpart; a hash mismatch
+  // holds the request, and is told if it fails.
+  const eventMap: Record<string, string[]> = { failed: ['failed'], hash_mismatch: ['failed'], retrying: ['retrying'], processed: ['scanned', 'removed'], new: [], found: [] };
+  // autopulse sends every webhook every event, `retrying` included (manager.rs:89-116); waiting and recovered are
+  // scanrelay's own holds, kept.
+  const everyEvent = ['scanned', 'removed', 'failed', 'retrying', 'waiting', 'recovered'];
   for (const [name, raw] of Object.entries(webhooks)) {
     const where = `webhooks.${name}`;
     if (!isObject(raw)) problem(where, 'must be a mapping');
     const w = raw as JsonObject;
     const type = str(`${where}.type`, w.type);
     if (!['discord', 'hookshot', 'json'].includes(type)) problem(`${where}.type`, `unknown webhook type ${JSON.stringify(type)} (autopulse has discord, hookshot, json)`);
-    const entry: JsonObject = { TYPE: type, URL: str(`${where}.url`, w.url), BATCH_SECONDS: batchSeconds };
-    if (typeof w.username === 'string' && w.username) entry.USERNAME = w.username;
+    const entry: JsonObject = { TYPE: type, URL: str(`${where}.url`, w.url), BATCH_SECONDS: batchSeconds, EVENTS: everyEvent };
+    // The sender's name and picture stay autopulse's, its defaults included (discord.rs:159-167, hookshot.rs:44-47).
+    if (type !== 'json') entry.USERNAME = typeof w.username === 'string' && w.username ? w.username : 'autopulse';
+    if (type === 'discord') entry.AVATAR_URL = typeof w.avatar_url === 'string' && w.avatar_url ? w.avatar_url : AUTOPULSE_AVATAR;
     if (type === 'json') {
       // Its receivers parse autopulse's document: {events: [{event, action, trigger, files, file_count, timestamp}]} (json.rs:5-42).
       entry.FORMAT = 'autopulse';
     }
-    if (w.avatar_url !== undefined) notes.push(`${where}.avatar_url: not carried (scanrelay's messages use Discord's default avatar)`);
     if (type === 'discord' && Array.isArray(w.mentions) && w.mentions.length) {
-      const users = new Set<string>();
-      const roles = new Set<string>();
-      const on = new Set<string>();
-      let here = false;
-      let everyone = false;
-      let onAll = false;
+      // Each entry keeps its own `on`: it mentions its targets only on a message of those events (discord.rs:239-241).
+      const list: JsonObject[] = [];
       w.mentions.forEach((m, i) => {
         if (!isObject(m) || !Array.isArray(m.targets)) problem(`${where}.mentions[${i}]`, 'must have targets');
+        const mention = { USERS: [] as string[], ROLES: [] as string[], HERE: false, EVERYONE: false };
         for (const target of (m as JsonObject).targets as unknown[]) {
-          if (target === 'here') here = true;
-          else if (target === 'everyone') everyone = true;
-          else if (isObject(target) && typeof target.user === 'string') users.add(target.user);
-          else if (isObject(target) && typeof target.role === 'string') roles.add(target.role);
+          if (target === 'here') mention.HERE = true;
+          else if (target === 'everyone') mention.EVERYONE = true;
+          else if (isObject(target) && typeof target.user === 'string') mention.USERS.push(target.user);
+          else if (isObject(target) && typeof target.role === 'string') mention.ROLES.push(target.role);
           else problem(`${where}.mentions[${i}].targets`, `unknown mention ${JSON.stringify(target)} (here, everyone, {user: id} or {role: id})`);
         }
         const evs = (m as JsonObject).on;
-        if (!Array.isArray(evs) || !evs.length) onAll = true;
-        else for (const e of evs) if (typeof e === 'string' && eventMap[e]) on.add(eventMap[e]!);
+        // An empty or absent `on`: every event (discord.rs:40-43).
+        const on = !Array.isArray(evs) || !evs.length ? everyEvent : [...new Set(evs.flatMap((e) => (typeof e === 'string' ? (eventMap[e] ?? []) : [])))];
+        if (!on.length) {
+          notes.push(`${where}.mentions[${i}]: its events (${(evs as unknown[]).map(String).join(', ')}) have no counterpart in scanrelay; it never mentions`);
+          return;
+        }
+        list.push({ ON: on, ...mention });
       });
-      entry.MENTIONS = {
-        ON: onAll ? ['scanned', 'failed', 'waiting', 'recovered', 'removed'] : on.size ? [...on] : ['failed'],
-        USERS: [...users],
-        ROLES: [...roles],
-        HERE: here,
-        EVERYONE: everyone,
-      };
-      if (w.mentions.length > 1) notes.push(`${where}.mentions: ${w.mentions.length} entries merged into one MENTIONS (everyone named is mentioned on any of their events)`);
+      if (list.length) entry.MENTIONS = list;
     }
     NOTIFICATIONS[safeName(name)] = entry;
   }
@@ -495,7 +498,7 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     config.NOTIFICATIONS = NOTIFICATIONS;
     carried.push(`webhooks -> NOTIFICATIONS: ${Object.keys(NOTIFICATIONS).join(', ')} (every ${batchSeconds} s, opts.webhook_interval)`);
     notes.push(
-      "webhooks: autopulse's \"new\" and \"found\" events have no equivalent (scanrelay tells when a scan is done, failed, waiting or recovered); \"hash_mismatch\" is told as failed and \"retrying\" as waiting. Discord and hookshot messages use scanrelay's wording",
+      "webhooks: autopulse's \"new\" and \"found\" events have no equivalent (scanrelay tells when a scan is done, failed, retried, waiting or recovered); \"hash_mismatch\" is told as failed. Discord and hookshot messages use scanrelay's wording, one line per scan naming its targets",
     );
   }
 

@@ -1,2 +1,14 @@
 /** A scanrelay target or notification name from an autopulse one (its names may hold other characters). */
 export const safeName = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'target';
+
+/** The title a request from autopulse's trigger `name` is queued with: it keeps the trigger's name with the scan. */
+export const autopulseTitle = (name: string): string => `autopulse trigger ${name}`;
+
+/**
+ * The name autopulse gives a scan's trigger (its event_source: the key under `triggers`, "radarr4k"): read back
+ * from the title autopulseTitle wrote; a request from one of scanrelay's own triggers is its source, lower-cased.
+ */
+export function autopulseTriggerName(title: string | null | undefined, source: string): string {
+  const m = /^autopulse trigger (.+)$/.exec(title ?? '');
+  return m ? m[1]! : source.toLowerCase();
+}

@@ -452,9 +452,10 @@ export class Scheduler {
     const now = this.now();
     if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');
     if (result.outcome === 'done') {
-      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
-      const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
-      const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, ...(event ? { event } : {}) } }, serial);
+      // A scan with after-steps (Plex's completion watch) is told to people once they end (runAfter), not when it
+      // was sent; the event written now only marks the delivery's end, so the scan's last one is known (events.ts).
+      const event = { ...deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now), ...(result.after ? { afterSteps: 'running' as const } : {}) };
+      const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, event } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
@@ -471,7 +472,10 @@ export class Scheduler {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
       if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
-      await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
+      // A try that failed (not a wait for files, not a busy server) is autopulse's `retrying` (runner.rs:200-219).
+      const counts = (result.countsAsAttempt ?? true) && result.fileChecks === undefined;
+      const event = counts ? deliveryEvent(item, target, { status: 'retrying', error: result.error }, now) : undefined;
+      await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks, event);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
@@ -553,7 +557,8 @@ export class Scheduler {
         items = await this.lookUpItems(item, target, lookup);
       }
       try {
-        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now()));
+        const told = deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now());
+        await this.store.setDeliveryDetail(item.id, delivery, full, { ...told, afterSteps: 'ended' });
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }

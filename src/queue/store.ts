@@ -12,6 +12,7 @@ import { partRequests, toItem } from './rows.ts';
 import { routeNames } from './route.ts';
 import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
+import { stampScan } from './events.ts';
 import { SqliteOutbox } from './outbox.ts';
 import type { Logger } from '../log.ts';
 
@@ -307,7 +308,6 @@ export class QueueStore implements QueueBackend {
 
   completeDelivery(scanId: number, target: string, result: Completion['result'], now = Date.now()): CompleteResult {
     return this.db.transaction(() => {
-      if (result.event) this.outbox.add([result.event]);
       this.stmt.finishDelivery.run({
         scanId,
         target,
@@ -317,6 +317,7 @@ export class QueueStore implements QueueBackend {
         now,
       });
       const { open, failed } = this.stmt.openDeliveries.get(scanId)!;
+      if (result.event) this.outbox.add([stampScan(result.event, open, failed)]);
       if (open) return { scanFinished: undefined };
       const status: 'done' | 'failed' = failed ? 'failed' : 'done';
       this.stmt.finishScan.run(status, now, scanId);
@@ -340,8 +341,13 @@ export class QueueStore implements QueueBackend {
     return parts.map((p) => p.folder);
   }
 
-  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): void {
-    this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1, fileChecks: fileChecks ?? null });
+  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number, event?: NotifyEvent): void {
+    const retry = () => this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1, fileChecks: fileChecks ?? null });
+    if (!event) return void retry();
+    this.db.transaction(() => {
+      retry();
+      this.outbox.add([event]);
+    }).immediate();
   }
 
   putBack(scanId: number, target: string, error: string): void {

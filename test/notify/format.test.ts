@@ -12,15 +12,15 @@ import { DiscordFake } from '../fakes/discord.ts';
 const discord = await new DiscordFake().start();
 after(() => discord.stop());
 
-test('a batch of more groups than Discord has embeds, with lines longer than its limits, is split into messages Discord takes', async () => {
+test('a batch of many scans on many targets, with lines longer than its limits, is one message Discord takes: an embed per kind', async () => {
   const dest = notificationSchema.parse({ TYPE: 'discord', URL: discord.webhookUrl });
   const long = 'x'.repeat(5000);
   const events: StoredEvent[] = Array.from({ length: 13 * 40 }, (_, i) => ({ id: i + 1, kind: i % 2 ? 'failed' : 'scanned', at: Date.now(), target: `${'t'.repeat(300)}${i % 13}`, folder: `/data/${long}/${i}`, reason: long }));
   const messages = discordMessages(dest, events);
-  assert.equal(messages.length, 3, '26 groups: 10 + 10 + 6 embeds');
+  assert.equal(messages.length, 1, 'two kinds: two embeds');
   for (const m of messages) assert.equal((await postMessage(dest, m)).kind, 'sent');
   assert.ok(discord.calls.every((c) => c.status === 204));
-  assert.deepEqual(discord.calls.map((c) => c.json.embeds.length), [10, 10, 6]);
+  assert.deepEqual(discord.calls.map((c) => c.json.embeds.map((e: { title: string }) => e.title)), [['Scanned (260)', 'Failed (260)']]);
 });
 
 test('a removal scan is told as removed, a failure with its reason, with the time from the request', () => {

@@ -11,6 +11,7 @@ import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, pool
 import { enqueueInTx } from './enqueue.ts';
 import type { NotifyEvent } from '../../core/events.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
+import { stampScan } from '../events.ts';
 import { RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
 import { DB_NOW, DbClock } from './clock.ts';
@@ -401,7 +402,7 @@ export class PgQueueStore implements QueueBackend {
         values: [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
       });
       const o = rows[0]!;
-      if (result.event) await addEvents(db, [result.event]);
+      if (result.event) await addEvents(db, [stampScan(result.event, o.open, o.failed)]);
       if (o.open || !o.failed) return o;
       return failed ? { ...o, finished: await this.finishFailed(db, scanId, now) } : o;
     }, failed, scanId);
@@ -451,12 +452,16 @@ export class PgQueueStore implements QueueBackend {
     return parts.map((p) => p.folder);
   }
 
-  async retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): Promise<void> {
-    await this.q(
-      `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
-       WHERE scan_id = $1 AND target = $2`,
-      [scanId, target, error, this.clock.toDb(nextAt), countsAsAttempt ? 0 : 1, fileChecks ?? null],
-    );
+  async retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number, event?: NotifyEvent): Promise<void> {
+    const update = `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
+       WHERE scan_id = $1 AND target = $2`;
+    const values = [scanId, target, error, this.clock.toDb(nextAt), countsAsAttempt ? 0 : 1, fileChecks ?? null];
+    if (!event) await this.q(update, values);
+    else
+      await this.tx(async (db) => {
+        await db.query(update, values);
+        await addEvents(db, [event]);
+      });
     await this.notify(wakePayload(this.clock.toDb(nextAt)));
   }
 
