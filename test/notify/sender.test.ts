@@ -88,7 +88,7 @@ describe('notification sender', () => {
       assert.ok(d.calls.every((c) => c.status === 204), 'Discord took every message');
       assert.equal(d.calls.length, 1);
       const embed = d.calls[0]!.json.embeds[0];
-      assert.match(embed.title, /Scanned · plex \(200\)/);
+      assert.match(embed.title, /^Scanned \(200\)$/, 'one embed per kind, not per target');
       assert.match(embed.description, /… and \d+ more$/);
       assert.deepEqual(d.calls[0]!.json.allowed_mentions, { parse: [] }, 'a folder name never pings anyone');
     } finally {
