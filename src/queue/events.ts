@@ -63,6 +63,13 @@ export class HoldTracker {
 }
 
 /**
+ * A delivery's failed tries told as `retrying`, at most: autopulse tells a file `retrying` until it gives up at
+ * max_retries (5 by default: 4 retries told, runner.rs:306-321, opts.rs:76). The relay tries on without a limit,
+ * and an outage's every retry of every queued scan would fill the outbox; the scan is told again when it settles.
+ */
+export const RETRYING_TOLD = 4;
+
+/**
  * A delivery's event as the store writes it, in the transaction of its state change: with the scan's deliveries
  * still open and failed then (counted in that transaction, so exactly one event of a scan has `scanOpen` 0).
  */

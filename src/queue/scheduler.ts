@@ -6,7 +6,7 @@ import { backoffMs } from './coalesce.ts';
 import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { HoldKind, NotifyEvent } from '../core/events.ts';
-import { deliveryEvent, HoldTracker } from './events.ts';
+import { deliveryEvent, HoldTracker, RETRYING_TOLD } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 import { ServerTurns } from './server-turns.ts';
 import { CompletionBatch } from './complete-batch.ts';
@@ -473,7 +473,7 @@ export class Scheduler {
       // A retry that counts file checks waits for files, not for the server.
       if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
       // A try that failed (not a wait for files, not a busy server) is autopulse's `retrying` (runner.rs:200-219).
-      const counts = (result.countsAsAttempt ?? true) && result.fileChecks === undefined;
+      const counts = (result.countsAsAttempt ?? true) && result.fileChecks === undefined && item.attempt <= RETRYING_TOLD;
       const event = counts ? deliveryEvent(item, target, { status: 'retrying', error: result.error }, now) : undefined;
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks, event);
       this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');

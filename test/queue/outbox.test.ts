@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DeliveryResult, Target } from '../../src/core/scan.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
+import { RETRYING_TOLD } from '../../src/queue/events.ts';
+import { notificationSchema } from '../../src/config/notifications.ts';
+import { wants } from '../../src/notify/message.ts';
 import { pino } from 'pino';
 import { bothStores } from '../helpers/both-stores.ts';
 import { waitFor } from '../helpers/relay.ts';
@@ -70,10 +73,17 @@ for (const [name, open] of STORES) {
         const [r] = await s.enqueueMany([req('/m/Dune (2021)')], { delayMs: 0, maxMs: 0 });
         scheduler.poke();
         await waitFor(async () => (await s.view.get(r!.id))?.status === 'done', 10_000, 'the delivery recorded');
-        assert.deepEqual(await s.outbox.after(0, 10), [], 'sent is not scanned');
+        // The delivery's end is written (its scan's last one is known from it: autopulse's `processed`), marked as
+        // still running its after-steps: no people's destination is sent it.
+        const sent = await s.outbox.after(0, 10);
+        assert.deepEqual(sent.map((e) => [e.kind, e.afterSteps, e.scanOpen]), [['scanned', 'running', 0]]);
+        const people = notificationSchema.parse({ TYPE: 'discord', URL: 'http://127.0.0.1:9/x' });
+        assert.deepEqual(sent.filter((e) => wants(people, e)), [], 'sent is not scanned');
         finish('completed in 3 s');
         await scheduler.afterStepsSettled();
-        const [e] = await s.outbox.after(0, 10);
+        const [e] = await s.outbox.after(sent[0]!.id, 10);
+        assert.equal(e?.afterSteps, 'ended');
+        assert.ok(wants(people, e!));
         assert.equal(e?.kind, 'scanned');
         assert.equal(e?.folder, '/m/Dune (2021)');
         assert.equal(e?.trigger, 'Radarr');
@@ -123,12 +133,18 @@ for (const [name, open] of STORES) {
       try {
         await s.enqueueMany([req('/m/X')], { delayMs: 0, maxMs: 0 });
         scheduler.poke();
-        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
+        // Each failed try is also a `retrying` (autopulse's); the hold is told once.
+        const told = async () => (await s.outbox.after(0, 10_000)).filter((e) => e.kind !== 'retrying');
+        await waitFor(async () => (await told()).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
         down = false;
-        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
-        await waitFor(async () => (await s.outbox.after(0, 10)).length === 3, 10_000, 'the scan told');
+        await waitFor(async () => (await told()).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
+        await waitFor(async () => (await told()).length === 3, 10_000, 'the scan told');
+        // ... for its first RETRYING_TOLD tries (autopulse gives up after 5: runner.rs:306-321), not for every try of an outage.
+        const retrying = (await s.outbox.after(0, 10_000)).filter((e) => e.kind === 'retrying');
+        assert.ok(retrying.length >= 1 && retrying.length <= RETRYING_TOLD, `${retrying.length} retrying events`);
+        assert.equal(retrying[0]!.reason, 'ECONNREFUSED');
         // recovered and scanned are written side by side (on PostgreSQL either may come first)
-        const kinds = (await s.outbox.after(0, 10)).map((e) => e.kind);
+        const kinds = (await told()).map((e) => e.kind);
         assert.equal(kinds[0], 'waiting');
         assert.deepEqual(kinds.slice(1).sort(), ['recovered', 'scanned']);
       } finally {
