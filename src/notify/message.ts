@@ -174,11 +174,14 @@ export function shorten(s: string, max: number): string {
 /** A cut never leaves a lone backslash (it would escape what follows in Markdown). */
 const safeEnd = (s: string) => (/(^|[^\\])(\\\\)*\\$/.test(s) ? s.slice(0, -1) : s);
 
-/** A whole line at most LINE_MAX code points, cut at its end (never inside a character). */
-function shortenLine(line: string): string {
+/** A whole line at most `max` code points, cut at its end (never inside a character). */
+function shortenLine(line: string, max = LINE_MAX): string {
   const cps = [...line];
-  return cps.length <= LINE_MAX ? line : `${safeEnd(cps.slice(0, LINE_MAX - 1).join(''))}…`;
+  return cps.length <= max ? line : `${safeEnd(cps.slice(0, max - 1).join(''))}…`;
 }
+
+/** What a service puts before a line of ours at most (a bullet): fitLines' own cut leaves it room. */
+const PREFIX_MAX = 16;
 
 /** Lines in sections of one kind ("Scanned", "Failed" ...), in order of first appearance. */
 export function sections(lines: readonly TellLine[]): Array<{ kind: NotifyEventKind; lines: TellLine[] }> {
@@ -193,12 +196,12 @@ export function sections(lines: readonly TellLine[]): Array<{ kind: NotifyEventK
 
 /**
  * Whole lines joined up to `max` (measured by `size`), then "… and N more": a message never ends inside a line
- * (each line is at most LINE_MAX code points already).
+ * (a scan's line is at most LINE_MAX code points already, its folder shortened; another is cut at its end).
  */
 export function fitLines(lines: readonly string[], max: number, size: (s: string) => number = (s) => s.length): string {
   let out = '';
   for (let i = 0; i < lines.length; i++) {
-    const line = shortenLine(lines[i]!);
+    const line = shortenLine(lines[i]!, LINE_MAX + PREFIX_MAX);
     const next = out ? `${out}\n${line}` : line;
     const rest = lines.length - i - 1;
     const tail = rest ? `\n… and ${rest} more` : '';
