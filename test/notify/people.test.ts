@@ -203,8 +203,8 @@ webhooks:
 
   test('a hundred users and a hundred roles: the content holds whole mentions only, and Discord takes it', async () => {
     const d = await fake(new DiscordFake());
-    // Snowflakes of 19 digits, as Discord's are today.
-    const ids = (first: string) => Array.from({ length: 100 }, (_, i) => `${first}${String(i).padStart(18, '0')}`);
+    // Snowflakes of 20 digits (a 64-bit id): 83 and a third mentions in 2,000 characters.
+    const ids = (first: string) => Array.from({ length: 100 }, (_, i) => `${first}${String(i).padStart(19, '0')}`);
     const dest = notificationSchema.parse({ TYPE: 'discord', URL: d.webhookUrl, MENTIONS: { USERS: ids('1'), ROLES: ids('2') } });
     const [m] = discordMessages(dest, [failed]);
     const content = JSON.parse(m!.body).content as string;
