@@ -35,6 +35,28 @@ for (const [name, open] of STORES) {
       assert.equal(await s.outbox.latestId(), events[1]!.id + 1);
     });
 
+    test("a delivery's event counts its scan's targets still open and failed, in its transaction; a retry writes its event with it", async () => {
+      const s = await open();
+      const [r] = await s.enqueueMany([req('/m/C')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.activateDue(['plex', 'jellyfin', 'emby'], 1000);
+      for (const t of ['plex', 'jellyfin', 'emby']) assert.equal((await s.claimDeliveries(10, 1000, t)).length, 1);
+      await s.retryDelivery(r!.id, 'emby', 'Emby answered 503', 1500, true, undefined, { kind: 'retrying', at: 1100, target: 'emby', scan: r!.id, reason: 'Emby answered 503' });
+      await s.completeDelivery(r!.id, 'jellyfin', { status: 'failed', error: 'no library', event: { kind: 'failed', at: 1200, target: 'jellyfin', scan: r!.id } }, 1200);
+      await s.completeDelivery(r!.id, 'plex', { status: 'done', event: { kind: 'scanned', at: 1300, target: 'plex', scan: r!.id } }, 1300);
+      assert.equal((await s.claimDeliveries(10, 2000, 'emby')).length, 1);
+      await s.completeDelivery(r!.id, 'emby', { status: 'done', event: { kind: 'scanned', at: 2100, target: 'emby', scan: r!.id } }, 2100);
+      const events = await s.outbox.after(0, 10);
+      assert.deepEqual(
+        events.map((e) => [e.kind, e.target, e.scanOpen, e.scanFailed]),
+        [
+          ['retrying', 'emby', undefined, undefined],
+          ['failed', 'jellyfin', 2, 1],
+          ['scanned', 'plex', 1, 1],
+          ['scanned', 'emby', 0, 1],
+        ],
+      );
+    });
+
     test('one relay at a time holds a destination, until its lease runs out; the cursor only moves forward', async () => {
       const s = await open();
       await s.outbox.append([{ kind: 'waiting', at: 1, reason: 'before' }]);
