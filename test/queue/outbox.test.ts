@@ -35,15 +35,30 @@ for (const [name, open] of STORES) {
     test('one relay at a time holds a destination, until its lease runs out; the cursor only moves forward', async () => {
       const s = await open();
       await s.outbox.append([{ kind: 'waiting', at: 1, reason: 'before' }]);
-      const start = await s.outbox.claim('discord', 'relay-a', 1000, 10_000);
-      assert.equal(start, await s.outbox.latestId(), 'a new destination starts at the newest event');
+      const start = (await s.outbox.claim('discord', 'relay-a', 1000, 10_000))!;
+      assert.deepEqual((await s.outbox.read(start.cursor, 10)).events, [], 'a new destination starts after the newest event');
       assert.equal(await s.outbox.claim('discord', 'relay-b', 1000, 10_500), undefined, 'relay-a holds it');
-      assert.equal(await s.outbox.claim('discord', 'relay-a', 1000, 10_500), start, 'its holder renews it');
+      assert.deepEqual(await s.outbox.claim('discord', 'relay-a', 1000, 10_500), start, 'its holder renews it');
+      await s.outbox.append([{ kind: 'recovered', at: 2 }, { kind: 'recovered', at: 3 }]);
+      const [first, second] = (await s.outbox.read(start.cursor, 10)).events;
+      assert.deepEqual([first?.event.at, second?.event.at], [2, 3]);
+      await s.outbox.advance('discord', 'relay-a', first!.cursor);
+      await s.outbox.advance('discord', 'relay-b', second!.cursor);
+      await s.outbox.advance('discord', 'relay-a', start.cursor);
+      const taken = (await s.outbox.claim('discord', 'relay-b', 1000, 12_000))!;
+      assert.equal(taken.cursor, first!.cursor, 'relay-b takes over after the lease, where relay-a stopped');
+      assert.deepEqual((await s.outbox.read(taken.cursor, 10)).events.map((e) => e.event.at), [3]);
+    });
+
+    test('a batch kept with the cursor comes back with the turn, and goes when the cursor moves past it', async () => {
+      const s = await open();
+      const start = (await s.outbox.claim('discord', 'relay-a', 1000, 10_000))!;
       await s.outbox.append([{ kind: 'recovered', at: 2 }]);
-      await s.outbox.advance('discord', 'relay-a', start! + 1);
-      await s.outbox.advance('discord', 'relay-b', start! + 5);
-      await s.outbox.advance('discord', 'relay-a', start!);
-      assert.equal(await s.outbox.claim('discord', 'relay-b', 1000, 12_000), start! + 1, 'relay-b takes over after the lease, where relay-a stopped');
+      const read = await s.outbox.read(start.cursor, 10);
+      await s.outbox.keepBatch('discord', 'relay-a', '{"kept":1}', 10_100);
+      assert.deepEqual(await s.outbox.claim('discord', 'relay-b', 1000, 12_000), { cursor: start.cursor, batch: '{"kept":1}', sentAt: 10_100 });
+      await s.outbox.advance('discord', 'relay-b', read.end, 12_100);
+      assert.deepEqual(await s.outbox.claim('discord', 'relay-b', 1000, 12_200), { cursor: read.end, sentAt: 12_100 });
     });
 
     test('prune drops old events and keeps at most maxRows', async () => {
