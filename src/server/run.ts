@@ -34,7 +34,7 @@ import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
-import { unknownNotificationTargets } from '../config/notifications.ts';
+import { notDiscordWebhooks, unknownNotificationTargets } from '../config/notifications.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -191,7 +191,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   guard?.start();
   diskSpace?.start();
   await scheduler.start();
-  for (const warning of unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()])) log.warn({ key: 'NOTIFICATIONS' }, warning);
+  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
+    log.warn({ key: 'NOTIFICATIONS' }, warning);
+  }
   // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
   const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
   notifier.start();

@@ -106,6 +106,11 @@ describe('a Discord batch taken in part is not sent again after a restart', () =
       config: { PLEX_ENABLED: false, NOTIFICATIONS: { chat: { TYPE: 'discord', URL: discord.webhookUrl, BATCH_SECONDS: 0 } } },
     });
     dirs.push(relay.dir);
+    // Issue 52, item 7: a stand-in's URL is not Discord's: warned about at start, and used.
+    assert.ok(
+      relay.events().some((e) => e.level === 40 && /NOTIFICATIONS\.chat\.URL: http:\/\/127\.0\.0\.1:\d+\/… is not a Discord webhook URL/.test(e.msg)),
+      relay.logs.join('\n'),
+    );
     const file = relay.queuefile;
     const cursor = () => {
       const db = new Database(file, { readonly: true, fileMustExist: true });
