@@ -106,7 +106,10 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     : undefined;
   const holdStatus =
     guard || diskSpace ? () => ({ ...(guard ? guard.status() : { held: false, missing: [] }), ...(diskSpace ? { fullDisks: diskSpace.status() } : {}) }) : undefined;
-  const metrics = new Metrics(store.view, { held: holdStatus, ...(store.shared ? { relay: store.shared.relayId } : {}) });
+  // Reads the outbox the deliveries write; nothing on the delivery path waits for it. Started once the scheduler runs.
+  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  const notifications = () => notifier.status();
+  const metrics = new Metrics(store.view, { held: holdStatus, notifications, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
@@ -174,6 +177,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     metrics,
     driveStatus: opts.driveStatus ?? (drive ? () => drive.poller.status() : undefined),
     holdStatus,
+    notifications,
     onQueued: () => scheduler.poke(),
     setupProblems: () => setupProblems,
     plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
@@ -194,8 +198,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
     log.warn({ key: 'NOTIFICATIONS' }, warning);
   }
-  // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
-  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
   notifier.start();
   // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
   void libraries.check([]).catch(() => undefined);
