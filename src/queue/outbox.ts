@@ -44,6 +44,8 @@ export interface Outbox {
    * in progress can come before: one that commits later never lands behind a cursor that moved on.
    */
   read(cursor: OutboxCursor, limit: number): Awaitable<OutboxRead>;
+  /** The cursor a reader starts at to get what is written from now on (the dashboard's stream). */
+  head(): Awaitable<OutboxCursor>;
   /**
    * Takes (or renews) `relay`'s turn to send `destination`'s events until now + leaseMs; undefined while another
    * relay's turn holds. A destination seen for the first time starts after the newest event (it is not sent what
@@ -121,6 +123,10 @@ export class SqliteOutbox implements Outbox {
   read(cursor: OutboxCursor, limit: number): OutboxRead {
     const rows = this.stmt.after.all(Number(cursor), limit);
     return readRows(rows, (r) => String(r.id), cursor, limit);
+  }
+
+  head(): OutboxCursor {
+    return String(this.latestId());
   }
 
   claim(destination: string, relay: string, leaseMs: number, now: number): SendTurn | undefined {

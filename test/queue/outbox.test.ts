@@ -61,6 +61,18 @@ for (const [name, open] of STORES) {
       assert.deepEqual(await s.outbox.claim('discord', 'relay-b', 1000, 12_200), { cursor: read.end, sentAt: 12_100 });
     });
 
+    test('a reader starting at the head gets what is written from then on (the dashboard stream)', async () => {
+      const s = await open();
+      await s.outbox.append([{ kind: 'waiting', at: 1, reason: 'before' }]);
+      const head = await s.outbox.head();
+      assert.deepEqual((await s.outbox.read(head, 10)).events, []);
+      await s.outbox.append([{ kind: 'recovered', at: 2 }]);
+      const read = await s.outbox.read(head, 10);
+      assert.deepEqual(read.events.map((e) => e.event.at), [2]);
+      assert.equal(read.end, read.events[0]!.cursor);
+      assert.deepEqual((await s.outbox.read(read.end, 10)).events, []);
+    });
+
     test('prune drops old events and keeps at most maxRows', async () => {
       const s = await open();
       await s.outbox.append(Array.from({ length: 10 }, (_, i) => ({ kind: 'scanned' as const, at: i * 100, folder: `/f${i}` })));

@@ -65,6 +65,11 @@ export class PgOutbox implements Outbox {
     return readRows(rows, cursorOf, cursor, limit);
   }
 
+  async head(): Promise<OutboxCursor> {
+    const { rows } = await this.q<{ xid: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xid`, []);
+    return `${rows[0]!.xid}:0`;
+  }
+
   async claim(destination: string, relay: string, leaseMs: number, local: number): Promise<SendTurn | undefined> {
     const now = this.clock.toDb(local);
     // A new destination starts at the oldest running transaction: what it writes is still to come.
