@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DeliveryResult, Target } from '../../src/core/scan.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
+import pg from 'pg';
 import { pino } from 'pino';
 import { bothStores } from '../helpers/both-stores.ts';
 import { waitFor } from '../helpers/relay.ts';
@@ -72,6 +73,30 @@ for (const [name, open] of STORES) {
       assert.equal(read.end, read.events[0]!.cursor);
       assert.deepEqual((await s.outbox.read(read.end, 10)).events, []);
     });
+
+    if (name === 'PostgreSQL') {
+      test('a cursor moved by id alone (from before the upgrade, or by an older relay during one) goes on after that id', async () => {
+        const s = await open();
+        const start = (await s.outbox.claim('d', 'relay-a', 60_000, 10_000))!;
+        for (const at of [1, 2, 3]) await s.outbox.append([{ kind: 'recovered', at }]);
+        const ids = (await s.outbox.read(start.cursor, 10)).events.map((e) => e.event.id);
+        const db = new pg.Client({ connectionString: s.url });
+        await db.connect();
+        try {
+          // An older relay sends events 1 and 2 and moves last_id only.
+          await db.query(`UPDATE event_cursors SET last_xid = '0', last_id = $1 WHERE destination = 'd'`, [ids[1]]);
+          const moved = (await s.outbox.claim('d', 'relay-a', 60_000, 10_100))!;
+          assert.deepEqual((await s.outbox.read(moved.cursor, 10)).events.map((e) => e.event.at), [3]);
+          // Events written before the upgrade (xid 0) and a cursor of then: the ones after it are sent, in id order.
+          await db.query(`UPDATE events SET xid = '0'`);
+          await db.query(`UPDATE event_cursors SET last_xid = '0', last_id = $1 WHERE destination = 'd'`, [ids[0]]);
+          const old = (await s.outbox.claim('d', 'relay-a', 60_000, 10_200))!;
+          assert.deepEqual((await s.outbox.read(old.cursor, 10)).events.map((e) => e.event.at), [2, 3]);
+        } finally {
+          await db.end();
+        }
+      });
+    }
 
     test('prune drops old events and keeps at most maxRows', async () => {
       const s = await open();

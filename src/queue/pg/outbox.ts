@@ -81,7 +81,28 @@ export class PgOutbox implements Outbox {
       [destination, relay, now + leaseMs, now],
     );
     const row = rows[0];
-    return row && turn(cursorOf(row), row.batch, row.sent_at);
+    if (!row) return undefined;
+    const place = row.xid === '0' && row.id !== '0' ? ((await this.fromIdCursor(destination, relay, row.id)) ?? row) : row;
+    return turn(cursorOf(place), row.batch, row.sent_at);
+  }
+
+  /**
+   * A cursor that is an id alone (xid 0): written before migration 008, or by a relay of an older release still
+   * running beside this one during an upgrade, which moves last_id only. "Every id up to `id` is handled" becomes
+   * the (xid, id) place before the first event after it (an event committed late below it may go twice, none is
+   * skipped), and is written back. Undefined: the id cursor is right as it is (events from before 008 still wait).
+   */
+  private async fromIdCursor(destination: string, relay: string, id: string): Promise<{ xid: string; id: string } | undefined> {
+    const { rows } = await this.q<{ xid: string | null; id: string }>(
+      `SELECT CASE WHEN EXISTS (SELECT 1 FROM events WHERE xid = '0' AND id > $1) THEN NULL
+                   ELSE coalesce((SELECT min(xid) FROM events WHERE id > $1), (SELECT max(xid) FROM events))::text END AS xid,
+              CASE WHEN EXISTS (SELECT 1 FROM events WHERE id > $1) THEN 0 ELSE $1 END AS id`,
+      [id],
+    );
+    const r = rows[0];
+    if (!r?.xid || r.xid === '0') return undefined;
+    await this.q(`UPDATE event_cursors SET last_xid = $1::xid8, last_id = $2 WHERE destination = $3 AND relay = $4 AND last_xid = '0'`, [r.xid, r.id, destination, relay]);
+    return { xid: r.xid, id: String(r.id) };
   }
 
   async advance(destination: string, relay: string, cursor: OutboxCursor, sentAt?: number): Promise<void> {
