@@ -249,6 +249,7 @@ export class NotifySender {
       `notifications to ${name} given up: ${events} event${events === 1 ? '' : 's'}${what} the service kept refusing for GIVE_UP_AFTER (${dest.GIVE_UP_AFTER} s); later ones are still tried`,
     );
     this.dropped(state, events, answer);
+    state.health.waiting = Math.max(0, state.health.waiting - events);
   }
 
   private dropped(state: SendState, events: number, answer: string): void {
