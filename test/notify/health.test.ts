@@ -54,6 +54,7 @@ test('a failing destination and its recovery, on the dashboard, the JSON API and
   assert.equal(failing.name, 'hook');
   assert.equal(failing.type, 'json');
   assert.equal(failing.lastSuccessAt, null);
+  assert.equal(failing.waiting, 0, 'what was given up no longer waits');
   assert.ok(failing.failingSince !== null && failing.lastGiveUpAt !== null);
   assert.match(failing.lastAnswer ?? '', /^503/);
   const html = await page();
