@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DiskFullMonitor } from '../db/disk-full.ts';
 import type { Config } from '../config/schema.ts';
-import type { DriveControl, DriveStatus, SetupProblem } from '../core/status.ts';
+import type { DriveControl, DriveStatus, NotificationHealth, SetupProblem } from '../core/status.ts';
 import type { Target } from '../core/scan.ts';
 import type { Recognizer } from '../intake/intent.ts';
 import type { Logger } from '../log.ts';
@@ -34,6 +34,8 @@ export interface AppDeps {
   driveStatus?: () => DriveStatus;
   /** Problems the start-up check found with the Plex scan method (each names the key to fix). */
   setupProblems?: () => readonly SetupProblem[];
+  /** Each NOTIFICATIONS destination's health (the notification sender's); absent or empty when none is configured. */
+  notifications?: () => readonly NotificationHealth[];
   /** The mount guard's state (SERVER_ANCHOR_FILES); absent when no anchor is configured. */
   holdStatus?: () => HoldStatus;
   /** Extra plugins (dashboard, metrics) registered with the same deps and the app's credential checks. */

@@ -34,7 +34,7 @@ import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
-import { unknownNotificationTargets } from '../config/notifications.ts';
+import { notDiscordWebhooks, unknownNotificationTargets } from '../config/notifications.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -110,7 +110,10 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     const m = t.scanMode?.();
     return m ? [{ target: t.name, mode: m.mode }] : [];
   });
-  const metrics = new Metrics(store.view, { held: holdStatus, scanModes, ...(store.shared ? { relay: store.shared.relayId } : {}) });
+  // Reads the outbox the deliveries write; nothing on the delivery path waits for it. Started once the scheduler runs.
+  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  const notifications = () => notifier.status();
+  const metrics = new Metrics(store.view, { held: holdStatus, scanModes, notifications, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
@@ -178,6 +181,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     metrics,
     driveStatus: opts.driveStatus ?? (drive ? () => drive.poller.status() : undefined),
     holdStatus,
+    notifications,
     onQueued: () => scheduler.poke(),
     setupProblems: () => setupProblems,
     plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
@@ -195,9 +199,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   guard?.start();
   diskSpace?.start();
   await scheduler.start();
-  for (const warning of unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()])) log.warn({ key: 'NOTIFICATIONS' }, warning);
-  // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
-  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
+    log.warn({ key: 'NOTIFICATIONS' }, warning);
+  }
   notifier.start();
   // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
   void libraries.check([]).catch(() => undefined);

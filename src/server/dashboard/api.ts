@@ -52,6 +52,9 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
     return { results: await sendTestMessages(deps.config.NOTIFICATIONS) };
   });
 
+  // Each NOTIFICATIONS destination's health: when its service last took a message, what waits, what was given up.
+  app.get<{ Params: SecretParams }>('/api/:secret/notifications', { ...opts, config: deps.quietRateLimit }, async () => ({ notifications: deps.notifications?.() ?? [] }));
+
   // count is every open scan; items are one page of them (limit, offset), in the order they will go.
   app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => {
     const q = parseOr400(pageSchema, dropEmpty(req.query), reply, 'queue query');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sourceSchema, type ScanAction, type Target } from '../../core/scan.ts';
-import type { DriveStatus, SetupProblem } from '../../core/status.ts';
+import type { DriveStatus, NotificationHealth, SetupProblem } from '../../core/status.ts';
 import { scanFolderFor } from '../../paths/folder.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
@@ -203,10 +203,12 @@ export interface StatusView {
   fullDisks?: ReadonlyArray<{ path: string; freeBytes: number; holds: boolean }>;
   /** The relays sharing the queue (PostgreSQL) that run now, with their servers; absent with SQLite. */
   relays?: RunningRelay[];
+  /** Each NOTIFICATIONS destination's health; absent when none is configured. */
+  notifications?: readonly NotificationHealth[];
 }
 
 /** Target reachability is asked at most every `maxAgeMs`, so open dashboards do not hammer the media server. */
-export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus' | 'setupProblems' | 'holdStatus'>, maxAgeMs = 5000, timeoutMs = 3000) {
+export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus' | 'setupProblems' | 'holdStatus' | 'notifications'>, maxAgeMs = 5000, timeoutMs = 3000) {
   let cached: { at: number; value: Promise<StatusView['targets']> } | undefined;
   const reachability = (targets: readonly Target[]) =>
     Promise.all(
@@ -224,6 +226,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
     const counts = await deps.store.view.counts();
     const relays = await deps.store.shared?.relays();
     const hold = deps.holdStatus?.();
+    const notifications = deps.notifications?.() ?? [];
     return {
       targets: await cached.value,
       problems: deps.setupProblems?.() ?? [],
@@ -232,6 +235,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
       held: hold?.held ? { reason: 'mount guard', missing: hold.missing } : null,
       ...(hold?.fullDisks?.length ? { fullDisks: hold.fullDisks } : {}),
       ...(relays ? { relays } : {}),
+      ...(notifications.length ? { notifications } : {}),
     };
   };
 }
