@@ -205,6 +205,10 @@ export class QueueStore implements QueueBackend {
       finishDelivery: (scanId, target, o, now) => {
         stmt.finishDelivery.run({ scanId, target, status: o.status, error: o.error ?? null, detail: o.detail ?? null, now });
         const { open, failed } = stmt.openDeliveries.get(scanId)!;
+        if (!open && !failed) {
+          stmt.finishScan.run('done', now, scanId);
+          stmt.deleteParts.run(scanId);
+        }
         return { open: open ?? 0, failed: failed ?? 0 };
       },
       openDeliveries: (scanId) => stmt.openCount.get(scanId)!.n,

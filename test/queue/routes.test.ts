@@ -4,7 +4,8 @@ import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { namedTargets } from '../../src/config/named-targets.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
-import { routedTo } from '../../src/queue/pg/store.ts';
+import { sharedReach } from '../../src/queue/pg/store.ts';
+import { deliveriesOf } from '../../src/queue/lifecycle.ts';
 import { routeRequest, routeTable } from '../../src/queue/route.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 
@@ -42,12 +43,15 @@ describe('the routing table (queue/route.ts routeRequest): a pure function of th
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p', { targets: ['plex4k', 'books'] })), ['books', 'plex4k']);
   });
 
-  test('on a shared queue a routed scan goes to the servers of its targets, by name, or waits by its bare name', () => {
+  test('on a shared queue a routed scan goes to the servers of its targets, by name; a target of this relay whose server has no id yet waits by its bare name; a target no relay has fails, named', () => {
     const servers = ['jf@abc', 'plex4k@m2', 'plex@m1'];
-    assert.deepEqual(routedTo(null, servers), servers);
-    assert.deepEqual(routedTo('plex', servers), ['plex@m1']);
-    assert.deepEqual(routedTo('jf,plex4k', servers), ['jf@abc', 'plex4k@m2']);
-    assert.deepEqual(routedTo('books', servers), ['books']);
+    const reach = sharedReach(servers, ['plex', 'books']);
+    const to = (route: string | null) => deliveriesOf(route, reach, 5).map((d) => (d.error ? `${d.target}: ${d.error}` : d.target));
+    assert.deepEqual(to(null), servers);
+    assert.deepEqual(to('plex'), ['plex@m1']);
+    assert.deepEqual(to('jf,plex4k'), ['jf@abc', 'plex4k@m2']);
+    assert.deepEqual(to('books'), ['books']);
+    assert.deepEqual(to('gone,plex'), ['gone: target gone is no longer configured', 'plex@m1']);
   });
 });
 
