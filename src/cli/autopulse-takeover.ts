@@ -1,10 +1,9 @@
 import { loadConfigFile } from '../config/load.ts';
-import { scanDelayMax } from '../config/schema.ts';
 import type { settingsOf } from './context.ts';
 
 /** autopulse's pending scans into the queue the relay will use: the file, or the shared queue (SERVER_QUEUE_URL). */
 export async function takeOverAutopulse(database: string, settings: ReturnType<typeof settingsOf>, replace?: boolean): Promise<string> {
-  const [{ QueueIntake }, { importAutopulseQueue, describeAutopulseQueueImport }, { openCommandQueue }] = await Promise.all([
+  const [{ configIntake }, { importAutopulseQueue, describeAutopulseQueueImport }, { openCommandQueue }] = await Promise.all([
     import('../queue/intake.ts'),
     import('../triggers/autopulse/queue-db.ts'),
     import('./queue-open.ts'),
@@ -12,7 +11,7 @@ export async function takeOverAutopulse(database: string, settings: ReturnType<t
   const { config, raw } = loadConfigFile(settings.config);
   const store = await openCommandQueue(settings, config, 'import-autopulse');
   try {
-    const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
+    const intake = configIntake(store, config);
     // The named targets (TARGETS' keys) a row may still go to.
     const targets = raw.TARGETS;
     const targetNames = targets && typeof targets === 'object' && !Array.isArray(targets) ? Object.keys(targets) : [];

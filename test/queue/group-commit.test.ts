@@ -29,7 +29,7 @@ function countedStore() {
 test('requests of one turn share one commit, and each caller gets its own results in its own order', async () => {
   const { store, commits } = countedStore();
   const committed: number[] = [];
-  const intake = new QueueIntake(store, () => TIMING, (results) => committed.push(results.length));
+  const intake = new QueueIntake(store, [], () => TIMING, (results) => committed.push(results.length));
   const [a, b, c] = await Promise.all([
     intake.enqueue([request('/data/Movies/A')]),
     intake.enqueue([request('/data/TV/B/Season 01'), request('/data/TV/C')]),
@@ -51,7 +51,7 @@ test('requests of one turn share one commit, and each caller gets its own result
 
 test('a failed commit rejects every caller that waited on it, queues nothing, and the next turn commits again', async () => {
   const { store, commits, failures } = countedStore();
-  const intake = new QueueIntake(store, () => TIMING);
+  const intake = new QueueIntake(store, [], () => TIMING);
   const disk = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
   failures.push(disk);
   const answers = await Promise.allSettled([intake.enqueue([request('/data/Movies/A')]), intake.enqueue([request('/data/Movies/B')])]);
@@ -70,12 +70,12 @@ test('while another process holds the lock the batch is retried, and given up wi
   const { store, failures } = countedStore();
   const busy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
   failures.push(busy(), busy());
-  const patient = new QueueIntake(store, () => TIMING, () => {}, 2_000);
+  const patient = new QueueIntake(store, [], () => TIMING, () => {}, 2_000);
   const [r] = await patient.enqueue([request('/data/Movies/A')]);
   assert.equal(r!.status, 'queued', 'committed once the lock was free');
 
   for (let i = 0; i < 100; i++) failures.push(busy());
-  const hasty = new QueueIntake(store, () => TIMING, () => {}, 120);
+  const hasty = new QueueIntake(store, [], () => TIMING, () => {}, 120);
   await assert.rejects(hasty.enqueue([request('/data/Movies/B')]), (err: Error & { code?: string }) => err.code === 'SQLITE_BUSY');
   assert.equal(store.countOpen(), 1, 'only the first request is queued');
   store.close();
@@ -83,7 +83,7 @@ test('while another process holds the lock the batch is retried, and given up wi
 
 test('a request that breaks the schema rejects the promise (no synchronous throw) and queues nothing', async () => {
   const { store, commits } = countedStore();
-  const intake = new QueueIntake(store, () => TIMING);
+  const intake = new QueueIntake(store, [], () => TIMING);
   let answer: Promise<unknown> | undefined;
   assert.doesNotThrow(() => {
     answer = intake.enqueue([request('/data/Movies/A'), { folder: '', source: 'Manual' }]);

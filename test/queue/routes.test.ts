@@ -35,8 +35,8 @@ describe('the routing table (queue/route.ts routeRequest): a pure function of th
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune')), ['books', 'plex']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { files: ['/data/Movies/Heat (1995)/Heat 2160p.mkv'] })), ['plex', 'plex4k']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)/Extras', { files: ['/data/Movies/Heat (1995)/Extras/Heat 2160p.mkv'] })), ['plex']);
-    // Every target takes it: no route is stored (undefined), so it goes where every scan went before.
-    assert.equal(routeRequest(t, req('/data/Books/Dune 2160p')), undefined);
+    // Every target takes it: the route names them all (issue 49: never NULL meaning "every target").
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p')), ['books', 'plex', 'plex4k']);
     // The trigger's own list.
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune', { targets: ['books'] })), ['books']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['books'] })), []);
@@ -63,7 +63,7 @@ for (const [name, open] of STORES) {
   describe(`routes stored with the scan (${name})`, () => {
     test('requests with different routes are kept apart; the same route coalesces; activation delivers to exactly the route', async () => {
       const store = await open();
-      const intake = new QueueIntake(store, () => timing, undefined, undefined, (r) => routeRequest(table(), r));
+      const intake = new QueueIntake(store, table(), () => timing);
       const [a, b, c, d, e] = await intake.enqueue([
         req('/data/Books/Dune', { targets: ['books'] }),
         req('/data/Books/Dune', { files: ['/data/Books/Dune/ch1.m4b'] }),

@@ -43,7 +43,7 @@ async function relayOn(store: QueueBackend, yaml: string, extra: Record<string, 
   const { config } = importAutopulse(yaml, 'config.yaml', {});
   const parsed = configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as Config;
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
-  const intake = new QueueIntake(store, () => timing);
+  const intake = new QueueIntake(store, [], () => timing);
   const app = await buildApp({ config: parsed, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS });
   await app.ready();
   return { app, store, close: () => app.close() };
