@@ -1,4 +1,5 @@
 import { loadConfigFile } from '../config/load.ts';
+import { namedTargets } from '../config/named-targets.ts';
 import type { settingsOf } from './context.ts';
 
 /** autopulse's pending scans into the queue the relay will use: the file, or the shared queue (SERVER_QUEUE_URL). */
@@ -8,13 +9,12 @@ export async function takeOverAutopulse(database: string, settings: ReturnType<t
     import('../triggers/autopulse/queue-db.ts'),
     import('./queue-open.ts'),
   ]);
-  const { config, raw } = loadConfigFile(settings.config);
+  const { config } = loadConfigFile(settings.config);
   const store = await openCommandQueue(settings, config, 'import-autopulse');
   try {
     const intake = configIntake(store, config);
-    // The named targets (TARGETS' keys) a row may still go to.
-    const targets = raw.TARGETS;
-    const targetNames = targets && typeof targets === 'object' && !Array.isArray(targets) ? Object.keys(targets) : [];
+    // The named targets (the one target model: TARGETS and the top-level PLEX_*, JELLYFIN, EMBY) a row may still go to.
+    const targetNames = [...namedTargets(config).keys()];
     const said = describeAutopulseQueueImport(await importAutopulseQueue({ database, config, targetNames, intake, replace }));
     return store.shared ? `${said} (into the shared queue ${store.location})` : said;
   } finally {

@@ -1,6 +1,6 @@
 import type { NotifyEvent } from '../core/events.ts';
 import { descendantRange, removalRecheckAt } from './coalesce.ts';
-import { routeNames } from './route.ts';
+import { routeKey, routeNames } from './route.ts';
 import { step, type Steps } from './steps.ts';
 import type { ScanRow } from './types.ts';
 
@@ -63,6 +63,10 @@ export interface LifecycleIO {
   reopen(scanId: number, now: number): Awaitable<void>;
   /** The finished scans past the newest `keep`. */
   finishedBeyond(keep: number): Awaitable<number[]>;
+  /** Open scans stored without a route (NULL, from before routes were explicit), with their sample of files. */
+  unrouted(): Awaitable<Array<{ id: number; folder: string; files: string[] }>>;
+  /** Stores a scan's route (queue/route.ts routeKey). */
+  setRoute(id: number, key: string): Awaitable<void>;
 }
 
 export type LifecycleSteps<T> = Steps<LifecycleIO, T>;
@@ -195,6 +199,22 @@ export function* adoptSteps(reach: Reach, now: number): LifecycleSteps<number> {
     if (deliveries.every((d) => d.error !== undefined)) yield* endScan(o.id, 'failed', now);
   }
   return failed;
+}
+
+/**
+ * The migration to explicit routes (issue 49), run at a relay's start: every open scan stored without a route
+ * (NULL, "every target", decided when due) gets the explicit list its folder and files route to now (`routeOf`:
+ * the relay's routing table). One no target takes keeps every target's name, as NULL meant when it was queued:
+ * a queued scan is never lost. Returns how many it routed.
+ */
+export function* routeUnroutedSteps(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): LifecycleSteps<number> {
+  const rows = yield* call((io) => io.unrouted());
+  for (const r of rows) {
+    const route = routeOf(r);
+    const key = routeKey(route.length ? route : every) ?? '';
+    yield* call((io) => io.setRoute(r.id, key));
+  }
+  return rows.length;
 }
 
 /** The dashboard's delete: an open scan none of whose deliveries is being sent goes, with all it holds. */

@@ -8,7 +8,7 @@ import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
-import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, type LifecycleIO } from './lifecycle.ts';
+import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, routeUnroutedSteps, type LifecycleIO } from './lifecycle.ts';
 import { runSync as run } from './steps.ts';
 import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
@@ -234,6 +234,12 @@ export class QueueStore implements QueueBackend {
         stmt.reopenDeliveries.run(now, scanId);
       },
       finishedBeyond: (keep) => stmt.pruneHistory.all(keep).map((r) => r.id),
+      unrouted: () =>
+        db
+          .prepare<[], { id: number; folder: string }>(`SELECT id, folder FROM scans WHERE targets IS NULL AND status IN ('pending', 'active') ORDER BY id`)
+          .all()
+          .map((r) => ({ ...r, files: stmt.files.all(r.id).map((f) => f.path) })),
+      setRoute: (id, key) => void db.prepare(`UPDATE scans SET targets = ? WHERE id = ?`).run(key, id),
     };
   }
 
@@ -387,6 +393,11 @@ export class QueueStore implements QueueBackend {
   /** See queue/lifecycle.ts failUnknownSteps. */
   failUnknownTargets(targets: readonly string[], now = Date.now()): number {
     return this.db.transaction(() => run(failUnknownSteps(localReach(targets), now), this.life)).immediate();
+  }
+
+  /** See QueueBackend.routeUnrouted. */
+  routeUnrouted(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): number {
+    return this.db.transaction(() => run(routeUnroutedSteps(routeOf, every), this.life)).immediate();
   }
 
   /**

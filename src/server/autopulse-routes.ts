@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AutopulseTrigger } from '../config/schema.ts';
+import { triggerSelection } from '../config/targets.ts';
 import type { ScanPath, ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
@@ -221,6 +222,7 @@ export function waitOf(t: Pick<AutopulseTrigger, 'DELAY' | 'EVENT_DELAYS'>, even
 const SOURCES = { sonarr: 'Sonarr', sportarr: 'Sonarr', radarr: 'Radarr', lidarr: 'Lidarr', readarr: 'Readarr', manual: 'Manual', bazarr: 'Manual', autoscan: 'Manual' } as const;
 
 export function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): ScanIntent {
+  const targets = triggerSelection(t, targetNames);
   return {
     kind: 'scan',
     source: SOURCES[t.TYPE],
@@ -229,7 +231,7 @@ export function intentOf(t: AutopulseTrigger, name: string, event: string, paths
     updateType: paths.every((p) => p.kind === 'gone') ? 'Deleted' : 'Modified',
     paths,
     ...(delay !== undefined ? { delay } : {}),
-    ...(t.TARGETS ? { targets: [...t.TARGETS] } : t.EXCLUDE_TARGETS && targetNames.length ? { targets: targetNames.filter((n) => !t.EXCLUDE_TARGETS!.includes(n)) } : {}),
+    ...(targets ? { targets } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { routeNames } from '../route.ts';
-import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
+import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, routeUnroutedSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
 import { runAsync } from '../steps.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
@@ -328,6 +328,12 @@ export class PgQueueStore implements QueueBackend {
         await db.query(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = $1`, [scanId]);
         await db.query(`UPDATE deliveries SET status = 'waiting', next_at = $1, finished_at = NULL WHERE scan_id = $2 AND status IN ('waiting', 'failed')`, [now, scanId]);
       },
+      unrouted: async () => {
+        const { rows } = await db.query<{ id: number; folder: string }>(`SELECT id, folder FROM scans WHERE targets IS NULL AND status IN ('pending', 'active') ORDER BY id`);
+        const files = await this.filesOf(rows.map((r) => Number(r.id)));
+        return rows.map((r) => ({ id: Number(r.id), folder: r.folder, files: files.get(Number(r.id))?.files ?? [] }));
+      },
+      setRoute: async (id, key) => void (await db.query(`UPDATE scans SET targets = $1 WHERE id = $2`, [key, id])),
       finishedBeyond: async (keep) =>
         (await db.query<{ id: number }>(`SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC OFFSET $1`, [keep])).rows.map((r) => Number(r.id)),
     };
@@ -510,6 +516,11 @@ export class PgQueueStore implements QueueBackend {
   async failUnknownTargets(names: readonly string[], local = this.clock.local()): Promise<number> {
     const now = this.clock.toDb(local);
     return this.tx(async (db) => runAsync(failUnknownSteps(sharedReach(await this.relays.activationTargets(db, names), names), now), this.io(db)), true);
+  }
+
+  /** See QueueBackend.routeUnrouted; under the queue's lock, so no relay enqueues or activates meanwhile. */
+  async routeUnrouted(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): Promise<number> {
+    return this.tx((db) => runAsync(routeUnroutedSteps(routeOf, every), this.io(db)), true);
   }
 
   async nextWakeAt(targets?: readonly string[]): Promise<number | undefined> {

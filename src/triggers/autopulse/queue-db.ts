@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { safeName } from '../../config/autopulse-names.ts';
 import { UserError } from '../../config/errors.ts';
 import type { Config } from '../../config/schema.ts';
+import { triggerSelection } from '../../config/targets.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import { openReadOnly } from '../../db/read-only.ts';
 import { resolveEach } from '../../intake/resolve.ts';
@@ -104,7 +105,7 @@ export function requestsFromAutopulseQueue(
     const trigger = Object.hasOwn(config.SERVER_AUTOPULSE_TRIGGERS, row.event_source) ? config.SERVER_AUTOPULSE_TRIGGERS[row.event_source] : undefined;
     let targets: string[] | undefined;
     if (targetNames.length) {
-      const chosen = trigger?.TARGETS ?? targetNames.filter((n) => !trigger?.EXCLUDE_TARGETS?.includes(n));
+      const chosen = triggerSelection(trigger, targetNames) ?? targetNames;
       targets = chosen.filter((n) => !hit.has(n));
       if (!targets.length) {
         skipped.push({ path: row.file_path, reason: `every target it goes to has it already (${[...hit].join(', ')})` });
