@@ -68,6 +68,18 @@ for (const [name, open] of stores) {
       assert.equal((await store.completeDelivery(both!.id, 'plex', { status: 'done' }, 1_100)).scanFinished, 'failed');
     });
 
+    test('an active scan left without deliveries keeps its route: it gets deliveries to its own targets, not every target', async () => {
+      const store = await open();
+      const [scan] = await store.enqueueMany([req('/data/Movies/Heat (1995)')], { delayMs: 0, maxMs: 0 }, 1_000);
+      // Activated by a relay without targets (as before relays had a registry): active, with no delivery.
+      await store.activateDue([], 1_000);
+      assert.deepEqual((await store.view.get(scan!.id))!.deliveries, []);
+      // Its route names plex alone (routeUnrouted at start).
+      assert.equal(await store.routeUnrouted(() => ['plex'], ['plex', 'plex4k']), 1);
+      assert.equal(await store.failUnknownTargets(['plex', 'plex4k'], 2_000), 0);
+      assert.deepEqual((await store.view.get(scan!.id))!.deliveries.map((d) => [d.target, d.status]), [['plex', 'waiting']]);
+    });
+
     test('cancel removes an open scan unless a delivery of it is being sent; prune keeps the newest finished', async () => {
       const store = await open();
       const [a, b] = await store.enqueueMany([req('/data/Movies/A'), req('/data/Movies/B')], { delayMs: 0, maxMs: 0 }, 1_000);

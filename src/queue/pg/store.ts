@@ -4,6 +4,7 @@ import type { Logger } from '../../log.ts';
 import { routeNames } from '../route.ts';
 import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, routeUnroutedSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
 import { runAsync } from '../steps.ts';
+import { COUNTS_SQL, countsOf, historySql, openListSql, PG_DIALECT } from '../reads.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../event-list.ts';
@@ -579,9 +580,7 @@ export class PgQueueStore implements QueueBackend {
   }
 
   private async counts(): Promise<Record<string, number>> {
-    const out: Record<string, number> = { pending: 0, active: 0, done: 0, failed: 0 };
-    for (const r of (await this.q<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`)).rows) out[r.status] = r.n;
-    return out;
+    return countsOf((await this.q<{ status: string; n: number }>(COUNTS_SQL)).rows);
   }
 
   /** Scans as the dashboard shows them, each with the first `files` of its sample. */
@@ -610,27 +609,17 @@ export class PgQueueStore implements QueueBackend {
   }
 
   private async listOpen(limit = 500, offset = 0): Promise<QueueEntry[]> {
-    const { rows } = await this.q<ScanRow>(
-      `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT $1 OFFSET $2`,
-      [limit, offset],
-    );
+    const { rows } = await this.q<ScanRow>(openListSql(PG_DIALECT), [limit, offset]);
     return this.entries(rows, LIST_FILES);
   }
 
   private async listHistory(filter: HistoryFilter = {}): Promise<QueueEntry[]> {
-    const where = [`status IN ('done', 'failed')`];
-    const params: Array<string | number> = [];
-    if (filter.status) where.push(`status = $${params.push(filter.status)}`);
-    if (filter.source) where.push(`source = $${params.push(filter.source)}`);
-    if (filter.text) where.push(`strpos(lower(folder), lower($${params.push(filter.text)})) > 0`);
-    const limit = `$${params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000))}`;
-    const offset = `$${params.push(Math.max(0, filter.offset ?? 0))}`;
-    const { rows } = await this.q<ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, params);
-    return this.entries(rows, LIST_FILES);
+    const { sql, params } = historySql(filter, PG_DIALECT);
+    return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
   }
 
   private async listEvents(query: EventQuery): Promise<QueueEntry[]> {
-    const { sql, params } = eventListSql(query, (n) => `$${n}`, (hay, needle) => `strpos(${hay}, ${needle}) > 0`);
+    const { sql, params } = eventListSql(query, PG_DIALECT.ph, PG_DIALECT.contains);
     return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
   }
 
