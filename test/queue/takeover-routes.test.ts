@@ -36,7 +36,7 @@ function plexAutoscanDb(file: string, paths: string[]): void {
 }
 
 /** autopulse's scan_events (crates/database/migrations/sqlite: create, add_timer). */
-function autopulseDb(file: string, rows: Array<{ id: string; file_path: string; event_source: string }>): void {
+function autopulseDb(file: string, rows: Array<{ id: string; file_path: string; event_source: string; can_process?: string }>): void {
   const db = new Database(file);
   db.exec(`CREATE TABLE scan_events (
     id TEXT PRIMARY KEY NOT NULL, event_source TEXT NOT NULL, event_timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,
@@ -44,8 +44,8 @@ function autopulseDb(file: string, rows: Array<{ id: string; file_path: string; 
     failed_times INTEGER DEFAULT 0 NOT NULL, next_retry_at TIMESTAMP, targets_hit TEXT DEFAULT '' NOT NULL, found_at TIMESTAMP, processed_at TIMESTAMP,
     created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,
     can_process TIMESTAMP NOT NULL DEFAULT "2024-10-14T12:00:00.000")`);
-  const insert = db.prepare(`INSERT INTO scan_events (id, event_source, file_path) VALUES (?, ?, ?)`);
-  for (const r of rows) insert.run(r.id, r.event_source, r.file_path);
+  const insert = db.prepare(`INSERT INTO scan_events (id, event_source, file_path, can_process) VALUES (?, ?, ?, ?)`);
+  for (const r of rows) insert.run(r.id, r.event_source, r.file_path, r.can_process ?? '2024-10-14 12:00:00.000000');
   db.close();
 }
 
@@ -88,6 +88,19 @@ for (const [name, open] of stores) {
       const routes = open2.map((e) => `${e.folder} ${e.targets!.join(',')}`).sort();
       // The sonarr trigger leaves plex4k out; the manual row is taken by both Plex; the music only by the first.
       assert.deepEqual(routes, [`${HEAT_4K} plex`, `${HEAT_4K} plex,plex4k`, `${MUSIC} plex`]);
+      // Each keeps its trigger's name, as a live request of that trigger is titled (what /list's event_source reads).
+      assert.deepEqual([...new Set(open2.map((e) => e.title))].sort(), ['autopulse trigger manual', 'autopulse trigger sonarr']);
+    });
+
+    test("autopulse's queue: a row keeps its can_process, so one due in 3 minutes is not sent in seconds", async () => {
+      const store = await open();
+      const database = join(tempDir(), 'autopulse.db');
+      // autopulse writes can_process as a naive UTC time.
+      const at = new Date(Date.now() + 180_000).toISOString().replace('T', ' ').replace('Z', '');
+      autopulseDb(database, [{ id: 'later', file_path: `${MUSIC}/01.flac`, event_source: 'manual', can_process: at }]);
+      await importAutopulseQueue({ database, config, targetNames: [...namedTargets(config).keys()], intake: configIntake(store, config) });
+      const [entry] = await store.view.listOpen();
+      assert.ok(entry!.dueAt > Date.now() + 150_000, `due ${entry!.dueAt - Date.now()} ms from now`);
     });
 
     test('at start, open scans stored without a route (NULL) get the explicit list their paths route to', async () => {

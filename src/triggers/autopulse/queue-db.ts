@@ -90,7 +90,8 @@ export function naiveUtcMs(text: string): number {
 /**
  * Rows -> scan requests. Each row goes to the targets autopulse would still send it to: every target, less
  * its trigger's excludes and less those in targets_hit (runner.rs:254-263). It is due when autopulse would
- * have processed it (can_process), or now when that time has passed.
+ * have processed it (can_process), or now when that time has passed. Its title names its trigger as a live
+ * request's does (server/autopulse-routes.ts intentOf), so /list shows the trigger's name, not `api`.
  */
 export function requestsFromAutopulseQueue(
   rows: readonly AutopulseRow[],
@@ -115,7 +116,7 @@ export function requestsFromAutopulseQueue(
     const due = naiveUtcMs(row.can_process);
     const delay = Number.isFinite(due) ? Math.max(0, Math.ceil((due - now) / 1000)) : 0;
     const { requests: r, skipped: s } = resolveEach(
-      [{ source: 'API' as const, event: `autopulse ${row.process_status}`, title: `autopulse ${row.event_source} ${row.id}`, updateType: 'Modified' as const, path: { path: row.file_path, kind: 'guess' as const } }],
+      [{ source: 'API' as const, event: `autopulse ${row.process_status}`, title: `autopulse trigger ${row.event_source}`, updateType: 'Modified' as const, path: { path: row.file_path, kind: 'guess' as const } }],
       { ...config, SERVER_PATH_MAPPINGS: {}, SERVER_PATH_REWRITES: [] },
     );
     requests.push(...r.map((q) => ({ ...q, delay, ...(targets ? { targets } : {}) })));
