@@ -109,7 +109,6 @@ export class QueueStore implements QueueBackend {
         `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS pendingDue FROM scans
          WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = ? OR (folder >= ? AND folder < ?))`,
       ),
-      deferDue: db.prepare(`UPDATE scans SET due_at = ? WHERE id = ?`),
       activate: db.prepare(`UPDATE scans SET status = 'active' WHERE id = ?`),
       addDelivery: db.prepare(
         `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at, priority)
@@ -162,7 +161,6 @@ export class QueueStore implements QueueBackend {
       ),
       scan: db.prepare<[number], ScanRow>(`SELECT * FROM scans WHERE id = ?`),
       files: db.prepare<[number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path`),
-      deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
       countOpen: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM scans WHERE status IN ('pending', 'active')`),
       pruneHistory: db.prepare<[number], { id: number }>(
         `SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC LIMIT -1 OFFSET ?`,

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import { MAX_FILES_PER_SCAN } from '../../src/queue/types.ts';
 import { LIST_FILES } from '../../src/queue/view.ts';
-import { tempDir } from '../helpers/relay.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 
 const { stores } = bothStores();
