@@ -10,6 +10,7 @@ import { relayRoutes, routeRequest } from '../../src/queue/route.ts';
 import { importAutoscanQueue } from '../../src/triggers/autoscan/queue-db.ts';
 import { importAutopulseQueue } from '../../src/triggers/autopulse/queue-db.ts';
 import { importPlexAutoscanQueue } from '../../src/triggers/plex-autoscan/import.ts';
+import { autopulseDb } from '../helpers/autopulse-db.ts';
 import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 import { tempDir } from '../helpers/relay.ts';
@@ -32,20 +33,6 @@ function plexAutoscanDb(file: string, paths: string[]): void {
   db.exec(`CREATE TABLE "queueitemmodel" ("id" INTEGER NOT NULL PRIMARY KEY, "scan_path" VARCHAR(256) NOT NULL, "scan_for" VARCHAR(64) NOT NULL, "scan_section" INTEGER NOT NULL, "scan_type" VARCHAR(64) NOT NULL)`);
   const insert = db.prepare(`INSERT INTO queueitemmodel (scan_path, scan_for, scan_section, scan_type) VALUES (?, 'Manual', 1, 'Manual')`);
   for (const p of paths) insert.run(p);
-  db.close();
-}
-
-/** autopulse's scan_events (crates/database/migrations/sqlite: create, add_timer). */
-function autopulseDb(file: string, rows: Array<{ id: string; file_path: string; event_source: string; can_process?: string }>): void {
-  const db = new Database(file);
-  db.exec(`CREATE TABLE scan_events (
-    id TEXT PRIMARY KEY NOT NULL, event_source TEXT NOT NULL, event_timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,
-    file_path TEXT NOT NULL, file_hash TEXT, process_status TEXT NOT NULL DEFAULT 'pending', found_status TEXT NOT NULL DEFAULT 'not_found',
-    failed_times INTEGER DEFAULT 0 NOT NULL, next_retry_at TIMESTAMP, targets_hit TEXT DEFAULT '' NOT NULL, found_at TIMESTAMP, processed_at TIMESTAMP,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,
-    can_process TIMESTAMP NOT NULL DEFAULT "2024-10-14T12:00:00.000")`);
-  const insert = db.prepare(`INSERT INTO scan_events (id, event_source, file_path, can_process) VALUES (?, ?, ?, ?)`);
-  for (const r of rows) insert.run(r.id, r.event_source, r.file_path, r.can_process ?? '2024-10-14 12:00:00.000000');
   db.close();
 }
 

@@ -98,9 +98,11 @@ export function requestsFromAutopulseQueue(
   config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_IGNORE_LIST' | 'SERVER_SCAN_PRIORITIES' | 'SERVER_AUTOPULSE_TRIGGERS'>,
   targetNames: readonly string[],
   now = Date.now(),
-): { requests: ScanRequest[]; skipped: Array<{ path: string; reason: string }> } {
+): { requests: ScanRequest[]; skipped: Array<{ path: string; reason: string }>; rowOf: AutopulseRow[] } {
   const requests: ScanRequest[] = [];
   const skipped: Array<{ path: string; reason: string }> = [];
+  // The row each request came from, in the same order: its uuid and trigger stay findable (/status/<uuid>).
+  const rowOf: AutopulseRow[] = [];
   for (const row of rows) {
     const hit = new Set(row.targets_hit.split(',').filter(Boolean).map(safeName));
     const trigger = Object.hasOwn(config.SERVER_AUTOPULSE_TRIGGERS, row.event_source) ? config.SERVER_AUTOPULSE_TRIGGERS[row.event_source] : undefined;
@@ -120,13 +122,27 @@ export function requestsFromAutopulseQueue(
       { ...config, SERVER_PATH_MAPPINGS: {}, SERVER_PATH_REWRITES: [] },
     );
     requests.push(...r.map((q) => ({ ...q, delay, ...(targets ? { targets } : {}) })));
+    rowOf.push(...r.map(() => row));
     skipped.push(...s.map(({ path, reason }) => ({ path, reason })));
   }
-  return { requests, skipped };
+  return { requests, skipped, rowOf };
 }
 
 export interface AutopulseQueueImport extends QueueTakeover {
   processed: number;
+  /**
+   * Each row queued, by autopulse's uuid, with the scan it became: kept so that autopulse's /status/<uuid> answers
+   * for it as autopulse did, for the scripts that saved the id (issue 48 item 3).
+   */
+  taken: TakenRow[];
+}
+
+export interface TakenRow {
+  uuid: string;
+  trigger: string;
+  path: string;
+  scanId: number;
+  folder: string;
 }
 
 /** Takes autopulse's pending scans into scanrelay's queue once (again only with `replace`); its database is only read. */
@@ -139,6 +155,7 @@ export async function importAutopulseQueue(opts: {
 }): Promise<AutopulseQueueImport> {
   const db = autopulseDatabase(opts.database);
   const queue = db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : await readAutopulsePostgres(db.url);
+  let made: ReturnType<typeof requestsFromAutopulseQueue> | undefined;
   // The digest names the rows by id and state, so a row retried since (targets_hit grew) is taken again.
   const taken = await takeOverOnce({
     file: db.kind === 'sqlite' ? db.file : 'postgres',
@@ -146,9 +163,11 @@ export async function importAutopulseQueue(opts: {
     rows: queue.pending.map((r) => [r.id, r.process_status, r.targets_hit]),
     intake: opts.intake,
     replace: opts.replace,
-    toRequests: () => requestsFromAutopulseQueue(queue.pending, opts.config, opts.targetNames),
+    toRequests: () => (made = requestsFromAutopulseQueue(queue.pending, opts.config, opts.targetNames)),
   });
-  return { ...taken, processed: queue.processed };
+  const rows = made?.rowOf ?? [];
+  const kept = (taken.results ?? []).flatMap((r, i) => (r.id > 0 && rows[i] ? [{ uuid: rows[i].id, trigger: rows[i].event_source, path: rows[i].file_path, scanId: r.id, folder: r.folder }] : []));
+  return { ...taken, processed: queue.processed, taken: kept };
 }
 
 export function describeAutopulseQueueImport(r: AutopulseQueueImport): string {
