@@ -7,6 +7,7 @@ import { QueueIntake } from '../../src/queue/intake.ts';
 import { sharedReach } from '../../src/queue/pg/store.ts';
 import { deliveriesOf } from '../../src/queue/lifecycle.ts';
 import { routeRequest, routeTable } from '../../src/queue/route.ts';
+import { shownRoute } from '../../src/queue/state.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 
 // Issue 39: which targets a request goes to is decided once, when it is queued, and stored with its scan.
@@ -41,6 +42,15 @@ describe('the routing table (queue/route.ts routeRequest): a pure function of th
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune', { targets: ['books'] })), ['books']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['books'] })), []);
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p', { targets: ['plex4k', 'books'] })), ['books', 'plex4k']);
+  });
+
+  test('a route is shown only when it leaves a target out: one naming every target reads as before routes were stored', () => {
+    assert.equal(shownRoute(['plex'], ['plex']), null);
+    assert.equal(shownRoute(['books', 'plex', 'plex4k'], ['plex', 'plex4k', 'books']), null);
+    assert.deepEqual(shownRoute(['plex'], ['plex', 'plex4k']), ['plex']);
+    // A target since removed from the config is named.
+    assert.deepEqual(shownRoute(['gone', 'plex'], ['plex', 'plex4k']), ['gone', 'plex']);
+    assert.equal(shownRoute(undefined, ['plex']), null);
   });
 
   test('on a shared queue a routed scan goes to the servers of its targets, by name; a target of this relay whose server has no id yet waits by its bare name; a target no relay has fails, named', () => {
