@@ -97,6 +97,8 @@ export const goneReason = (target: string) => `target ${target} is no longer con
  */
 export function deliveriesOf(route: string | null | undefined, reach: Reach, at: number): NewDelivery[] {
   const names = routeNames(route);
+  // No stored route: queued by a relay with no target of its own (a feeder on a shared queue), or before routes
+  // were explicit and not yet given one (routeUnroutedSteps, at a relay's start): every target there is.
   if (!names) return reach.all.map((target) => ({ target, at }));
   return names.flatMap((name) => {
     const keys = reach.keysOf(name);
