@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
+import { scanRequestSchema, type ScanRequest, type Target } from '../../src/core/scan.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 
 // The queue's lifecycle after enqueue (queue/lifecycle.ts) is one set of rules over two dialects: each rule here
@@ -107,3 +107,19 @@ for (const [name, open] of stores) {
     });
   });
 }
+
+describe('a shared queue (PostgreSQL): a target only another relay has is not "no longer configured"', () => {
+  const target = (name: string): Target => ({ name, deliver: async () => ({ outcome: 'done' }), available: async () => ({ ok: true }) });
+  test("relay A without jellyfin activates and restarts: jellyfin's deliveries wait for relay B, which has it", async () => {
+    const openPg = stores.find(([name]) => name === 'PostgreSQL')![1];
+    const a = await openPg('relay-a');
+    const b = await openPg('relay-b', a.url);
+    await b.shared!.join([target('jellyfin')]);
+    await a.shared!.join([target('plex')]);
+    const [scan] = await a.enqueueMany([req('/data/Movies/Heat (1995)', { targets: ['jellyfin', 'plex'] })], { delayMs: 0, maxMs: 0 }, Date.now());
+    assert.equal(await a.activateDue(['plex'], Date.now()), 1);
+    assert.equal(await a.failUnknownTargets(['plex']), 0);
+    const entry = (await a.view.get(scan!.id))!;
+    assert.deepEqual(entry.deliveries.map((d) => [d.target, d.status]).sort(), [['jellyfin', 'waiting'], ['plex', 'waiting']]);
+  });
+});
