@@ -5,7 +5,7 @@ import { scanIntentSchema, type ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
 import type { Logger } from '../log.ts';
-import { MetaConflictError } from '../queue/backend.ts';
+import { MetaConflictError, type QueueMetaStore } from '../queue/backend.ts';
 import type { PluginDeps } from './deps.ts';
 
 /*
@@ -66,6 +66,22 @@ export function holdExpired(h: Pick<Hold, 'createdAt'>, now: number, cleanupDays
 }
 
 export class TooManyHolds extends Error {}
+
+/**
+ * Rows taken over from autopulse's queue (import-autopulse), recorded as requests already released to their scan:
+ * /status/<uuid> answers for each as autopulse did, and the sweep drops them after SERVER_AUTOPULSE_CLEANUP_DAYS.
+ */
+export async function recordTakenOver(
+  meta: Pick<QueueMetaStore, 'set'>,
+  rows: ReadonlyArray<{ uuid: string; trigger: string; path: string; scanId: number; folder: string }>,
+  now = Date.now(),
+): Promise<void> {
+  for (const r of rows) {
+    const intent: ScanIntent = { kind: 'scan', source: 'API', event: 'autopulse takeover', title: `autopulse trigger ${r.trigger}`, updateType: 'Modified', paths: [{ path: r.path, kind: 'guess' }] };
+    const h: Hold = { id: r.uuid, trigger: r.trigger, path: r.path, hash: '', found: 'found', createdAt: now, updatedAt: now, foundAt: now, scanId: r.scanId, scanFolder: r.folder, intent };
+    await meta.set(HOLD_PREFIX + h.id, JSON.stringify(h));
+  }
+}
 
 /**
  * The held requests of one relay's routes: `hold` writes one, a sweep every SERVER_FILE_CHECK_DELAY seconds hashes

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AutopulseTrigger } from '../config/schema.ts';
+import { namedTargets } from '../config/named-targets.ts';
+import { triggerSelection } from '../config/targets.ts';
 import type { ScanPath, ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
@@ -74,8 +76,9 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     return text(reply, 404, 'Event not found');
   });
 
-  // autopulse's excludes name targets (runner.rs:258-262); the named targets are TARGETS' keys.
-  const targetNames = Object.keys((config as { TARGETS?: Record<string, unknown> }).TARGETS ?? {});
+  // autopulse's excludes name targets (runner.rs:258-262): every named target (TARGETS and the top-level PLEX_*,
+  // JELLYFIN, EMBY), as the take-over of its queue reads them.
+  const targetNames = [...namedTargets(config).keys()];
   const compiled = new Map(Object.entries(triggers).map(([name, t]) => [name, { include: t.INCLUDE.map(compilePattern), exclude: t.EXCLUDE.map(compilePattern) }]));
   /** path_filter.rs:15-17: included (or no include list) and not excluded, on the rewritten path. */
   const allows = (name: string, path: string) => {
@@ -221,6 +224,7 @@ export function waitOf(t: Pick<AutopulseTrigger, 'DELAY' | 'EVENT_DELAYS'>, even
 const SOURCES = { sonarr: 'Sonarr', sportarr: 'Sonarr', radarr: 'Radarr', lidarr: 'Lidarr', readarr: 'Readarr', manual: 'Manual', bazarr: 'Manual', autoscan: 'Manual' } as const;
 
 export function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): ScanIntent {
+  const targets = triggerSelection(t, targetNames);
   return {
     kind: 'scan',
     source: SOURCES[t.TYPE],
@@ -229,7 +233,7 @@ export function intentOf(t: AutopulseTrigger, name: string, event: string, paths
     updateType: paths.every((p) => p.kind === 'gone') ? 'Deleted' : 'Modified',
     paths,
     ...(delay !== undefined ? { delay } : {}),
-    ...(t.TARGETS ? { targets: [...t.TARGETS] } : t.EXCLUDE_TARGETS && targetNames.length ? { targets: targetNames.filter((n) => !t.EXCLUDE_TARGETS!.includes(n)) } : {}),
+    ...(targets ? { targets } : {}),
   };
 }
 

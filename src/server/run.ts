@@ -6,7 +6,7 @@ import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
 import { QueueIntake } from '../queue/intake.ts';
-import { relayRouteTable, routeRequest } from '../queue/route.ts';
+import { relayRoutes, routeRequest } from '../queue/route.ts';
 import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
@@ -131,16 +131,20 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
-  const routes = relayRouteTable(targets, namedTargets(config));
+  const routes = relayRoutes(config, targets);
+  // The migration to explicit routes: scans queued without one (before issue 49) get theirs now, before any is due.
+  if (routes.length) {
+    const routed = await store.routeUnrouted((scan) => routeRequest(routes, scan) ?? [], routes.map((r) => r.name));
+    if (routed) log.info({ scans: routed }, 'queued scans from before routes were stored now name the targets they go to');
+  }
   const intake = new QueueIntake(
     store,
+    routes,
     () => ({ ...timing, roots: libraries.known() }),
     (results, requests) => {
       metrics.committed(requests, results);
       if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
     },
-    undefined,
-    (req) => routeRequest(routes, req),
   );
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED

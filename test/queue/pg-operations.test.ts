@@ -160,7 +160,7 @@ test('one request the store refuses fails alone: its batch is committed again wi
       return store.enqueueMany(requests, ...rest);
     },
   });
-  const intake = new QueueIntake(poisoned, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const intake = new QueueIntake(poisoned, [], () => ({ delayMs: 60_000, maxMs: 0 }));
   try {
     const folders = ['/data/TV/A', '/data/TV/Poison', '/data/TV/B', '/data/TV/C'];
     const answers = await Promise.allSettled(folders.map((folder) => intake.enqueue([scanRequestSchema.parse({ folder, source: 'Sonarr' })])));
