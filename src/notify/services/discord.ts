@@ -36,13 +36,14 @@ export function discordMessages(dest: NotificationConfig, events: readonly Store
 /**
  * Text from titles, paths and servers' answers, shown as it is: Discord's markdown would make
  * `[Plex token expired](https://evil.example)` a link and a line starting with `#` a heading. Every character
- * markdown gives a meaning (and the ':' of a bare URL, which Discord links by itself) is escaped with a
- * backslash, which Discord drops when it renders.
+ * markdown gives a meaning (the brackets of a link, whose parentheses then mean nothing; the ':' of a bare URL,
+ * which Discord links by itself; a list's mark where a line starts) is escaped with a backslash, which Discord
+ * drops when it renders.
  */
 export function escapeMarkdown(text: string): string {
   return (
     text
-      .replace(/[\\`*_~|<>[\]()#]/g, (c) => `\\${c}`)
+      .replace(/[\\`*_~|<>[\]#]/g, (c) => `\\${c}`)
       // A bare URL: Discord links it by itself.
       .replace(/:\/\//g, '\\://')
       // A list ("- x", "+ x", "1. x") or subtext ("-# x") where a line starts.
