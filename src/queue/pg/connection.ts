@@ -40,7 +40,11 @@ export function unencodedPassword(url: string): string | undefined {
   if (!scheme) return undefined;
   const rest = url.slice(scheme[0].length);
   const end = rest.search(/[/?#]/);
-  if (end < 0 || rest.lastIndexOf('@') < end || !rest.slice(0, end).includes(':')) return undefined;
+  if (end < 0 || rest.lastIndexOf('@') < end) return undefined;
+  // A user and password before the delimiter, and an '@' after it: the password went on past the delimiter.
+  const authority = rest.slice(0, end);
+  const at = authority.lastIndexOf('@');
+  if (at < 0 || !authority.slice(0, at).includes(':')) return undefined;
   return `its password holds an unencoded "${rest[end]}"`;
 }
 
