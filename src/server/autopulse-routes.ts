@@ -164,7 +164,9 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       if (wantsManual !== (query.kind === 'manual')) return text(reply, 400, 'Invalid query parameters');
       // A control character (a newline, a NUL) is a 400 before the path is looked at or filtered (issue 47 item 2).
       const bad = invalidInputText(query.path);
-      if (bad) return text(reply, 400, `path ${bad}`);
+      if (bad) return text(reply, 400, `${query.kind === 'manual' ? 'path' : 'dir'} ${bad}`);
+      const badHash = query.kind === 'manual' && query.hash !== undefined ? invalidInputText(query.hash) : undefined;
+      if (badHash) return text(reply, 400, `hash ${badHash}`);
       const path = rewrite(t, query.path);
       // A filtered path is answered 204 with nothing queued (triggers.rs:145-148, 200-203).
       if (!allows(name, path)) return reply.code(204).send();

@@ -58,6 +58,7 @@ for (const [kind, open] of stores) {
           plain.inject({ method: 'POST', url: `/api/${SECRET}/scan`, payload: { path } }),
           pulse.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(path)}` }),
           pulse.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(path)}&hash=00` }),
+          pulse.inject({ method: 'GET', url: `/triggers/manual?path=/data/TV/Fine/e.mkv&hash=${encodeURIComponent(`00${c}`)}` }),
           pulse.inject({ method: 'POST', url: `/triggers/sonarr`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ eventType: 'Download', series: { path: `/data/TV/Show${c}x` }, episodeFile: { relativePath: 'e01.mkv' } }) }),
         ]);
         answers.forEach((res, i) => {
