@@ -21,8 +21,11 @@ const bool = (def: boolean) => z.boolean().default(def);
 const stringList = () => z.array(z.string()).default([]);
 const pathMappings = () => pathMappingsSchema.default({});
 
-/** The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route. */
-export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers'];
+/**
+ * The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route
+ * (autopulse's /list, /stats and /status/ are served beside the dashboard: `GET /list` would answer their page).
+ */
+export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers', 'list', 'stats', 'status'];
 
 export { PLEX_DATABASE_PATH_DEFAULT, PLEX_SCANNER_DEFAULT, PLEX_SUPPORT_DIR_DEFAULT } from './plex-keys.ts';
 

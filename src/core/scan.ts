@@ -188,4 +188,6 @@ export interface Target {
    * Absent: the server sees the relay's path. deliver() applies it itself; the library check asks it.
    */
   toTargetPath?(path: string): string;
+  /** The text with this target's secrets taken out (targets/redact.ts), for what is said about it elsewhere. */
+  redact?(text: string): string;
 }

@@ -7,10 +7,12 @@ import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
 import { compilePattern, leftOutByPatterns } from '../paths/pattern.ts';
 import { rewritePath } from '../paths/rewrite.ts';
+import { invalidInputText, invalidText } from '../paths/validate.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
+import { QUEUES_WORK } from './browser.ts';
 import type { PluginDeps } from './deps.ts';
 import type { Hook } from './guard.ts';
 
@@ -28,11 +30,19 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   // routes/stats.rs: the counts, with no credentials, and how long reading them took (ms). Each scan counts once,
   // in the process status /list and /status give it (queue/event-list.ts): autopulse's get_stats counts its
   // events' process_status the same way, and total is every event (manager.rs:163-175).
+  // It needs no credentials, so anyone may call it in a loop: the counts are read at most once a second, and
+  // the calls in between (and those while a read runs) share that answer, `speed` included.
+  let stats: { at: number; answer: Promise<unknown> } | undefined;
   app.get('/stats', async () => {
-    const start = performance.now();
-    const c = await deps.store.view.eventCounts();
-    const stats = { total: c.pending + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending };
-    return { stats, speed: Math.round((performance.now() - start) * 1000) / 1000 };
+    const now = Date.now();
+    if (stats && now - stats.at < STATS_MAX_AGE_MS) return stats.answer;
+    const answer = readStats(deps.store.view);
+    stats = { at: now, answer };
+    // A failed read is not kept: the next call reads again.
+    answer.catch(() => {
+      if (stats?.answer === answer) stats = undefined;
+    });
+    return answer;
   });
 
   if (!config.SERVER_AUTH_USER || !config.SERVER_AUTH_PASS) {
@@ -61,6 +71,8 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   // routes/status.rs: one event by its id. A scan's id is the relay's scan number; a held request's is its uuid.
   app.get<{ Params: { id: string } }>('/status/:id', { onRequest: guard }, async (req, reply) => {
     const id = req.params.id;
+    // A held request's id is a uuid: an id PostgreSQL cannot even compare (a NUL) is no event (it was a 500).
+    if (invalidText(id)) return text(reply, 404, 'Event not found');
     if (/^[1-9]\d{0,15}$/.test(id)) {
       const entry = await deps.store.view.get(Number(id));
       if (entry) return reply.send(eventOfScan(entry));
@@ -136,11 +148,14 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       );
     });
 
-    sub.get<{ Params: { name: string }; Querystring: Record<string, string | string[]> }>('/triggers/:name', { onRequest: guard }, async (req, reply) => {
+    // GET queues a scan as autopulse's does, so it is refused across sites like a POST (browser.ts); HEAD
+    // (which fastify would otherwise run through this handler) never queues one.
+    sub.get<{ Params: { name: string }; Querystring: Record<string, string | string[]> }>('/triggers/:name', { onRequest: guard, exposeHeadRoute: false, config: QUEUES_WORK }, async (req, reply) => {
       const query = queryOf(req.query);
       if (!query) return text(reply, 400, QUERY_ERROR);
       return getInner(req, reply, req.params.name, query);
     });
+    sub.head('/triggers/:name', { onRequest: guard }, async (_req, reply) => reply.code(405).header('allow', 'GET, POST').send());
   });
 
   /** triggers.rs:127-248: a manual (or bazarr) trigger takes ?path=&hash=, an autoscan one ?dir=. */
@@ -150,6 +165,11 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     if (t.TYPE === 'manual' || t.TYPE === 'bazarr' || t.TYPE === 'autoscan') {
       const wantsManual = t.TYPE !== 'autoscan';
       if (wantsManual !== (query.kind === 'manual')) return text(reply, 400, 'Invalid query parameters');
+      // A control character (a newline, a NUL) is a 400 before the path is looked at or filtered (issue 47 item 2).
+      const bad = invalidInputText(query.path);
+      if (bad) return text(reply, 400, `${query.kind === 'manual' ? 'path' : 'dir'} ${bad}`);
+      const badHash = query.kind === 'manual' && query.hash !== undefined ? invalidInputText(query.hash) : undefined;
+      if (badHash) return text(reply, 400, `hash ${badHash}`);
       const path = rewrite(t, query.path);
       // A filtered path is answered 204 with nothing queued (triggers.rs:145-148, 200-203).
       if (!allows(name, path)) return reply.code(204).send();
@@ -182,6 +202,16 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     // A webhook trigger called with GET (triggers.rs:246).
     return reply.code(200).type('text/plain; charset=utf-8').send('Not implemented');
   }
+}
+
+/** How old a /stats answer may be. */
+export const STATS_MAX_AGE_MS = 1000;
+
+async function readStats(view: PluginDeps['store']['view']) {
+  const start = performance.now();
+  const c = await view.eventCounts();
+  const stats = { total: c.pending + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending };
+  return { stats, speed: Math.round((performance.now() - start) * 1000) / 1000 };
 }
 
 type Query = { kind: 'manual'; path: string; hash?: string } | { kind: 'autoscan'; path: string };
@@ -293,6 +323,11 @@ function listQueryOf(q: Record<string, string | string[]> | undefined): string |
   const rawSort = one(q?.sort);
   const status = one(q?.status);
   const search = one(q?.search);
+  // PostgreSQL refuses a NUL in text (a 500 it was); no stored path holds one, on either store.
+  for (const [key, value] of [['status', status], ['search', search]] as const) {
+    const problem = value === undefined ? undefined : invalidText(value);
+    if (problem) return `${key}: ${problem}`;
+  }
   let sort: EventSort = 'created_at';
   let asc = false;
   if (rawSort !== undefined) {

@@ -30,6 +30,7 @@ import { dashboardPlugin } from './dashboard/index.ts';
 import { metricsPlugin } from './metrics.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
+import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../config/default-auth.ts';
 import { UserError } from '../config/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
@@ -167,6 +168,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     : undefined;
   // What the Plex scan method needs, checked once at start (logged and shown on the dashboard).
   let setupProblems: SetupProblem[] = [];
+  // autopulse's default pair: said at every start, and on the dashboard while it stays (issue 47 item 4).
+  if (isDefaultCredentials(config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
+    setupProblems = [{ key: 'SERVER_AUTH_PASS', message: DEFAULT_AUTH_WARNING }];
+    log.warn({ key: 'SERVER_AUTH_PASS' }, DEFAULT_AUTH_WARNING);
+  }
   // Loaded only when configured: chokidar is not needed otherwise.
   const watcher = config.WATCH.ENABLED
     ? new (await import('../triggers/watch/index.ts')).FolderWatcher({ config, intake, log, ...opts.watch })
@@ -224,14 +230,16 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const setupChecked = Promise.all(
     plexTargets.map((plex) =>
       plexSetupProblems(plex.config, plex.backend).then(
-        (problems) => {
+        (found) => {
+          // The check asks the server: an echoed answer in a message must not carry the token (targets/redact.ts).
+          const problems = found.map((p) => ({ ...p, message: (plex as Target).redact?.(p.message) ?? p.message }));
           setupProblems = [...setupProblems, ...problems];
           for (const p of problems) {
             if (opts.firstStart) log.info({ target: plex.name, key: p.key }, `next step: ${p.message}`);
             else log.warn({ target: plex.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: plex.name, err: (err as Error).message }, 'the Plex set-up check failed'),
+        (err: unknown) => log.warn({ target: plex.name, err: (plex as Target).redact?.((err as Error).message) ?? (err as Error).message }, 'the Plex set-up check failed'),
       ),
     ),
   );

@@ -67,7 +67,12 @@ export function readAutopulseSqlite(file: string): AutopulseQueue {
 /** The same from PostgreSQL (only read); the order is the rows' creation. */
 export async function readAutopulsePostgres(url: string): Promise<AutopulseQueue> {
   const [{ default: pg }, { clientConfig, redactUrl }] = await Promise.all([import('pg'), import('../../queue/pg/connection.ts')]);
-  const client = new pg.Client(clientConfig(url, 'scanrelay import-autopulse'));
+  let client: InstanceType<typeof pg.Client>;
+  try {
+    client = new pg.Client(clientConfig(url, 'scanrelay import-autopulse'));
+  } catch (err) {
+    throw new UserError(`cannot read autopulse's database ${redactUrl(url)}: ${(err as Error).message}; percent-encode the password's special characters (@ as %40, / as %2F, # as %23, ? as %3F)`);
+  }
   try {
     await client.connect();
     const pending = (await client.query<AutopulseRow>(`${PENDING_SQL.replace('CAST(can_process AS TEXT)', "to_char(can_process, 'YYYY-MM-DD HH24:MI:SS.US')")} ORDER BY created_at ASC, id ASC`)).rows;
