@@ -56,7 +56,8 @@ export function makeGuards(
   onWrongSecret?: (req: FastifyRequest) => void,
 ): Guards {
   const isSecret = makeSecretCheck(config.SERVER_PASS);
-  const needsBasic = Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
+  // Read on each request: `scanrelay setup` may give a running relay credentials (server/setup-api.ts).
+  const needsBasic = () => Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
   const refuse = (req: FastifyRequest, reply: FastifyReply, status: 401 | 404): void => {
     reply.header('connection', 'close');
     const wait = failures.fail(req.ip);
@@ -68,7 +69,7 @@ export function makeGuards(
     if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="scanrelay", charset="UTF-8"');
     send(req, reply, status, status === 404 ? 'not found' : 'authentication required');
   };
-  const basicOk = (req: FastifyRequest) => !needsBasic || basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
+  const basicOk = (req: FastifyRequest) => !needsBasic() || basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
   return {
     secret: (req, reply, done) => {
       if (!isSecret((req.params as { secret?: string }).secret)) {
