@@ -1,7 +1,7 @@
 import type { JsonObject } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { callJson, messageOf, ServiceError } from './http.ts';
-import { checkRelay, libraryUpdaters, pair, register, survey, testAll, type ArrEntry, type SetupIO } from './run.ts';
+import { checkRelay, disableUpdaters, libraryUpdaters, pair, register, survey, testAll, type ArrEntry, type SetupIO } from './run.ts';
 import type { MediaServer } from './servers.ts';
 import type { ConfigChanges } from './config-edit.ts';
 
@@ -73,10 +73,10 @@ export async function runSetup(r: SetupRun): Promise<{ restart: string[] }> {
   });
   if (plan.changes.auth) io.say(`  the /triggers/ routes need SERVER_AUTH_USER and SERVER_AUTH_PASS: setup sets them (user "${plan.changes.auth.user}"); from then on the relay asks every client for them (Basic auth), the dashboard too`);
 
+  const updaters = await libraryUpdaters(plan, io, { disable: r.disableLibraryUpdate, dryRun: r.dryRun });
   if (r.dryRun) {
     io.say(`Would write ${r.configPath}: ${plan.changedKeys.length ? plan.changedKeys.join(', ') : 'no change'} (every other key kept)`);
     await register(plan, r.relayUrl, io, true);
-    await libraryUpdaters(plan, io, { disable: r.disableLibraryUpdate, dryRun: true });
     io.say('Dry run: nothing was written and no *arr was changed (only GET requests were made).');
     return { restart: [] };
   }
@@ -101,7 +101,7 @@ export async function runSetup(r: SetupRun): Promise<{ restart: string[] }> {
     io.say(`  the relay loaded ${reload.reloaded.join(', ') || 'nothing new'} without a restart`);
   }
   const registered = await register(plan, r.relayUrl, io, false);
-  await libraryUpdaters(plan, io, { disable: r.disableLibraryUpdate, dryRun: false });
+  await disableUpdaters(updaters, io);
   await testAll(registered, plan, io);
   io.say(
     restart.length

@@ -1,7 +1,7 @@
 import { UserError } from '../config/errors.ts';
 
-/** Seconds setup waits for one answer from a service before it names the service and stops. */
-export const SERVICE_TIMEOUT_MS = 15_000;
+/** How long setup waits for one answer from a service before it names the service and stops (env SCANRELAY_SETUP_TIMEOUT_MS). */
+export const SERVICE_TIMEOUT_MS = Number(process.env.SCANRELAY_SETUP_TIMEOUT_MS) || 15_000;
 
 /** A service answered wrongly, refused the key, or did not answer: one line naming it (exit 2, nothing changed yet). */
 export class ServiceError extends UserError {
@@ -38,7 +38,7 @@ export async function callJson(c: Call): Promise<{ status: number; body: unknown
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-      throw new ServiceError(`${c.service}: no answer to ${c.what} within ${Math.round(timeoutMs / 1000)} s (waited for ${c.service})`);
+      throw new ServiceError(`${c.service}: no answer to ${c.what} within ${timeoutMs / 1000} s (waited for ${c.service})`);
     }
     throw new ServiceError(`${c.service}: cannot connect for ${c.what} (${e.cause?.code ?? e.cause?.message ?? e.message})`);
   }

@@ -196,29 +196,46 @@ export async function register(plan: Plan, relayUrl: string, io: SetupIO, dryRun
   return out;
 }
 
-/** Step 4: each *arr's own media-server connection that still updates the library. */
-export async function libraryUpdaters(plan: Plan, io: SetupIO, opts: { disable: boolean; dryRun: boolean }): Promise<void> {
+export interface UpdaterDecision {
+  client: ArrClient;
+  connection: Connection;
+  disable: boolean;
+}
+
+/**
+ * Step 4, decided before anything changes: each *arr's own media-server connection that still updates the library
+ * (PlexServer, MediaBrowser = Emby/Jellyfin), turned off with --disable-arr-library-update or a yes at the
+ * question, else left alone with a line saying each import is scanned twice.
+ */
+export async function libraryUpdaters(plan: Plan, io: SetupIO, opts: { disable: boolean; dryRun: boolean }): Promise<UpdaterDecision[]> {
   io.say("Checking the *arrs' own media-server connections");
+  const out: UpdaterDecision[] = [];
   for (const p of plan.arrs) {
     const client = p.arr.client;
     const updaters = (await client.connections()).filter((c) => LIBRARY_UPDATERS.includes(c.implementation) && fieldValue(c, 'updateLibrary') === true);
-    if (updaters.length === 0) io.say(`  ${client.label}: no ${client.label} connection updates a library itself`);
+    if (updaters.length === 0) io.say(`  ${client.label}: no connection of its own updates a media server's library`);
     for (const c of updaters) {
       const what = `${client.label}'s connection "${c.name}" (${c.implementation})`;
       let disable = opts.disable;
       if (!disable && io.confirm) disable = await io.confirm(`${what} also tells the server to scan after each import. Turn its "Update Library" off (the relay scans)?`, true);
-      if (!disable) {
-        io.say(`  ${what} still updates the library: each import will be scanned twice (by ${client.label} and by the relay); --disable-arr-library-update turns it off`);
-        continue;
-      }
-      if (opts.dryRun) {
-        io.say(`  ${what}: would set updateLibrary false`);
-        continue;
-      }
-      // forceSave: saving must not depend on the *arr reaching its media server now (ProviderControllerBase.cs:98-117).
-      await client.update(withField(c, 'updateLibrary', false), 'PUT notification (turn off Update Library)', true);
-      io.say(`  ${what}: updateLibrary set to false`);
+      if (!disable) io.say(`  ${what} still updates the library: each import will be scanned twice (by ${client.label} and by the relay); --disable-arr-library-update turns it off`);
+      else if (opts.dryRun) io.say(`  ${what}: would set updateLibrary false`);
+      else io.say(`  ${what}: will set updateLibrary false`);
+      out.push({ client, connection: c, disable });
     }
+  }
+  return out;
+}
+
+/** Turns Update Library off where it was decided. */
+export async function disableUpdaters(decisions: readonly UpdaterDecision[], io: SetupIO): Promise<void> {
+  const todo = decisions.filter((d) => d.disable);
+  if (!todo.length) return;
+  io.say('Turning off Update Library');
+  for (const d of todo) {
+    // forceSave: saving must not depend on the *arr reaching its media server now (ProviderControllerBase.cs:98-117).
+    await d.client.update(withField(d.connection, 'updateLibrary', false), 'PUT notification (turn off Update Library)', true);
+    io.say(`  ${d.client.label}'s connection "${d.connection.name}" (${d.connection.implementation}): updateLibrary set to false`);
   }
 }
 

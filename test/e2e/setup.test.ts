@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { FakeArrManage } from '../fakes/arr-manage.ts';
+import { FakePlex } from '../fakes/plex.ts';
+import { CLI, ROOT, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { Terminal } from '../helpers/tmux.ts';
+
+/**
+ * `scanrelay setup` against a fake Plex, a fake Sonarr and a fake Radarr whose paths differ from Plex's, with the
+ * real relay running: the rewrites it writes, the one Webhook connection per *arr, the *arrs' tests reaching the
+ * relay, and real Download events ending as the right Plex section scans.
+ */
+
+const SECTIONS = [
+  { id: '1', title: 'Movies', type: 'movie' as const, locations: ['/data/media/Movies'] },
+  { id: '2', title: 'TV Shows', type: 'show' as const, locations: ['/data/media/TV'] },
+];
+
+interface World {
+  plex: FakePlex;
+  sonarr: FakeArrManage;
+  radarr: FakeArrManage;
+  relay: RelayProcess;
+  configPath: string;
+}
+
+async function world(sections = SECTIONS): Promise<World> {
+  const plex = await new FakePlex({ sections }).start();
+  const sonarr = await new FakeArrManage('sonarr').start();
+  const radarr = await new FakeArrManage('radarr').start();
+  sonarr.rootFolders = ['/tv', '/anime'];
+  sonarr.items = [{ id: 1, title: 'Show', path: '/tv/Show (2020)' }];
+  radarr.rootFolders = ['/movies/'];
+  radarr.items = [{ id: 7, title: 'Film', path: '/movies/Film (2020)' }];
+  const dir = tempDir();
+  const relay = await spawnRelay({ dir, config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_SCAN_DELAY: 1, SERVER_IGNORE_LIST: ['keep-me'] } });
+  return { plex, sonarr, radarr, relay, configPath: relay.configPath };
+}
+
+async function stop(w: World | undefined): Promise<void> {
+  await w?.relay.kill();
+  await Promise.all([w?.plex.stop(), w?.sonarr.stop(), w?.radarr.stop()]);
+}
+
+const flags = (w: World, extra: string[] = []) => [
+  '--config', w.configPath, 'setup', '--yes',
+  '--plex', w.plex.url, '--plex-token', w.plex.token,
+  '--sonarr', w.sonarr.url, '--sonarr-key', w.sonarr.apiKey,
+  '--radarr', w.radarr.url, '--radarr-key', w.radarr.apiKey,
+  '--relay-url', w.relay.base,
+  ...extra,
+];
+
+const readConfig = (w: World) => JSON.parse(readFileSync(w.configPath, 'utf8')) as Record<string, any>;
+const changesTo = (arr: FakeArrManage) => arr.calls.filter((c) => c.method !== 'GET');
+
+describe('scanrelay setup --yes against a running relay', () => {
+  let w: World;
+  let first: { code: number | null; stdout: string; stderr: string };
+
+  before(async () => {
+    w = await world();
+    w.sonarr.addConnection('Plex', 'PlexServer', true);
+    w.radarr.addConnection('Jellyfin', 'MediaBrowser', true);
+    first = await runCli(flags(w), { cwd: ROOT, timeoutMs: 120_000 });
+  });
+  after(() => stop(w));
+
+  test('writes each *arr trigger\'s rewrite from its root folder to the Plex library location, keeping every other key (mode 600)', () => {
+    assert.equal(first.code, 0, first.stderr + first.stdout);
+    const c = readConfig(w);
+    assert.deepEqual(c.SERVER_AUTOSCAN_TRIGGERS.sonarr.REWRITE, [{ from: '^/tv(/|$)', to: '/data/media/TV${1}' }]);
+    assert.deepEqual(c.SERVER_AUTOSCAN_TRIGGERS.radarr.REWRITE, [{ from: '^/movies(/|$)', to: '/data/media/Movies${1}' }]);
+    // The other triggers and keys are as they were.
+    assert.deepEqual(c.SERVER_AUTOSCAN_TRIGGERS.lidarr, { PRIORITY: 0, REWRITE: [] });
+    assert.deepEqual(c.SERVER_IGNORE_LIST, ['keep-me']);
+    assert.equal(c.SERVER_PASS, 'test-secret');
+    assert.equal(c.SERVER_SCAN_DELAY, 1);
+    assert.ok(c.SERVER_AUTH_USER && c.SERVER_AUTH_PASS, 'the /triggers/ routes need credentials');
+    assert.equal(statSync(w.configPath).mode & 0o777, 0o600);
+    assert.match(first.stdout, /Sonarr root \/tv -> TV Shows \/data\/media\/TV: rewrite/);
+    assert.match(first.stdout, /e\.g\. \/tv\/Show \(2020\) -> \/data\/media\/TV\/Show \(2020\)/);
+    assert.match(first.stdout, /No restart needed/);
+  });
+
+  test('a root folder no library holds is one line, and gets no rewrite', () => {
+    const lines = first.stdout.split('\n').filter((l) => l.includes('/anime'));
+    assert.equal(lines.length, 2, lines.join('\n')); // the root folder list, and the one line about it
+    assert.match(lines[1]!, /Sonarr root \/anime: no library holds it .*; no rewrite$/);
+    assert.ok(!JSON.stringify(readConfig(w).SERVER_AUTOSCAN_TRIGGERS).includes('anime'));
+  });
+
+  test('one Webhook connection per *arr: POST to its trigger route with the relay\'s credentials, import/upgrade/rename/delete on', () => {
+    const c = readConfig(w);
+    for (const [arr, name] of [[w.sonarr, 'sonarr'], [w.radarr, 'radarr']] as const) {
+      const hooks = arr.webhooks();
+      assert.equal(hooks.length, 1);
+      const value = (n: string) => hooks[0]!.fields.find((f) => f.name === n)?.value;
+      assert.equal(value('url'), `${w.relay.base}/triggers/${name}`);
+      assert.equal(value('method'), 1);
+      assert.equal(value('username'), c.SERVER_AUTH_USER);
+      assert.equal(value('password'), c.SERVER_AUTH_PASS);
+      assert.equal(hooks[0]!.onDownload, true);
+      assert.equal(hooks[0]!.onUpgrade, true);
+      assert.equal(hooks[0]!.onRename, true);
+      assert.equal(hooks[0]!.onGrab, false);
+      assert.equal(hooks[0]!.onHealthIssue, false);
+    }
+    assert.equal(w.sonarr.webhooks()[0]!.onEpisodeFileDelete, true);
+    assert.equal(w.sonarr.webhooks()[0]!.onSeriesDelete, true);
+    assert.equal(w.radarr.webhooks()[0]!.onMovieFileDelete, true);
+  });
+
+  test("each *arr's test reached the relay (the save's test and setup's own POST notification/test)", () => {
+    for (const arr of [w.sonarr, w.radarr]) {
+      const tests = arr.sent.filter((s) => s.payload.eventType === 'Test');
+      assert.equal(tests.length, 2, JSON.stringify(tests));
+      assert.ok(tests.every((t) => t.status === 200), JSON.stringify(tests));
+      assert.equal(arr.callsTo('POST', '/api/v3/notification/test').length, 1);
+    }
+    assert.match(first.stdout, /Sonarr: the relay received the test/);
+    assert.match(first.stdout, /a real import of \/tv\/Show \(2020\) would scan \/data\/media\/TV\/Show \(2020\) in library TV Shows/);
+    assert.match(first.stdout, /a real import of \/movies\/Film \(2020\) would scan \/data\/media\/Movies\/Film \(2020\) in library Movies/);
+  });
+
+  test("without --disable-arr-library-update the *arrs' own media-server connections are left alone, and setup says each import scans twice", () => {
+    assert.equal(w.sonarr.connections.find((c) => c.name === 'Plex')!.fields.find((f) => f.name === 'updateLibrary')!.value, true);
+    assert.equal(w.radarr.connections.find((c) => c.name === 'Jellyfin')!.fields.find((f) => f.name === 'updateLibrary')!.value, true);
+    assert.match(first.stdout, /Sonarr's connection "Plex" \(PlexServer\) still updates the library: each import will be scanned twice/);
+    assert.match(first.stdout, /Radarr's connection "Jellyfin" \(MediaBrowser\) still updates the library/);
+    assert.ok(!changesTo(w.sonarr).some((c) => c.method === 'PUT'), 'no connection was changed');
+  });
+
+  test('real Download events from Sonarr and Radarr end as scans of the right Plex sections and folders', async () => {
+    const mark = w.plex.refreshes().length;
+    const sent = [...(await w.sonarr.importFile(1, 'Season 01/Show - S01E01.mkv')), ...(await w.radarr.importFile(7, 'Film (2020).mkv'))];
+    assert.deepEqual(sent.map((s) => s.status), [200, 200]);
+    await waitFor(() => w.plex.refreshes().length >= mark + 2, 60_000, 'two Plex scans');
+    assert.deepEqual(
+      w.plex.refreshes().slice(mark).map((r) => [r.section, r.path]).sort(),
+      [['1', '/data/media/Movies/Film (2020)'], ['2', '/data/media/TV/Show (2020)/Season 01']],
+    );
+  });
+
+  test('a rerun with --disable-arr-library-update: still one Webhook per *arr, the same config, and Update Library off', async () => {
+    const before = readFileSync(w.configPath, 'utf8');
+    const again = await runCli(flags(w, ['--disable-arr-library-update']), { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    assert.equal(w.sonarr.webhooks().length, 1);
+    assert.equal(w.radarr.webhooks().length, 1);
+    assert.equal(readFileSync(w.configPath, 'utf8'), before);
+    assert.equal(w.sonarr.connections.find((c) => c.name === 'Plex')!.fields.find((f) => f.name === 'updateLibrary')!.value, false);
+    assert.equal(w.radarr.connections.find((c) => c.name === 'Jellyfin')!.fields.find((f) => f.name === 'updateLibrary')!.value, false);
+    assert.match(again.stdout, /Sonarr's connection "Plex" \(PlexServer\): updateLibrary set to false/);
+    assert.match(again.stdout, /updated connection "scanrelay"/);
+  });
+});
+
+describe('scanrelay setup: nothing changes on a dry run or bad input', () => {
+  let w: World;
+  before(async () => {
+    w = await world();
+  });
+  after(() => stop(w));
+
+  test('--dry-run prints the plan, writes nothing and makes only GET requests', async () => {
+    const before = readFileSync(w.configPath, 'utf8');
+    const run = await runCli(flags(w, ['--dry-run', '--disable-arr-library-update']), { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.equal(readFileSync(w.configPath, 'utf8'), before);
+    assert.deepEqual([...changesTo(w.sonarr), ...changesTo(w.radarr)], []);
+    assert.ok(w.sonarr.calls.length > 0);
+    assert.match(run.stdout, /Sonarr root \/tv -> TV Shows \/data\/media\/TV: rewrite/);
+    assert.match(run.stdout, /Sonarr: would add a Webhook connection -> POST http:\/\/127\.0\.0\.1:\d+\/triggers\/sonarr/);
+    assert.match(run.stdout, /Would write .*SERVER_AUTOSCAN_TRIGGERS/);
+    assert.match(run.stdout, /Dry run: nothing was written/);
+  });
+
+  test('a wrong API key: one line naming the service and what failed, exit 2, nothing written or changed', async () => {
+    const before = readFileSync(w.configPath, 'utf8');
+    const args = flags(w);
+    args[args.indexOf(w.radarr.apiKey)] = 'wrong-key';
+    const run = await runCli(args, { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 2);
+    const lines = run.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0]!, new RegExp(`Radarr at ${w.radarr.url.replace(/[.]/g, '\\.')}: the API key was refused \\(HTTP 401`));
+    assert.equal(readFileSync(w.configPath, 'utf8'), before);
+    assert.deepEqual([...changesTo(w.sonarr), ...changesTo(w.radarr)], []);
+  });
+
+  test('a relay that does not answer at --relay-url: one line before any *arr is asked anything', async () => {
+    const calls = w.sonarr.calls.length;
+    const args = flags(w);
+    args[args.indexOf(w.relay.base)] = 'http://127.0.0.1:9';
+    const run = await runCli(args, { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+    assert.match(run.stderr, /the relay at http:\/\/127\.0\.0\.1:9: cannot connect .*start the relay first/);
+    assert.equal(w.sonarr.calls.length, calls);
+  });
+
+  test('a service slower than the time limit: the step names what it waited for', async () => {
+    w.radarr.latencyMs = 3_000;
+    try {
+      const run = await runCli(flags(w, ['--dry-run']), { cwd: ROOT, timeoutMs: 120_000, env: { SCANRELAY_SETUP_TIMEOUT_MS: '500' } });
+      assert.equal(run.code, 2);
+      assert.match(run.stdout, /waiting for Radarr at http:\/\/127\.0\.0\.1:\d+ \(status, root folders\) \.\.\.$/m);
+      assert.match(run.stderr, /Radarr at http:\/\/127\.0\.0\.1:\d+: no answer to GET system\/status within 0.5 s \(waited for Radarr/);
+    } finally {
+      w.radarr.latencyMs = 0;
+    }
+  });
+});
+
+describe('scanrelay setup in a terminal', () => {
+  let w: World;
+  let t: Terminal | undefined;
+  before(async () => {
+    // Two libraries end in "TV": the root /tv is claimed by both.
+    w = await world([
+      { id: '1', title: 'Movies', type: 'movie', locations: ['/data/media/Movies'] },
+      { id: '2', title: 'TV Shows', type: 'show', locations: ['/data/media/TV'] },
+      { id: '3', title: 'Kids TV', type: 'show', locations: ['/data/kids/TV'] },
+    ]);
+    w.sonarr.addConnection('Plex', 'PlexServer', true);
+  });
+  after(async () => {
+    t?.close();
+    await stop(w);
+  });
+
+  test('--yes reports the root two libraries claim and skips it', async () => {
+    const run = await runCli(flags(w, ['--dry-run']), { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Sonarr root \/tv: claimed by TV Shows \(\/data\/media\/TV\) and Kids TV \(\/data\/kids\/TV\); skipped/);
+  });
+
+  test('interactively: asks which library holds the root, whether to turn off Update Library, and to apply', async () => {
+    const dir = tempDir();
+    const args = flags(w).filter((a) => a !== '--yes');
+    t = Terminal.start([process.execPath, CLI, ...args], { dir, cwd: ROOT, env: { HOME: dir } });
+    await t.waitForText('could be in two libraries: which one holds it?');
+    await t.waitForText('Kids TV (/data/kids/TV)');
+    // The first choice is TV Shows: Enter takes it.
+    t.type('');
+    await t.answer('Sonarr\'s connection "Plex" (PlexServer) also tells the server to scan', 'y');
+    await t.answer('Apply these changes', 'y');
+    assert.equal(await t.exitCode(120_000), 0, t.screen());
+    const c = readConfig(w);
+    assert.deepEqual(c.SERVER_AUTOSCAN_TRIGGERS.sonarr.REWRITE, [{ from: '^/tv(/|$)', to: '/data/media/TV${1}' }]);
+    assert.equal(w.sonarr.webhooks().length, 1);
+    assert.equal(w.sonarr.connections.find((x) => x.name === 'Plex')!.fields.find((f) => f.name === 'updateLibrary')!.value, false);
+    assert.match(t.screen(), /Sonarr: the relay received the test/);
+  });
+});
