@@ -225,6 +225,10 @@ describe('scanrelay setup in a terminal', () => {
       { id: '3', title: 'Kids TV', type: 'show', locations: ['/data/kids/TV'] },
     ]);
     w.sonarr.addConnection('Plex', 'PlexServer', true);
+    // A second root also ends in "TV"; its items are in Kids TV, which decides it without a question.
+    w.sonarr.rootFolders.push('/cartoons/TV');
+    w.sonarr.items.push({ id: 2, title: 'Bluey', path: '/cartoons/TV/Bluey (2018)' });
+    w.plex.items = [{ ratingKey: '50', sectionId: '3', type: 'episode', file: '/data/kids/TV/Bluey (2018)/Season 01/Bluey - S01E01.mkv', addedAt: 1 }];
   });
   after(async () => {
     t?.close();
@@ -235,6 +239,7 @@ describe('scanrelay setup in a terminal', () => {
     const run = await runCli(flags(w, ['--dry-run']), { cwd: ROOT, timeoutMs: 120_000 });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /Sonarr root \/tv: claimed by TV Shows \(\/data\/media\/TV\) and Kids TV \(\/data\/kids\/TV\); skipped/);
+    assert.match(run.stdout, /Sonarr root \/cartoons\/TV -> Kids TV \/data\/kids\/TV \(by its items\): rewrite/);
   });
 
   test('interactively: asks which library holds the root, whether to turn off Update Library, and to apply', async () => {
@@ -249,7 +254,10 @@ describe('scanrelay setup in a terminal', () => {
     await t.answer('Apply these changes', 'y');
     assert.equal(await t.exitCode(120_000), 0, t.screen());
     const c = readConfig(w);
-    assert.deepEqual(c.SERVER_AUTOSCAN_TRIGGERS.sonarr.REWRITE, [{ from: '^/tv(/|$)', to: '/data/media/TV${1}' }]);
+    assert.deepEqual(c.SERVER_AUTOSCAN_TRIGGERS.sonarr.REWRITE, [
+      { from: '^/tv(/|$)', to: '/data/media/TV${1}' },
+      { from: '^/cartoons/TV(/|$)', to: '/data/kids/TV${1}' },
+    ]);
     assert.equal(w.sonarr.webhooks().length, 1);
     assert.equal(w.sonarr.connections.find((x) => x.name === 'Plex')!.fields.find((f) => f.name === 'updateLibrary')!.value, false);
     assert.match(t.screen(), /Sonarr: the relay received the test/);
