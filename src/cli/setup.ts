@@ -8,7 +8,7 @@ import { ArrClient, type ArrKind } from '../setup/arr.ts';
 import { runSetup } from '../setup/flow.ts';
 import { baseUrl } from '../setup/http.ts';
 import type { ArrEntry, SetupIO } from '../setup/run.ts';
-import { mediaBrowserServer, plexServer, type MediaServer } from '../setup/servers.ts';
+import { configuredServers, mediaBrowserServer, plexServer, type MediaServer } from '../setup/servers.ts';
 import { action, settingsOf } from './context.ts';
 import { askSetup, terminalSetupIO, type SetupFlags } from './setup-prompts.ts';
 
@@ -32,16 +32,17 @@ export function arrsFromFlags(f: SetupFlags): ArrEntry[] {
 /** The media servers: the flags, else the ones the config already has. */
 export function serversFrom(f: SetupFlags, config: Config): MediaServer[] {
   const out: MediaServer[] = [];
-  if (f.plex !== undefined || f.plexToken !== undefined) {
+  const plex = f.plex !== undefined || f.plexToken !== undefined;
+  const jellyfin = f.jellyfin !== undefined || f.jellyfinKey !== undefined;
+  if (plex) {
     if (!f.plex || !f.plexToken) throw new UserError('give both --plex URL and --plex-token TOKEN');
     out.push(plexServer(f.plex, f.plexToken));
-  } else if (config.PLEX_ENABLED && config.PLEX_TOKEN) out.push(plexServer(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
-  if (f.jellyfin !== undefined || f.jellyfinKey !== undefined) {
+  }
+  if (jellyfin) {
     if (!f.jellyfin || !f.jellyfinKey) throw new UserError('give both --jellyfin URL and --jellyfin-key KEY');
     out.push(mediaBrowserServer('jellyfin', f.jellyfin, f.jellyfinKey));
-  } else if (config.JELLYFIN.ENABLED && config.JELLYFIN.URL) out.push(mediaBrowserServer('jellyfin', config.JELLYFIN.URL, config.JELLYFIN.API_KEY));
-  if (config.EMBY.ENABLED && config.EMBY.URL) out.push(mediaBrowserServer('emby', config.EMBY.URL, config.EMBY.API_KEY));
-  return out;
+  }
+  return [...out, ...configuredServers(config, { plex, jellyfin })];
 }
 
 /** The config file's JSON and its validated form; a starter config when there is none yet. */

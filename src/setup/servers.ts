@@ -1,3 +1,4 @@
+import type { Config } from '../config/schema.ts';
 import type { LibraryLocation } from '../paths/pairing.ts';
 import { baseUrl, okJson, ServiceError } from './http.ts';
 
@@ -67,4 +68,13 @@ export function mediaBrowserServer(name: 'jellyfin' | 'emby', url: string, key: 
       return asArray(body.Items).map((i) => String(rec(i).Path ?? '')).filter(Boolean);
     },
   };
+}
+
+/** The media servers the config already has (Plex with a token, JELLYFIN, EMBY), for those no flag names. */
+export function configuredServers(config: Pick<Config, 'PLEX_ENABLED' | 'PLEX_TOKEN' | 'PLEX_LOCAL_URL' | 'JELLYFIN' | 'EMBY'>, skip: { plex?: boolean; jellyfin?: boolean } = {}): MediaServer[] {
+  const out: MediaServer[] = [];
+  if (!skip.plex && config.PLEX_ENABLED && config.PLEX_TOKEN) out.push(plexServer(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
+  if (!skip.jellyfin && config.JELLYFIN.ENABLED && config.JELLYFIN.URL) out.push(mediaBrowserServer('jellyfin', config.JELLYFIN.URL, config.JELLYFIN.API_KEY));
+  if (config.EMBY.ENABLED && config.EMBY.URL) out.push(mediaBrowserServer('emby', config.EMBY.URL, config.EMBY.API_KEY));
+  return out;
 }
