@@ -1,4 +1,4 @@
-import { baseUrl, okJson, ServiceError } from './http.ts';
+import { baseUrl, callJson, okJson, ServiceError } from './http.ts';
 
 export const ARR_KINDS = ['sonarr', 'radarr', 'lidarr', 'readarr'] as const;
 export type ArrKind = (typeof ARR_KINDS)[number];
@@ -60,10 +60,10 @@ export class ArrClient {
 
   async status(): Promise<{ appName: string; version: string; instanceName?: string }> {
     const s = (await this.call('GET system/status', '/system/status')) as Record<string, unknown>;
-    if (!s || typeof s !== 'object' || typeof s.version !== 'string') throw new ServiceError(`${this.service}: system/status did not answer as a ${this.label} does (is the URL right?)`);
-    const appName = String(s.appName ?? '');
-    if (appName && appName.toLowerCase() !== this.kind) throw new ServiceError(`${this.service}: this is ${appName}, not ${this.label}`);
-    return { appName, version: s.version, ...(typeof s.instanceName === 'string' ? { instanceName: s.instanceName } : {}) };
+    if (!s || typeof s !== 'object' || Array.isArray(s)) throw new ServiceError(`${this.service}: system/status did not answer as a ${this.label} does (is the URL right?)`);
+    const appName = typeof s.appName === 'string' ? s.appName : '';
+    if (appName && appName.toLowerCase() !== this.kind) throw new ServiceError(`${this.service}: this is ${appName}, not ${this.label} (check --${this.kind})`);
+    return { appName, version: String(s.version ?? ''), ...(typeof s.instanceName === 'string' ? { instanceName: s.instanceName } : {}) };
   }
 
   async rootFolders(): Promise<string[]> {
@@ -74,8 +74,9 @@ export class ArrClient {
 
   /** The folders of its series, movies, artists or authors (the first `max`). */
   async itemFolders(max = 20): Promise<string[]> {
-    const list = await this.call(`GET ${INFO[this.kind].items} (items)`, `/${INFO[this.kind].items}`);
-    if (!Array.isArray(list)) return [];
+    // Only a help for pairing and the sample path: an *arr that does not list them is still set up.
+    const { status, body: list } = await callJson({ service: this.service, what: `GET ${INFO[this.kind].items} (items)`, url: `${this.api}/${INFO[this.kind].items}`, headers: { 'X-Api-Key': this.key }, timeoutMs: this.timeoutMs });
+    if (status < 200 || status >= 300 || !Array.isArray(list)) return [];
     return list
       .map((r) => String((r as Record<string, unknown>).path ?? ''))
       .filter(Boolean)
@@ -114,8 +115,19 @@ export function wantedEvent(flag: string): boolean {
   return /^on(Download|ReleaseImport|Upgrade|Rename|[A-Za-z]*Delete)$/.test(flag);
 }
 
+/**
+ * Each *arr's import, upgrade, rename and delete flags (its NotificationResource), set even when the schema's
+ * template leaves them out: a connection with no event on is disabled and never sent anything.
+ */
+export const EVENT_FLAGS: Record<ArrKind, string[]> = {
+  sonarr: ['onDownload', 'onUpgrade', 'onRename', 'onEpisodeFileDelete', 'onSeriesDelete'],
+  radarr: ['onDownload', 'onUpgrade', 'onRename', 'onMovieFileDelete', 'onMovieDelete'],
+  lidarr: ['onReleaseImport', 'onUpgrade', 'onRename', 'onArtistDelete', 'onAlbumDelete'],
+  readarr: ['onReleaseImport', 'onUpgrade', 'onRename', 'onAuthorDelete', 'onBookDelete', 'onBookFileDelete'],
+};
+
 /** The Webhook connection setup registers: the template with URL, POST, the relay's credentials and the events. */
-export function webhookConnection(template: Connection, opts: { name: string; url: string; username: string; password: string }): Connection {
+export function webhookConnection(template: Connection, opts: { kind: ArrKind; name: string; url: string; username: string; password: string }): Connection {
   let c: Connection = { ...template, name: opts.name, implementation: 'Webhook', configContract: template.configContract ?? 'WebhookSettings', tags: template.tags ?? [] };
   delete c.presets;
   for (const key of Object.keys(template)) {
@@ -123,6 +135,7 @@ export function webhookConnection(template: Connection, opts: { name: string; ur
     const supported = template[`supportsO${key.slice(1)}`];
     c[key] = wantedEvent(key) && supported !== false;
   }
+  for (const key of EVENT_FLAGS[opts.kind]) if (template[`supportsO${key.slice(1)}`] !== false) c[key] = true;
   c = withField(c, 'url', opts.url);
   c = withField(c, 'method', 1); // WebhookMethod.POST = 1 (Webhook/WebhookMethod.cs)
   c = withField(c, 'username', opts.username);

@@ -48,13 +48,17 @@ export interface Plan {
 /** Checks the relay answers at the URL the *arrs will use, before anything else (they test a connection as it is saved). */
 export async function checkRelay(relayUrl: string, io: SetupIO, timeoutMs?: number): Promise<void> {
   io.say(`Checking that the relay answers at ${relayUrl} ...`);
-  let status: number;
+  let status = 0;
   try {
-    ({ status } = await callJson({ service: `the relay at ${relayUrl}`, what: 'GET /health', url: `${relayUrl}/health`, timeoutMs }));
+    // /health is autoscan's route; /healthz is always there (also when autopulse's routes replace autoscan's).
+    for (const path of ['/health', '/healthz']) {
+      ({ status } = await callJson({ service: `the relay at ${relayUrl}`, what: `GET ${path}`, url: `${relayUrl}${path}`, timeoutMs }));
+      if (status === 200) return;
+    }
   } catch (err) {
     throw new ServiceError(`${(err as Error).message}; start the relay first: the *arrs test a Webhook connection when it is saved, so nothing was changed`);
   }
-  if (status !== 200) throw new ServiceError(`the relay at ${relayUrl}: GET /health answered HTTP ${status}; start the relay (or fix --relay-url) first: nothing was changed`);
+  throw new ServiceError(`the relay at ${relayUrl}: GET /healthz answered HTTP ${status}; start the relay (or fix --relay-url) first: nothing was changed`);
 }
 
 /** Step 1: the media servers' library locations and each manager's root folders (only GETs). */
@@ -171,6 +175,7 @@ export async function register(plan: Plan, relayUrl: string, io: SetupIO, dryRun
     const ours = findOurs(existing, url);
     const template = await client.webhookTemplate();
     const wanted = webhookConnection(ours ?? template, {
+      kind: client.kind,
       name: ours?.name ?? freeName(existing, 'scanrelay'),
       url,
       username: plan.webhookUser,

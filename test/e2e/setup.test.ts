@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { FakeArrManage } from '../fakes/arr-manage.ts';
+import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { CLI, ROOT, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
 import { Terminal } from '../helpers/tmux.ts';
@@ -157,6 +158,30 @@ describe('scanrelay setup --yes against a running relay', () => {
   });
 });
 
+describe('scanrelay setup: what the running relay cannot take without a restart', () => {
+  let w: World;
+  let other: FakePlex;
+  before(async () => {
+    w = await world();
+    other = await new FakePlex({ sections: SECTIONS }).start();
+  });
+  after(async () => {
+    await stop(w);
+    await other.stop();
+  });
+
+  test('a new Plex URL is written, and setup ends by saying plainly that the relay must be restarted for it', async () => {
+    const args = flags(w);
+    args[args.indexOf(w.plex.url)] = other.url;
+    args[args.indexOf(w.plex.token)] = other.token;
+    const run = await runCli(args, { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.equal(readConfig(w).PLEX_LOCAL_URL, other.url);
+    assert.match(run.stdout, /the relay loaded SERVER_AUTOSCAN_TRIGGERS, SERVER_AUTH_USER, SERVER_AUTH_PASS without a restart/);
+    assert.match(run.stdout.trim().split('\n').pop()!, /^Done\. Restart the relay: it reads PLEX_LOCAL_URL only when it starts\.$/);
+  });
+});
+
 describe('scanrelay setup: nothing changes on a dry run or bad input', () => {
   let w: World;
   before(async () => {
@@ -175,6 +200,25 @@ describe('scanrelay setup: nothing changes on a dry run or bad input', () => {
     assert.match(run.stdout, /Sonarr: would add a Webhook connection -> POST http:\/\/127\.0\.0\.1:\d+\/triggers\/sonarr/);
     assert.match(run.stdout, /Would write .*SERVER_AUTOSCAN_TRIGGERS/);
     assert.match(run.stdout, /Dry run: nothing was written/);
+  });
+
+  test('with Jellyfin instead of Plex: its libraries (/Library/VirtualFolders) are paired the same way', async () => {
+    const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
+    try {
+      jellyfin.virtualFolders = [
+        { Name: 'Shows', Locations: ['/media/shows/TV'], CollectionType: 'tvshows' },
+        { Name: 'Films', Locations: ['/media/films/Movies'], CollectionType: 'movies' },
+      ];
+      const args = flags(w, ['--dry-run']).filter((a, i, all) => a !== '--plex' && a !== '--plex-token' && all[i - 1] !== '--plex' && all[i - 1] !== '--plex-token');
+      const run = await runCli([...args, '--jellyfin', jellyfin.url, '--jellyfin-key', 'jf-key'], { cwd: ROOT, timeoutMs: 120_000 });
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      // The config's Plex is still there; Jellyfin, named on the command line, comes first.
+      assert.match(run.stdout, /Sonarr root \/tv -> Shows \/media\/shows\/TV: rewrite \^\/tv\(\/\|\$\) -> \/media\/shows\/TV\$\{1\}/);
+      assert.match(run.stdout, /Radarr root \/movies\/ -> Films \/media\/films\/Movies/);
+      assert.ok(jellyfin.calls.some((c) => c.path === '/Library/VirtualFolders' && c.status === 200 && c.token === 'jf-key'));
+    } finally {
+      await jellyfin.stop();
+    }
   });
 
   test('a wrong API key: one line naming the service and what failed, exit 2, nothing written or changed', async () => {
