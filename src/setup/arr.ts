@@ -110,20 +110,21 @@ export class ArrClient {
   }
 }
 
-/** The event flags a scan relay wants on: imports, upgrades, renames and deletes, where the *arr supports them. */
+/** The event flags a scan relay wants on: imports, upgrades, renames, retags and deletes, where the *arr supports them. */
 export function wantedEvent(flag: string): boolean {
-  return /^on(Download|ReleaseImport|Upgrade|Rename|[A-Za-z]*Delete)$/.test(flag);
+  return /^on(Download|ReleaseImport|Upgrade|Rename|[A-Za-z]*Retag|[A-Za-z]*Delete)$/.test(flag);
 }
 
 /**
- * Each *arr's import, upgrade, rename and delete flags (its NotificationResource), set even when the schema's
- * template leaves them out: a connection with no event on is disabled and never sent anything.
+ * Each *arr's import, upgrade, rename, retag and delete flags, set even when the schema's template leaves them out:
+ * a connection with no event on is disabled and never sent anything. From each NotificationResource.cs (Sonarr and
+ * Radarr Api.V3, Lidarr and Readarr Api.V1); a flag an older version lacks is ignored by it.
  */
 export const EVENT_FLAGS: Record<ArrKind, string[]> = {
   sonarr: ['onDownload', 'onUpgrade', 'onRename', 'onEpisodeFileDelete', 'onSeriesDelete'],
   radarr: ['onDownload', 'onUpgrade', 'onRename', 'onMovieFileDelete', 'onMovieDelete'],
-  lidarr: ['onReleaseImport', 'onUpgrade', 'onRename', 'onArtistDelete', 'onAlbumDelete'],
-  readarr: ['onReleaseImport', 'onUpgrade', 'onRename', 'onAuthorDelete', 'onBookDelete', 'onBookFileDelete'],
+  lidarr: ['onReleaseImport', 'onUpgrade', 'onRename', 'onTrackRetag', 'onArtistDelete', 'onAlbumDelete'],
+  readarr: ['onReleaseImport', 'onUpgrade', 'onRename', 'onBookRetag', 'onAuthorDelete', 'onBookDelete', 'onBookFileDelete'],
 };
 
 /** The Webhook connection setup registers: the template with URL, POST, the relay's credentials and the events. */

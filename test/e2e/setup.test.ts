@@ -307,3 +307,37 @@ describe('scanrelay setup in a terminal', () => {
     assert.match(t.screen(), /Sonarr: the relay received the test/);
   });
 });
+
+describe('scanrelay setup with a Lidarr (API v1)', () => {
+  let plex: FakePlex;
+  let lidarr: FakeArrManage;
+  let relay: RelayProcess;
+  before(async () => {
+    plex = await new FakePlex({ sections: [{ id: '3', title: 'Music', type: 'artist', locations: ['/data/media/Music'] }] }).start();
+    lidarr = await new FakeArrManage('lidarr').start();
+    lidarr.rootFolders = ['/music'];
+    lidarr.items = [{ id: 4, title: 'blink-182', path: '/music/blink-182' }];
+    relay = await spawnRelay({ config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_SCAN_DELAY: 1 } });
+  });
+  after(async () => {
+    await relay?.kill();
+    await Promise.all([plex?.stop(), lidarr?.stop()]);
+  });
+
+  test('reads and registers through /api/v1, with On Release Import and On Track Retag on; its imports scan the Music section', async () => {
+    const run = await runCli(['--config', relay.configPath, 'setup', '--yes', '--plex', plex.url, '--plex-token', plex.token, '--lidarr', lidarr.url, '--lidarr-key', lidarr.apiKey, '--relay-url', relay.base], { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.ok(lidarr.calls.every((c) => c.path.startsWith('/api/v1/')), 'Lidarr is asked on API v1 only');
+    assert.deepEqual(JSON.parse(readFileSync(relay.configPath, 'utf8')).SERVER_AUTOSCAN_TRIGGERS.lidarr.REWRITE, [{ from: '^/music(/|$)', to: '/data/media/Music${1}' }]);
+    const [hook] = lidarr.webhooks();
+    assert.equal(lidarr.webhooks().length, 1);
+    assert.equal(hook!.onReleaseImport, true);
+    assert.equal(hook!.onTrackRetag, true);
+    assert.equal(hook!.onGrab, false);
+    assert.ok(lidarr.sent.filter((s) => s.payload.eventType === 'Test').every((s) => s.status === 200));
+    const mark = plex.refreshes().length;
+    assert.deepEqual((await lidarr.importFile(4, 'California (2016)/CD 01/01 - Cynical.flac')).map((s) => s.status), [200]);
+    await waitFor(() => plex.refreshes().length > mark, 60_000, 'the Plex scan');
+    assert.deepEqual(plex.refreshes().slice(mark).map((r) => [r.section, r.path]), [['3', '/data/media/Music/blink-182/California (2016)/CD 01']]);
+  });
+});

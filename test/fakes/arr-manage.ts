@@ -2,8 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SwitchableServer } from './switchable-server.ts';
 
 /**
- * A fake Sonarr or Radarr management API (v3) on 127.0.0.1, for `scanrelay setup`. Shapes and behaviour from
- * Sonarr at 49df353 and Radarr at 1b9662d:
+ * A fake Sonarr or Radarr management API (v3), or Lidarr's (v1), on 127.0.0.1, for `scanrelay setup`. Shapes and
+ * behaviour from Sonarr at 49df353, Radarr at 1b9662d and Lidarr at 17dab6f (Lidarr.Api.V1: the same provider
+ * controller; NotificationResource.cs:5-27 with onReleaseImport and onTrackRetag; its Test payload with an artist,
+ * WebhookBase.cs BuildTestPayload; its Download with artist, album, tracks and trackFiles, BuildOnReleaseImportPayload):
  * - auth: the key in `X-Api-Key` or `?apikey=`, else 401 (Sonarr.Http/Authentication/ApiKeyAuthenticationHandler);
  * - `GET system/status`; `GET rootfolder` (Api.V3/RootFolders/RootFolderResource.cs:9-17: id, path, accessible,
  *   freeSpace, totalSpace (Sonarr only), unmappedFolders);
@@ -54,6 +56,7 @@ export interface SentWebhook {
 }
 
 const SONARR_EVENTS = ['onGrab', 'onDownload', 'onUpgrade', 'onImportComplete', 'onRename', 'onSeriesAdd', 'onSeriesDelete', 'onEpisodeFileDelete', 'onEpisodeFileDeleteForUpgrade', 'onHealthIssue', 'includeHealthWarnings', 'onHealthRestored', 'onApplicationUpdate', 'onManualInteractionRequired'];
+const LIDARR_EVENTS = ['onGrab', 'onReleaseImport', 'onUpgrade', 'onRename', 'onHealthIssue', 'includeHealthWarnings', 'onApplicationUpdate', 'onDownloadFailure', 'onImportFailure', 'onTrackRetag'];
 const RADARR_EVENTS = ['onGrab', 'onDownload', 'onUpgrade', 'onRename', 'onMovieAdded', 'onMovieDelete', 'onMovieFileDelete', 'onMovieFileDeleteForUpgrade', 'onHealthIssue', 'includeHealthWarnings', 'onHealthRestored', 'onApplicationUpdate', 'onManualInteractionRequired'];
 
 const field = (order: number, name: string, label: string, type: string, value: unknown, extra: Partial<ArrField> = {}): ArrField => ({
@@ -72,15 +75,25 @@ export class FakeArrManage extends SwitchableServer {
   readonly label: string;
 
   constructor(
-    readonly product: 'sonarr' | 'radarr',
+    readonly product: 'sonarr' | 'radarr' | 'lidarr',
     readonly apiKey = `${product}-key-0123456789abcdef`,
   ) {
     super();
-    this.label = product === 'sonarr' ? 'Sonarr' : 'Radarr';
+    this.label = product === 'sonarr' ? 'Sonarr' : product === 'radarr' ? 'Radarr' : 'Lidarr';
   }
 
   private get events(): string[] {
-    return this.product === 'sonarr' ? SONARR_EVENTS : RADARR_EVENTS;
+    return this.product === 'sonarr' ? SONARR_EVENTS : this.product === 'radarr' ? RADARR_EVENTS : LIDARR_EVENTS;
+  }
+
+  /** The API's path prefix: Lidarr keeps v1. */
+  get api(): string {
+    return this.product === 'lidarr' ? '/api/v1' : '/api/v3';
+  }
+
+  /** The import event's flag: Lidarr calls it On Release Import. */
+  private get importFlag(): string {
+    return this.product === 'lidarr' ? 'onReleaseImport' : 'onDownload';
   }
 
   /** The templates GET notification/schema lists: the Webhook and the media servers' own connections. */
@@ -134,7 +147,7 @@ export class FakeArrManage extends SwitchableServer {
   /** Adds an existing connection (e.g. the user's own Plex connection with Update Library on). */
   addConnection(name: string, implementation: 'PlexServer' | 'MediaBrowser', updateLibrary: boolean): ArrConnection {
     const template = this.schema().find((t) => t.implementation === implementation)!;
-    const c: ArrConnection = { ...template, id: this.nextId++, name, presets: undefined, onDownload: true, onUpgrade: true, onRename: true, fields: template.fields.map((f) => (f.name === 'updateLibrary' ? { ...f, value: updateLibrary } : f)) };
+    const c: ArrConnection = { ...template, id: this.nextId++, name, presets: undefined, [this.importFlag]: true, onUpgrade: true, onRename: true, fields: template.fields.map((f) => (f.name === 'updateLibrary' ? { ...f, value: updateLibrary } : f)) };
     delete c.presets;
     this.connections.push(c);
     return c;
@@ -184,6 +197,9 @@ export class FakeArrManage extends SwitchableServer {
 
   testPayload(): Record<string, unknown> {
     const common = { eventType: 'Test', instanceName: this.label, applicationUrl: '' };
+    if (this.product === 'lidarr') {
+      return { ...common, artist: { id: 1, name: 'Test Name', path: 'C:\\testpath', mbId: 'aaaaa-aaa-aaaa-aaaaaa' }, albums: [{ id: 123, title: 'Test title' }] };
+    }
     if (this.product === 'sonarr') {
       return { ...common, series: { id: 1, title: 'Test Title', path: 'C:\\testpath', tvdbId: 1234, tags: ['test-tag'] }, episodes: [{ id: 123, episodeNumber: 1, seasonNumber: 1, title: 'Test title' }] };
     }
@@ -203,11 +219,13 @@ export class FakeArrManage extends SwitchableServer {
     const item = this.items.find((i) => i.id === itemId)!;
     const file = { id: 900 + itemId, relativePath, path: `${item.path}/${relativePath}`, quality: 'WEBDL-1080p', qualityVersion: 1, size: 1_000_000 };
     const payload =
-      this.product === 'sonarr'
+      this.product === 'lidarr'
+        ? { eventType: 'Download', instanceName: this.label, applicationUrl: '', artist: { id: item.id, name: item.title, path: item.path }, album: { id: 1, title: 'Album' }, tracks: [{ id: 1, title: 'Track', trackNumber: '1' }], trackFiles: [file], isUpgrade: false }
+        : this.product === 'sonarr'
         ? { eventType: 'Download', instanceName: this.label, applicationUrl: '', series: { id: item.id, title: item.title, path: item.path, tvdbId: 1000 + item.id, type: 'standard' }, episodes: [{ id: 1, episodeNumber: 1, seasonNumber: 1, title: 'Pilot' }], episodeFile: file, isUpgrade: false, downloadClient: 'fake', downloadId: 'abc' }
         : { eventType: 'Download', instanceName: this.label, applicationUrl: '', movie: { id: item.id, title: item.title, year: 2020, folderPath: item.path, tmdbId: 2000 + item.id }, remoteMovie: { tmdbId: 2000 + item.id, title: item.title, year: 2020 }, movieFile: file, isUpgrade: false, downloadClient: 'fake', downloadId: 'abc' };
     const before = this.sent.length;
-    for (const c of this.connections) if (c.implementation === 'Webhook' && c.onDownload === true) await this.sendTo(c, c.id, payload);
+    for (const c of this.connections) if (c.implementation === 'Webhook' && c[this.importFlag] === true) await this.sendTo(c, c.id, payload);
     return this.sent.slice(before);
   }
 
@@ -240,16 +258,16 @@ export class FakeArrManage extends SwitchableServer {
     if (!call.path.startsWith('/api/')) return { status: 404 };
     const key = (call.headers['x-api-key'] as string | undefined) ?? url.searchParams.get('apikey') ?? undefined;
     if (key !== this.apiKey) return { status: 401 };
-    const p = call.path.replace(/^\/api\/v3/, '');
+    const p = call.path.startsWith(`${this.api}/`) ? call.path.slice(this.api.length) : call.path;
     if (p === call.path) return { status: 404 };
     const forceSave = url.searchParams.get('forceSave') === 'true';
     if (call.method === 'GET' && p === '/system/status') {
-      return { status: 200, body: { appName: this.label, instanceName: this.label, version: this.product === 'sonarr' ? '4.0.14.2939' : '5.21.1.9799', isDocker: true, urlBase: '', authentication: 'forms' } };
+      return { status: 200, body: { appName: this.label, instanceName: this.label, version: { sonarr: '4.0.14.2939', radarr: '5.21.1.9799', lidarr: '2.9.6.4552' }[this.product], isDocker: true, urlBase: '', authentication: 'forms' } };
     }
     if (call.method === 'GET' && p === '/rootfolder') {
       return { status: 200, body: this.rootFolders.map((path, i) => ({ id: i + 1, path, accessible: true, freeSpace: 1e12, ...(this.product === 'sonarr' ? { totalSpace: 2e12 } : {}), unmappedFolders: [] })) };
     }
-    if (call.method === 'GET' && p === (this.product === 'sonarr' ? '/series' : '/movie')) {
+    if (call.method === 'GET' && p === { sonarr: '/series', radarr: '/movie', lidarr: '/artist' }[this.product]) {
       return { status: 200, body: this.items.map((i) => ({ ...i, monitored: true, rootFolderPath: i.path.replace(/\/[^/]+$/, '') })) };
     }
     if (call.method === 'GET' && p === '/notification') return { status: 200, body: [...this.connections].sort((a, b) => a.name.localeCompare(b.name)) };
