@@ -47,7 +47,8 @@ const optionalUrl = (v: string) => (v.trim() === '' ? true : isUrl(v.trim()));
 
 /** Asks for what the flags left out: the relay's URL, the media server, the *arrs. */
 export async function askSetup(flags: SetupFlags, config: Config): Promise<SetupFlags> {
-  const f: SetupFlags = { ...flags, sonarr: [...flags.sonarr], sonarrKey: [...flags.sonarrKey], radarr: [...flags.radarr], radarrKey: [...flags.radarrKey], lidarr: [...flags.lidarr], lidarrKey: [...flags.lidarrKey], readarr: [...flags.readarr], readarrKey: [...flags.readarrKey] };
+  const copy = (list: string[]) => [...list];
+  const f: SetupFlags = { ...flags, sonarr: copy(flags.sonarr), sonarrKey: copy(flags.sonarrKey), radarr: copy(flags.radarr), radarrKey: copy(flags.radarrKey), lidarr: copy(flags.lidarr), lidarrKey: copy(flags.lidarrKey), readarr: copy(flags.readarr), readarrKey: copy(flags.readarrKey) };
   if (!f.relayUrl) {
     f.relayUrl = (await input({ message: 'How do the *arrs reach the relay (URL)?', default: `http://scanrelay:${config.SERVER_PORT || 3468}`, validate: isUrl })).trim();
   }

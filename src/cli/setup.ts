@@ -15,7 +15,7 @@ import { askSetup, terminalSetupIO, type SetupFlags } from './setup-prompts.ts';
 export type { SetupFlags };
 
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /** The *arrs from the flags, URL and key paired in order; trigger names sonarr, sonarr-2, ... */
 export function arrsFromFlags(f: SetupFlags): ArrEntry[] {
@@ -64,19 +64,26 @@ export function registerSetup(program: Command): void {
     .option('--plex-token <token>', 'Plex token')
     .option('--jellyfin <url>', 'Jellyfin URL, e.g. http://jellyfin:8096')
     .option('--jellyfin-key <key>', 'Jellyfin API key')
-    .option('--sonarr <url>', 'Sonarr URL (repeatable, paired in order with --sonarr-key)', collect, [])
-    .option('--sonarr-key <key>', 'Sonarr API key', collect, [])
-    .option('--radarr <url>', 'Radarr URL (repeatable)', collect, [])
-    .option('--radarr-key <key>', 'Radarr API key', collect, [])
-    .option('--lidarr <url>', 'Lidarr URL (repeatable; API v1)', collect, [])
-    .option('--lidarr-key <key>', 'Lidarr API key', collect, [])
-    .option('--readarr <url>', 'Readarr URL (repeatable; API v1)', collect, [])
-    .option('--readarr-key <key>', 'Readarr API key', collect, [])
+    .option('--sonarr <url>', 'Sonarr URL (repeatable, paired in order with --sonarr-key)', collect)
+    .option('--sonarr-key <key>', 'Sonarr API key', collect)
+    .option('--radarr <url>', 'Radarr URL (repeatable)', collect)
+    .option('--radarr-key <key>', 'Radarr API key', collect)
+    .option('--lidarr <url>', 'Lidarr URL (repeatable; API v1)', collect)
+    .option('--lidarr-key <key>', 'Lidarr API key', collect)
+    .option('--readarr <url>', 'Readarr URL (repeatable; API v1)', collect)
+    .option('--readarr-key <key>', 'Readarr API key', collect)
     .option('--relay-url <url>', 'how the *arrs reach the relay, e.g. http://scanrelay:3468 in Compose')
     .option('--disable-arr-library-update', "turn off \"Update Library\" on the *arrs' own Plex/Emby/Jellyfin connections (else each import is scanned twice)")
     .option('--dry-run', 'print the plan; write nothing and change no *arr (only GET requests)')
     .action(
-      action(async (flags: SetupFlags, cmd: Command) => {
+      action(async (given: Partial<SetupFlags>, cmd: Command) => {
+        // A repeatable flag never given is absent (no default, so --help shows none).
+        const list = (l: string[] | undefined) => l ?? [];
+        const flags: SetupFlags = {
+          ...given,
+          sonarr: list(given.sonarr), sonarrKey: list(given.sonarrKey), radarr: list(given.radarr), radarrKey: list(given.radarrKey),
+          lidarr: list(given.lidarr), lidarrKey: list(given.lidarrKey), readarr: list(given.readarr), readarrKey: list(given.readarrKey),
+        };
         const settings = settingsOf(cmd);
         const { raw, config } = readConfig(settings.config);
         let f = flags;
