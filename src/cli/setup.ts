@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { starterConfig } from '../config/defaults.ts';
 import { UserError } from '../config/errors.ts';
-import { configExists, loadConfigFile, parseConfig, parseJsonText, writeConfigFile, type JsonObject } from '../config/load.ts';
+import { configExists, loadConfigFile, parseConfig, parseJsonText, type JsonObject } from '../config/load.ts';
+import { writeSetupConfig } from '../setup/config-edit.ts';
 import type { Config } from '../config/schema.ts';
 import { readFileSync } from 'node:fs';
 import { ArrClient, type ArrKind } from '../setup/arr.ts';
@@ -116,7 +117,7 @@ export function registerSetup(program: Command): void {
             disableLibraryUpdate: Boolean(f.disableArrLibraryUpdate),
             dryRun: Boolean(f.dryRun),
             io,
-            write: (next) => writeConfigFile(settings.config, next, 0o600),
+            write: (next) => writeSetupConfig(settings.config, next),
             ...(flags.yes ? {} : { confirmApply: () => io.confirm!('Apply these changes (write the config, register the connections)?', true) }),
           });
         } catch (err) {

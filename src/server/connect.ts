@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { UserError } from '../config/errors.ts';
-import { loadConfigFile, parseJsonText, writeConfigFile } from '../config/load.ts';
+import { loadConfigFile, parseJsonText } from '../config/load.ts';
+import { writeSetupConfig } from '../setup/config-edit.ts';
 import type { Config } from '../config/schema.ts';
 import { ArrClient, ARR_KINDS, type ArrKind } from '../setup/arr.ts';
 import { baseUrl } from '../setup/http.ts';
@@ -103,7 +104,7 @@ export async function connectRoutes(app: FastifyInstance, deps: PluginDeps): Pro
     }
     if (plan.changedKeys.length) {
       io.say(`Writing the config ${deps.configPath} (mode 600; changed: ${plan.changedKeys.join(', ')})`);
-      writeConfigFile(deps.configPath!, plan.raw, 0o600);
+      writeSetupConfig(deps.configPath!, plan.raw);
       const taken = applyLive(deps.config, loadConfigFile(deps.configPath!).config);
       io.say(`  this relay took ${taken.join(', ') || 'nothing new'} at once`);
     }

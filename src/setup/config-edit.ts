@@ -1,4 +1,5 @@
 import type { JsonObject } from '../config/load.ts';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { isRuleFor } from '../paths/pairing.ts';
 import type { RewriteRule } from '../paths/rewrite.ts';
 
@@ -48,4 +49,12 @@ export function editConfig(raw: JsonObject, changes: ConfigChanges): { raw: Json
   }
   const changed = Object.keys(out).filter((k) => JSON.stringify(out[k]) !== JSON.stringify(raw[k]));
   return { raw: JSON.stringify(out) === before ? raw : out, changed };
+}
+
+/**
+ * Writes the edited file atomically with mode 0600 (it holds keys). The keys stay in the file's own order (not
+ * sorted): SERVER_SCAN_PRIORITIES is read in the text's order, and the user's diff stays small.
+ */
+export function writeSetupConfig(path: string, raw: JsonObject): void {
+  writeFileAtomic(path, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
 }

@@ -71,7 +71,6 @@ export async function runSetup(r: SetupRun): Promise<{ restart: string[] }> {
     ...(r.plex ? { plex: r.plex } : {}),
     ...(r.jellyfin ? { jellyfin: r.jellyfin } : {}),
   });
-  if (plan.changes.auth) io.say(`  the /triggers/ routes need SERVER_AUTH_USER and SERVER_AUTH_PASS: setup sets them (user "${plan.changes.auth.user}"); from then on the relay asks every client for them (Basic auth), the dashboard too`);
 
   const updaters = await libraryUpdaters(plan, io, { disable: r.disableLibraryUpdate, dryRun: r.dryRun });
   if (r.dryRun) {

@@ -96,7 +96,8 @@ export async function pair(s: Survey, servers: readonly MediaServer[], io: Setup
     for (let p of pairByName(arr.roots, locations)) {
       if (p.status === 'ambiguous') {
         const server = servers.find((x) => x.name === primary)!;
-        for (const c of p.candidates) if (!serverItems.has(c)) serverItems.set(c, await server.itemPaths(c.libraryId));
+        // Items only help: a server that will not list them leaves the question to the user.
+        for (const c of p.candidates) if (!serverItems.has(c)) serverItems.set(c, await server.itemPaths(c.libraryId).catch(() => []));
         const under = arr.items.filter((i) => isInside(i, p.root));
         const chosen = bestByItems(under, p.candidates, serverItems);
         if (chosen) p = { root: p.root, status: 'paired', location: chosen, by: 'items' };
@@ -132,11 +133,18 @@ export async function pair(s: Survey, servers: readonly MediaServer[], io: Setup
   }
   const auth = base.auth ?? { user: 'scanrelay', pass: randomBytes(18).toString('base64url') };
   const changes: ConfigChanges = {
-    triggers: plans.map((p) => ({ name: p.arr.trigger, roots: p.arr.roots, rules: p.rules })),
+    // A root left ambiguous keeps the rule an earlier (interactive) run wrote for it.
+    triggers: plans.map((p) => ({ name: p.arr.trigger, roots: p.pairings.filter((x) => x.status !== 'ambiguous').map((x) => x.root), rules: p.rules })),
     ...(base.auth ? {} : { auth }),
     ...(base.plex ? { plex: base.plex } : {}),
     ...(base.jellyfin ? { jellyfin: base.jellyfin } : {}),
   };
+  if (changes.auth) {
+    io.say(
+      `  the /triggers/ routes need SERVER_AUTH_USER and SERVER_AUTH_PASS: setup sets them (user "${auth.user}", the password is SERVER_AUTH_PASS in the config file); ` +
+        'from then on the relay asks every client for them (Basic auth), the dashboard too',
+    );
+  }
   const edited = editConfig(base.raw, changes);
   return { arrs: plans, changes, raw: edited.raw, changedKeys: edited.changed, webhookUser: auth.user, webhookPass: auth.pass };
 }

@@ -80,6 +80,8 @@ describe('scanrelay setup --yes against a running relay', () => {
     assert.equal(c.SERVER_SCAN_DELAY, 1);
     assert.ok(c.SERVER_AUTH_USER && c.SERVER_AUTH_PASS, 'the /triggers/ routes need credentials');
     assert.equal(statSync(w.configPath).mode & 0o777, 0o600);
+    // The file's own key order, not sorted (SERVER_SCAN_PRIORITIES is read in the text's order).
+    assert.deepEqual(Object.keys(c).slice(0, 3), ['SERVER_PORT', 'SERVER_IP', 'SERVER_PASS']);
     assert.match(first.stdout, /Sonarr root \/tv -> TV Shows \/data\/media\/TV: rewrite/);
     assert.match(first.stdout, /e\.g\. \/tv\/Show \(2020\) -> \/data\/media\/TV\/Show \(2020\)/);
     assert.match(first.stdout, /No restart needed/);
@@ -305,6 +307,17 @@ describe('scanrelay setup in a terminal', () => {
     assert.equal(w.sonarr.webhooks().length, 1);
     assert.equal(w.sonarr.connections.find((x) => x.name === 'Plex')!.fields.find((f) => f.name === 'updateLibrary')!.value, false);
     assert.match(t.screen(), /Sonarr: the relay received the test/);
+  });
+
+  test('a later run with --yes keeps the rule chosen at the question for the root it cannot decide', async () => {
+    const run = await runCli(flags(w), { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.match(run.stdout, /Sonarr root \/tv: claimed by .*; skipped/);
+    assert.deepEqual(readConfig(w).SERVER_AUTOSCAN_TRIGGERS.sonarr.REWRITE, [
+      { from: '^/cartoons/TV(/|$)', to: '/data/kids/TV${1}' },
+      { from: '^/tv(/|$)', to: '/data/media/TV${1}' },
+    ]);
+    assert.equal(w.sonarr.webhooks().length, 1);
   });
 });
 
