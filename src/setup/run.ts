@@ -197,13 +197,14 @@ export async function register(plan: Plan, relayUrl: string, io: SetupIO, dryRun
     }
     io.say(`  waiting for ${client.service} (${ours ? 'update' : 'add'} the Webhook connection; it tests it on the relay) ...`);
     if (ours) {
-      const saved = await client.update(wanted, 'PUT notification (update the Webhook connection)');
+      await client.update(wanted, 'PUT notification (update the Webhook connection)');
       io.say(`  ${client.label}: updated connection "${wanted.name}" (id ${ours.id}) -> POST ${url}`);
-      out.push({ arr: p.arr, connection: { ...wanted, ...(saved && typeof saved === 'object' ? saved : {}) }, action: 'updated' });
+      out.push({ arr: p.arr, connection: { ...wanted, id: ours.id }, action: 'updated' });
     } else {
       const saved = await client.create(wanted);
       io.say(`  ${client.label}: added connection "${wanted.name}" (id ${saved?.id ?? '?'}) -> POST ${url}`);
-      out.push({ arr: p.arr, connection: { ...wanted, ...(saved && typeof saved === 'object' ? saved : {}) }, action: 'added' });
+      // What was sent, with the id it got: an *arr may answer its password field masked.
+      out.push({ arr: p.arr, connection: { ...wanted, ...(typeof saved?.id === 'number' ? { id: saved.id } : {}) }, action: 'added' });
     }
   }
   return out;
