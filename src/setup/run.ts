@@ -43,6 +43,8 @@ export interface Plan {
   changedKeys: string[];
   webhookUser: string;
   webhookPass: string;
+  /** The first media server's library locations: where the relay's scans land. */
+  locations: LibraryLocation[];
 }
 
 /** Checks the relay answers at the URL the *arrs will use, before anything else (they test a connection as it is saved). */
@@ -146,7 +148,7 @@ export async function pair(s: Survey, servers: readonly MediaServer[], io: Setup
     );
   }
   const edited = editConfig(base.raw, changes);
-  return { arrs: plans, changes, raw: edited.raw, changedKeys: edited.changed, webhookUser: auth.user, webhookPass: auth.pass };
+  return { arrs: plans, changes, raw: edited.raw, changedKeys: edited.changed, webhookUser: auth.user, webhookPass: auth.pass, locations };
 }
 
 /** The URL an *arr's Webhook connection posts to: its trigger's route on the relay. */
@@ -157,7 +159,7 @@ export function triggerUrl(relayUrl: string, trigger: string): string {
 export interface Registered {
   arr: ArrPlan['arr'];
   connection: Connection;
-  action: 'added' | 'updated' | 'unchanged';
+  action: 'added' | 'updated';
 }
 
 /** The Webhook connection this relay registered earlier in this *arr, found by its URL. */
@@ -269,13 +271,12 @@ export async function testAll(registered: readonly Registered[], plan: Plan, io:
     }
     const rewrite = placeRewriter(ap?.rules);
     const after = rewrite ? rewrite(first) : first;
-    const sample = ap?.samples.find((s) => isInside(first, s.root));
+    const library = locationOf(after, plan.locations);
     io.say(
-      sample?.library
-        ? `  a real import of ${first} would scan ${after} in library ${sample.library}`
-        : `  a real import of ${first} would reach the relay as ${after}, in no library setup paired`,
+      library
+        ? `  a real import of ${first} would scan ${after} in library ${library.library}`
+        : `  a real import of ${first} would reach the relay as ${after}, in no library (its root folder has no rewrite)`,
     );
   }
 }
 
-export { locationOf };
