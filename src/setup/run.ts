@@ -115,7 +115,10 @@ export async function pair(s: Survey, servers: readonly MediaServer[], io: Setup
     const samples: ArrPlan['samples'] = [];
     for (const p of pairings) {
       if (p.status === 'unmatched') io.say(`  ${arr.client.label} root ${p.root}: no library holds it (no folder name in common with ${locations.map((l) => l.path).join(', ') || 'any library'}); no rewrite`);
-      else if (p.status === 'ambiguous') io.say(`  ${arr.client.label} root ${p.root}: claimed by ${p.candidates.map((c) => `${c.library} (${c.path})`).join(' and ')}; skipped (run setup without --yes to choose)`);
+      else if (p.status === 'ambiguous') {
+        const how = io.choose ? 'neither was chosen' : 'run setup without --yes to choose';
+        io.say(`  ${arr.client.label} root ${p.root}: claimed by ${p.candidates.map((c) => `${c.library} (${c.path})`).join(' and ')}; skipped (${how})`);
+      }
       else {
         const rule = rewriteFor(p.root, p.location.path);
         const same = p.root.replace(/\/+$/, '') === p.location.path.replace(/\/+$/, '');
