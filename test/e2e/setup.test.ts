@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { FakeArrManage } from '../fakes/arr-manage.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
@@ -52,6 +53,15 @@ const flags = (w: World, extra: string[] = []) => [
   '--relay-url', w.relay.base,
   ...extra,
 ];
+
+/** A port nothing listens on (a listener opened and closed again): connecting is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
 
 const readConfig = (w: World) => JSON.parse(readFileSync(w.configPath, 'utf8')) as Record<string, any>;
 const changesTo = (arr: FakeArrManage) => arr.calls.filter((c) => c.method !== 'GET');
@@ -236,14 +246,33 @@ describe('scanrelay setup: nothing changes on a dry run or bad input', () => {
     assert.deepEqual([...changesTo(w.sonarr), ...changesTo(w.radarr)], []);
   });
 
+  test('a wrong Sonarr URL or Plex token: one line naming the service and what failed, exit 2, nothing written', async () => {
+    const before = readFileSync(w.configPath, 'utf8');
+    const badUrl = flags(w);
+    const port = await closedPort();
+    badUrl[badUrl.indexOf(w.sonarr.url)] = `http://127.0.0.1:${port}`;
+    const byUrl = await runCli(badUrl, { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(byUrl.code, 2);
+    assert.deepEqual(byUrl.stderr.trim().split('\n').length, 1, byUrl.stderr);
+    assert.match(byUrl.stderr, new RegExp(`^scanrelay: Sonarr at http://127\\.0\\.0\\.1:${port}: cannot connect for GET system/status \\(ECONNREFUSED\\)`));
+    const badToken = flags(w);
+    badToken[badToken.indexOf(w.plex.token)] = 'not-the-token';
+    const byToken = await runCli(badToken, { cwd: ROOT, timeoutMs: 120_000 });
+    assert.equal(byToken.code, 2);
+    assert.match(byToken.stderr, /^scanrelay: Plex at http:\/\/127\.0\.0\.1:\d+: the token was refused \(HTTP 401 to GET \/library\/sections/);
+    assert.equal(readFileSync(w.configPath, 'utf8'), before);
+    assert.deepEqual([...changesTo(w.sonarr), ...changesTo(w.radarr)], []);
+  });
+
   test('a relay that does not answer at --relay-url: one line before any *arr is asked anything', async () => {
     const calls = w.sonarr.calls.length;
     const args = flags(w);
-    args[args.indexOf(w.relay.base)] = 'http://127.0.0.1:9';
+    const port = await closedPort();
+    args[args.indexOf(w.relay.base)] = `http://127.0.0.1:${port}`;
     const run = await runCli(args, { cwd: ROOT, timeoutMs: 120_000 });
     assert.equal(run.code, 2);
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
-    assert.match(run.stderr, /the relay at http:\/\/127\.0\.0\.1:9: cannot connect .*start the relay first/);
+    assert.match(run.stderr, new RegExp(`the relay at http://127\\.0\\.0\\.1:${port}: cannot connect for GET /health \\(ECONNREFUSED\\); start the relay first`));
     assert.equal(w.sonarr.calls.length, calls);
   });
 
