@@ -41,7 +41,7 @@ export function editConfig(raw: JsonObject, changes: ConfigChanges): { raw: Json
   if (changes.plex) {
     out.PLEX_LOCAL_URL = changes.plex.url;
     out.PLEX_TOKEN = changes.plex.token;
-    out.PLEX_ENABLED = true;
+    if (out.PLEX_ENABLED === false) out.PLEX_ENABLED = true; // absent is already on
   }
   if (changes.jellyfin) {
     const j = isObject(out.JELLYFIN) ? { ...out.JELLYFIN } : {};

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { callJson, messageOf, ServiceError } from './http.ts';
-import { checkRelay, disableUpdaters, libraryUpdaters, pair, register, survey, testAll, type ArrEntry, type SetupIO } from './run.ts';
+import { checkRelay, disableUpdaters, libraryUpdaters, pair, register, survey, testAll, triggerUrl, type ArrEntry, type SetupIO } from './run.ts';
 import type { MediaServer } from './servers.ts';
 import type { ConfigChanges } from './config-edit.ts';
 
@@ -54,6 +54,27 @@ export async function reloadRelay(relayUrl: string, config: Pick<Config, 'SERVER
   }
 }
 
+/** The first trigger route the running relay refuses a Test event on (as the *arrs' save would be refused), or undefined. */
+async function refusedRoute(relayUrl: string, triggers: readonly string[], user: string, pass: string): Promise<string | undefined> {
+  for (const t of triggers) {
+    const url = triggerUrl(relayUrl, t);
+    try {
+      const { status } = await callJson({
+        service: `the relay at ${relayUrl}`,
+        what: `POST /triggers/${t}`,
+        method: 'POST',
+        url,
+        headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` },
+        body: { eventType: 'Test' },
+      });
+      if (status !== 200) return `route ${url} answers HTTP ${status}`;
+    } catch (err) {
+      return `route ${url} fails (${(err as Error).message})`;
+    }
+  }
+  return undefined;
+}
+
 /** `scanrelay setup`: every step in order, each said as it starts. Throws ServiceError (exit 2) before any change on bad input. */
 export async function runSetup(r: SetupRun): Promise<{ restart: string[] }> {
   const { io } = r;
@@ -92,12 +113,20 @@ export async function runSetup(r: SetupRun): Promise<{ restart: string[] }> {
     io.say(`  asking the relay at ${r.relayUrl} to load the new triggers ...`);
     const reload = await reloadRelay(r.relayUrl, r.config, plan.changedKeys);
     if ('error' in reload) {
-      throw new ServiceError(
-        `the relay at ${r.relayUrl} did not load the new triggers (${reload.error}): ${r.configPath} was written, no *arr was changed; restart the relay, then run setup again to register the webhooks`,
-      );
+      // The routes it serves now may still take the connections (a rerun, credentials already set): then the
+      // *arrs can be set up, and only the rewrites wait for the restart.
+      const refused = await refusedRoute(r.relayUrl, plan.arrs.map((a) => a.arr.trigger), plan.webhookUser, plan.webhookPass);
+      if (refused) {
+        throw new ServiceError(
+          `the relay at ${r.relayUrl} did not load the new triggers (${reload.error}) and its ${refused}: ${r.configPath} was written, no *arr was changed; restart the relay, then run setup again to register the webhooks`,
+        );
+      }
+      restart = plan.changedKeys;
+      io.say(`  the relay did not load them (${reload.error}); its routes take the connections as they are, so setup goes on`);
+    } else {
+      restart = reload.restart;
+      io.say(`  the relay loaded ${reload.reloaded.join(', ') || 'nothing new'} without a restart`);
     }
-    restart = reload.restart;
-    io.say(`  the relay loaded ${reload.reloaded.join(', ') || 'nothing new'} without a restart`);
   }
   const registered = await register(plan, r.relayUrl, io, false);
   await disableUpdaters(updaters, io);

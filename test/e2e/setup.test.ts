@@ -27,7 +27,7 @@ interface World {
   configPath: string;
 }
 
-async function world(sections = SECTIONS): Promise<World> {
+async function world(sections = SECTIONS, relayOpts: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {}): Promise<World> {
   const plex = await new FakePlex({ sections }).start();
   const sonarr = await new FakeArrManage('sonarr').start();
   const radarr = await new FakeArrManage('radarr').start();
@@ -36,7 +36,7 @@ async function world(sections = SECTIONS): Promise<World> {
   radarr.rootFolders = ['/movies/'];
   radarr.items = [{ id: 7, title: 'Film', path: '/movies/Film (2020)' }];
   const dir = tempDir();
-  const relay = await spawnRelay({ dir, config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_SCAN_DELAY: 1, SERVER_IGNORE_LIST: ['keep-me'] } });
+  const relay = await spawnRelay({ dir, config: { PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token, SERVER_SCAN_DELAY: 1, SERVER_IGNORE_LIST: ['keep-me'], ...relayOpts.config }, ...(relayOpts.env ? { env: relayOpts.env } : {}) });
   return { plex, sonarr, radarr, relay, configPath: relay.configPath };
 }
 
@@ -191,6 +191,35 @@ describe('scanrelay setup: what the running relay cannot take without a restart'
     assert.equal(readConfig(w).PLEX_LOCAL_URL, other.url);
     assert.match(run.stdout, /the relay loaded SERVER_AUTOSCAN_TRIGGERS, SERVER_AUTH_USER, SERVER_AUTH_PASS without a restart/);
     assert.match(run.stdout.trim().split('\n').pop()!, /^Done\. Restart the relay: it reads PLEX_LOCAL_URL only when it starts\.$/);
+  });
+});
+
+describe('scanrelay setup with a relay that cannot reload (it runs with another secret than the file has)', () => {
+  test('its routes already take the connections: the *arrs are set up, and setup ends saying a restart is needed for the rewrites', async () => {
+    const w = await world(SECTIONS, { config: { SERVER_AUTH_USER: 'relay', SERVER_AUTH_PASS: 'pass' }, env: { SCANRELAY__SERVER_PASS: 'the-running-secret' } });
+    try {
+      const run = await runCli(flags(w), { cwd: ROOT, timeoutMs: 120_000 });
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stdout, /the relay did not load them \(HTTP 404: not found\); its routes take the connections as they are, so setup goes on/);
+      assert.match(run.stdout.trim().split('\n').pop()!, /^Done\. Restart the relay: it reads SERVER_AUTOSCAN_TRIGGERS only when it starts\.$/);
+      assert.equal(w.sonarr.webhooks().length, 1);
+      assert.equal(w.radarr.webhooks().length, 1);
+    } finally {
+      await stop(w);
+    }
+  });
+
+  test('its routes would refuse the connections: one line, the config written, no *arr changed', async () => {
+    const w = await world(SECTIONS, { env: { SCANRELAY__SERVER_PASS: 'the-running-secret' } });
+    try {
+      const run = await runCli(flags(w), { cwd: ROOT, timeoutMs: 120_000 });
+      assert.equal(run.code, 2);
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+      assert.match(run.stderr, /did not load the new triggers \(HTTP 404: not found\) and its route http:\/\/127\.0\.0\.1:\d+\/triggers\/sonarr answers HTTP 404: .* was written, no \*arr was changed; restart the relay, then run setup again/);
+      assert.deepEqual([...changesTo(w.sonarr), ...changesTo(w.radarr)], []);
+    } finally {
+      await stop(w);
+    }
   });
 });
 
