@@ -412,3 +412,37 @@ describe('scanrelay setup with a Lidarr (API v1)', () => {
     assert.deepEqual(plex.refreshes().slice(mark).map((r) => [r.section, r.path]), [['3', '/data/media/Music/blink-182/California (2016)/CD 01']]);
   });
 });
+
+describe('scanrelay setup in a terminal, with no flags', () => {
+  let w: World;
+  let t: Terminal | undefined;
+  before(async () => {
+    w = await world();
+  });
+  after(async () => {
+    t?.close();
+    await stop(w);
+  });
+
+  test('asks how the *arrs reach the relay and for each *arr (the config already names Plex), then sets them up', async () => {
+    const dir = tempDir();
+    t = Terminal.start([process.execPath, CLI, '--config', w.configPath, 'setup'], { dir, cwd: ROOT, env: { HOME: dir } });
+    await t.answer('How do the *arrs reach the relay (URL)?', w.relay.base);
+    await t.answer('Sonarr URL (blank: none)?', w.sonarr.url);
+    // The password prompt shows a hint line under the question: wait for the question, then for its check mark.
+    await t.waitForText('? Sonarr API key');
+    t.type(w.sonarr.apiKey);
+    await t.waitForText('✔ Sonarr API key');
+    await t.answer('Radarr URL (blank: none)?', '');
+    await t.answer('Lidarr URL (blank: none)?', '');
+    await t.answer('Readarr URL (blank: none)?', '');
+    await t.waitForText('Sonarr root /tv -> TV Shows /data/media/TV: rewrite');
+    await t.answer('Apply these changes', '');
+    assert.equal(await t.exitCode(120_000), 0, t.screen());
+    assert.ok(!t.screen().includes(w.sonarr.apiKey), 'the key is not echoed');
+    assert.deepEqual(readConfig(w).SERVER_AUTOSCAN_TRIGGERS.sonarr.REWRITE, [{ from: '^/tv(/|$)', to: '/data/media/TV${1}' }]);
+    assert.equal(w.sonarr.webhooks().length, 1);
+    assert.deepEqual(w.radarr.calls, [], 'no Radarr was named');
+    assert.match(t.screen(), /Sonarr: the relay received the test/);
+  });
+});
