@@ -44,6 +44,8 @@ export interface AppDeps {
   maxConnections?: number;
   /** The queue disk's state when writes are refused for lack of space (default: one for the store's file). */
   diskFull?: DiskFullMonitor;
+  /** The config file the relay was started with: `scanrelay setup` has the running relay read its new triggers from it. */
+  configPath?: string;
   /** Failed credential checks per client and minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
   authFailuresPerMinute?: number;
 }

@@ -61,10 +61,11 @@ export function makeGuards(
   failedAuth?: Pick<FailedAuthLog, 'record'>,
 ): Guards {
   const isSecret = makeSecretCheck(config.SERVER_PASS);
-  const needsBasic = Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
+  // Read on each request: `scanrelay setup` may give a running relay credentials (server/setup-api.ts).
+  const needsBasic = () => Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
   // autopulse's admin/password is what anyone tries first: it opens the relay only to this machine and the
   // home network (a setup moved from autopulse keeps running), never to an address on the internet.
-  const defaultPair = isDefaultCredentials(config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
+  const defaultPair = () => isDefaultCredentials(config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
   const refuse = (req: FastifyRequest, reply: FastifyReply, status: 401 | 404): void => {
     reply.header('connection', 'close');
     const wait = failures.fail(req.ip);
@@ -78,12 +79,12 @@ export function makeGuards(
   };
   /** Why the request's Basic auth is refused, or undefined when it passes. */
   const basicProblem = (req: FastifyRequest): string | undefined => {
-    if (!needsBasic) return undefined;
+    if (!needsBasic()) return undefined;
     const header = req.headers.authorization;
     if (!basicAuthMatches(header, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
       return header === undefined ? 'no credentials sent' : /^Basic\s/i.test(header) ? 'wrong user name or password' : 'not Basic credentials';
     }
-    if (defaultPair && !isHomeAddress(req.ip)) {
+    if (defaultPair() && !isHomeAddress(req.ip)) {
       return "autopulse's default admin/password, from an address that is neither loopback nor a private network (change SERVER_AUTH_USER and SERVER_AUTH_PASS: `scanrelay import-autopulse --new-password`)";
     }
     return undefined;

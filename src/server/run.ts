@@ -28,6 +28,7 @@ import type { AppDeps } from './deps.ts';
 import { apiPlugin } from './dashboard/api.ts';
 import { dashboardPlugin } from './dashboard/index.ts';
 import { metricsPlugin } from './metrics.ts';
+import { setupPlugin } from './setup-api.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
 import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../config/default-auth.ts';
@@ -194,7 +195,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     notifications,
     onQueued: () => scheduler.poke(),
     setupProblems: () => setupProblems,
-    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
+    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, setupPlugin, ...(opts.plugins ?? [])],
+    ...(opts.configPath ? { configPath: opts.configPath } : {}),
   });
   const settler = new BurstSettler(log).attach(app);
   // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.
