@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -48,7 +49,7 @@ const MAX_ENTRIES_READ = 20 * MAX_LISTED;
  * read first. Symlinks are not followed. None when the relay cannot read it (Tdarr's disk is not mounted here, or
  * the folder is gone).
  */
-export async function filesBelow(folder: string, max = MAX_LISTED): Promise<string[]> {
+export async function filesBelow(folder: string, max = MAX_LISTED, openDir: (path: string) => Promise<AsyncIterable<Dirent>> = readDir): Promise<string[]> {
   const out: string[] = [];
   const dirs = [folder];
   let budget = Math.max(max, MAX_ENTRIES_READ);
@@ -57,9 +58,8 @@ export async function filesBelow(folder: string, max = MAX_LISTED): Promise<stri
     const files: string[] = [];
     const subdirs: string[] = [];
     try {
-      const handle = await opendir(dir, { bufferSize: 256 });
-      // Breaking out of the loop closes the handle.
-      for await (const e of handle) {
+      // Breaking out of the loop closes the folder.
+      for await (const e of await openDir(dir)) {
         budget--;
         if (e.isFile()) files.push(e.name);
         // Folders beyond what the walk could ever visit are not kept.
@@ -76,6 +76,7 @@ export async function filesBelow(folder: string, max = MAX_LISTED): Promise<stri
 }
 
 const byName = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+const readDir = (path: string) => opendir(path, { bufferSize: 256 });
 
 /** What Tdarr's `cruddb` answers for one library (LibrarySettingsJSONDB, getById): its settings, `folder` its source folder. */
 const librarySettings = z.unknown().transform((doc) => {
