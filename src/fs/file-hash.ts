@@ -8,7 +8,7 @@ export type HashAnswer = { kind: 'digest'; hex: string } | { kind: 'missing' } |
 export interface FileHasherOptions {
   /** Files hashed at once (each holds one of libuv's four pool threads while it reads). */
   jobs?: number;
-  /** A job still unfinished this long after it was asked for is given up (answered `later`). */
+  /** A job still reading this long after its turn came is given up (answered `later`). */
   fileTimeLimitMs?: number;
   /** Jobs waiting for a turn at most; beyond, a request is answered `later` at once. */
   queueMax?: number;
@@ -44,6 +44,8 @@ export class FileHasher {
   private readonly waiting: Array<(turn: boolean) => void> = [];
   private readonly inflight = new Map<string, Promise<HashAnswer>>();
   private readonly cache = new Map<string, { key: string; hex: string }>();
+  /** Callers still waiting: close() answers them all. */
+  private readonly callers = new Set<() => void>();
   private closed = false;
 
   constructor(opts: FileHasherOptions = {}) {
@@ -68,16 +70,18 @@ export class FileHasher {
     let job = this.inflight.get(path);
     if (!job) {
       if (this.waiting.length >= this.queueMax) return Promise.resolve(LATER);
-      job = this.run(path, Date.now() + this.limitMs, opts.first ?? false).finally(() => this.inflight.delete(path));
+      job = this.run(path, opts.first ?? false).finally(() => this.inflight.delete(path));
       this.inflight.set(path, job);
     }
     return new Promise<HashAnswer>((resolve) => {
       const done = (answer: HashAnswer) => {
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', abort);
+        this.callers.delete(abort);
         resolve(answer);
       };
       const abort = () => done(LATER);
+      this.callers.add(abort);
       const timer = setTimeout(abort, Math.max(0, opts.waitMs));
       timer.unref?.();
       opts.signal?.addEventListener('abort', abort, { once: true });
@@ -85,23 +89,24 @@ export class FileHasher {
     });
   }
 
-  /** No new job starts; running ones stop at their next chunk. */
+  /** No new job starts, running ones stop at their next chunk, and every caller still waiting is answered `later`. */
   close(): void {
     this.closed = true;
     for (const wake of this.waiting.splice(0)) wake(false);
+    for (const answer of [...this.callers]) answer();
   }
 
-  private async run(path: string, deadline: number, first: boolean): Promise<HashAnswer> {
+  private async run(path: string, first: boolean): Promise<HashAnswer> {
     if (this.running >= this.jobs) {
       const turn = await new Promise<boolean>((resolve) => (first ? this.waiting.unshift(resolve) : this.waiting.push(resolve)));
       if (!turn) return LATER;
     } else {
       this.running++;
     }
-    // The turn is ours now (handed over by the job that ended, or taken above).
+    // The turn is ours now (handed over by the job that ended, or taken above); the file's time starts here.
     try {
-      if (this.closed || Date.now() > deadline) return LATER;
-      return await this.read(path, deadline);
+      if (this.closed) return LATER;
+      return await this.read(path, Date.now() + this.limitMs);
     } finally {
       const next = this.waiting.shift();
       if (next) next(true);

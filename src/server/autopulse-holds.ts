@@ -109,7 +109,6 @@ export class HashHolds {
   /** Holds written by this relay so far: those written while a sweep runs are not in what it read. */
   private added = 0;
   private readonly hasher: FileHasher;
-  private readonly stop = new AbortController();
   private readonly fileTimeLimitMs: number;
 
   constructor(
@@ -130,7 +129,7 @@ export class HashHolds {
     const places = opts.places ?? (await hashPlaces(this.deps.config, this.deps.libraries, targets));
     const disk = hashDiskPath(path, places, this.deps.config);
     if (disk === undefined) return undefined;
-    const answer = await this.hasher.hash(disk, { waitMs: opts.waitMs, signal: this.stop.signal, ...(opts.first ? { first: true } : {}) });
+    const answer = await this.hasher.hash(disk, { waitMs: opts.waitMs, ...(opts.first ? { first: true } : {}) });
     return answer.kind === 'digest' ? answer.hex : undefined;
   }
 
@@ -147,7 +146,7 @@ export class HashHolds {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    this.stop.abort();
+    // Every hash the sweep waits for is answered at once: close() never waits for a file.
     this.hasher.close();
     await this.sweeping;
   }
