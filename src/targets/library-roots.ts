@@ -58,7 +58,7 @@ export class LibraryRoots {
 
   async check(folders: readonly string[]): Promise<LibraryCheck> {
     let read = await this.read(false);
-    const isOutside = (f: string) => !this.targets.some((t) => inside(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? []));
+    const isOutside = (f: string) => !this.targets.some((t) => withinRoots(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? []));
     let outside = folders.filter(isOutside);
     // A library added since the last read: ask again before refusing.
     if (outside.length && read.cached) {
@@ -120,4 +120,3 @@ export class LibraryRoots {
   }
 }
 
-const inside = withinRoots;

@@ -102,30 +102,32 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
   const library = new CachedList(() =>
     client.json('POST', '/api/v2/cruddb', 'library settings', librarySettings, { data: { collection: 'LibrarySettingsJSONDB', mode: 'getById', docID: entry.DB_ID } }),
   );
-  /** Whether the relay may list `folder` for Tdarr: inside the library's folder (paths/library.ts), which Tdarr must tell. */
-  const mayList = async (folder: string): Promise<boolean> => {
+  /** Why the relay may not list `folder` for Tdarr, or undefined when it may: it must lie inside the library's
+   * folder (paths/library.ts), which Tdarr must tell. */
+  const notListed = async (folder: string): Promise<string | undefined> => {
     try {
-      const { found } = await library.find((roots) => insideKnownLibrary(folder, [{ roots, ...(rewrite ? { name: rewrite } : {}) }]) || undefined);
-      return found === true;
+      const { found, items } = await library.find((roots) => insideKnownLibrary(folder, [{ roots, ...(rewrite ? { name: rewrite } : {}) }]) || undefined);
+      if (found) return undefined;
+      return items.length ? "not listed: it is not inside the library's folder as Tdarr tells it" : "not listed: Tdarr did not tell the library's folder";
     } catch (err) {
       log.debug({ target: name, err: (err as Error).message }, "Tdarr's library folder could not be read: the folder is sent as it is, not listed");
-      return false;
+      return "not listed: Tdarr did not tell the library's folder";
     }
   };
   /** One scan's request: a folder without its whole file list is sent as its files on the relay's disk, named as
    * Tdarr names them, when it lies in the library's folder; not for a deletion or a removal scan (a library root
    * for items gone): what is left has not changed. */
-  const configFor = async (item: ScanItem, queued: ScanItem): Promise<{ config: TdarrScanConfig; listed: boolean; outside: boolean }> => {
+  const configFor = async (item: ScanItem, queued: ScanItem): Promise<{ config: TdarrScanConfig; listed: boolean; refused?: string }> => {
     const whole = item.files.length > 0 && !item.moreFiles;
     const gone = item.updateType === 'Deleted' || item.removal;
     const wanted = !whole && !gone;
-    const outside = wanted && !(await mayList(queued.folder));
-    const listed = wanted && !outside ? (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f)) : [];
-    return { config: tdarrScanConfig(entry.DB_ID, item, listed), listed: listed.length > 0, outside };
+    const refused = wanted ? await notListed(queued.folder) : undefined;
+    const listed = wanted && !refused ? (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f)) : [];
+    return { config: tdarrScanConfig(entry.DB_ID, item, listed), listed: listed.length > 0, ...(refused ? { refused } : {}) };
   };
-  const detail = (item: ScanItem, { config, listed, outside }: { config: TdarrScanConfig; listed: boolean; outside: boolean }): string => {
+  const detail = (item: ScanItem, { config, listed, refused }: { config: TdarrScanConfig; listed: boolean; refused?: string }): string => {
     const paths = config.arrayOrPath;
-    const why = outside ? "not listed: it is not inside the library's folder as Tdarr tells it" : 'no file in it could be listed here';
+    const why = refused ?? 'no file in it could be listed here';
     const what = paths.length === 1 && paths[0] === item.folder ? `the folder (${why})` : `${paths.length} file(s)${listed ? ' listed in the folder' : ''}`;
     return `scanFolderWatcher of ${what} in library ${entry.DB_ID}`;
   };

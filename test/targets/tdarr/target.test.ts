@@ -80,7 +80,10 @@ describe('Tdarr target', () => {
     assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark/e1.mkv']);
     // A library id Tdarr does not know: no folder to hold anything, so nothing is listed.
     const unknown = target({ DB_ID: 'lib-gone', REWRITE: [{ from: `^${root}/`, to: '/media/' }] });
-    assert.equal((await unknown.deliver(scanItem({ folder: join(root, 'TV/Dark') }))).outcome, 'done');
+    assert.deepEqual(await unknown.deliver(scanItem({ folder: join(root, 'TV/Dark') })), {
+      outcome: 'done',
+      detail: "scanFolderWatcher of the folder (not listed: Tdarr did not tell the library's folder) in library lib-gone",
+    });
     assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark']);
   });
 
