@@ -55,6 +55,8 @@ export function parseHold(value: string | undefined): Hold | undefined {
 
 /** How long a client's request waits for its file's hash before it is answered as held (the hash goes on). */
 export const REQUEST_HASH_WAIT_MS = 2_000;
+/** How long a sweep waits for the targets' library folders (cached; a server that is down is not asked again at once). */
+const PLACES_WAIT_MS = 30_000;
 
 /**
  * The library folders a request of a trigger whose scans go to `targets` (all when absent) may have its file
@@ -66,9 +68,11 @@ export async function hashPlaces(
   config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_PATH_REWRITES'>,
   libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
   targets: readonly string[] | undefined,
+  /** How long to wait for the targets' folders (cached; a server that is down or hangs adds none), and when to stop. */
+  wait: { ms: number; stop?: Promise<void> },
 ): Promise<LibraryPlace[]> {
   const toRelay = (path: string) => mapIncomingPath(config, path).path;
-  const own = libraries ? await libraries.places(targets) : [];
+  const own = (libraries ? await withinMs(libraries.places(targets), wait.ms, wait.stop) : undefined) ?? [];
   return [
     { roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) },
     { roots: Object.keys(config.SERVER_PATH_MAPPINGS), name: toRelay },
@@ -87,6 +91,19 @@ export function hashDiskPath(path: string, places: readonly LibraryPlace[], conf
   const seen = mapPath(config.SERVER_FILE_EXIST_PATH_MAPPINGS, mapIncomingPath(config, path).path);
   const disk = seen.match ? seen.path : path;
   return isPlainAbsolute(disk) ? disk : undefined;
+}
+
+/** `p`'s value, or undefined when it takes longer than `ms`, fails, or `stop` comes first. */
+function withinMs<T>(p: Promise<T>, ms: number, stop?: Promise<void>): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref?.();
+    void stop?.then(() => (clearTimeout(timer), resolve(undefined)));
+    p.then(
+      (v) => (clearTimeout(timer), resolve(v)),
+      () => (clearTimeout(timer), resolve(undefined)),
+    );
+  });
 }
 
 /** What a sweep does with one hold (pure): expired holds go, as autopulse's cleanup deletes its rows. */
@@ -110,6 +127,9 @@ export class HashHolds {
   private added = 0;
   private readonly hasher: FileHasher;
   private readonly fileTimeLimitMs: number;
+  /** Resolved by close(): a sweep stops waiting for the targets' libraries. */
+  private readonly stopped: Promise<void>;
+  private stop!: () => void;
 
   constructor(
     private readonly deps: PluginDeps,
@@ -118,6 +138,7 @@ export class HashHolds {
   ) {
     this.hasher = new FileHasher(hashing);
     this.fileTimeLimitMs = hashing.fileTimeLimitMs ?? HASH_FILE_TIME_LIMIT_MS;
+    this.stopped = new Promise((resolve) => (this.stop = resolve));
   }
 
   /**
@@ -126,10 +147,13 @@ export class HashHolds {
    * hashed within `waitMs`. All four look the same to the client.
    */
   async sha256(path: string, targets: readonly string[] | undefined, opts: { waitMs: number; first?: boolean; places?: LibraryPlace[] }): Promise<string | undefined> {
-    const places = opts.places ?? (await hashPlaces(this.deps.config, this.deps.libraries, targets));
+    const until = Date.now() + opts.waitMs;
+    // The targets' libraries are cached; a server slow to list them (down, hanging) counts against the same wait.
+    // (The config's own folders are known at once.)
+    const places = opts.places ?? (await hashPlaces(this.deps.config, this.deps.libraries, targets, { ms: opts.waitMs, stop: this.stopped }));
     const disk = hashDiskPath(path, places, this.deps.config);
     if (disk === undefined) return undefined;
-    const answer = await this.hasher.hash(disk, { waitMs: opts.waitMs, ...(opts.first ? { first: true } : {}) });
+    const answer = await this.hasher.hash(disk, { waitMs: Math.max(0, until - Date.now()), ...(opts.first ? { first: true } : {}) });
     return answer.kind === 'digest' ? answer.hex : undefined;
   }
 
@@ -146,7 +170,8 @@ export class HashHolds {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    // Every hash the sweep waits for is answered at once: close() never waits for a file.
+    // Every hash the sweep waits for is answered at once: close() never waits for a file or a server.
+    this.stop();
     this.hasher.close();
     await this.sweeping;
   }
@@ -196,7 +221,8 @@ export class HashHolds {
         const targets = h.intent.targets;
         const which = targets ? JSON.stringify(targets) : '*';
         let places = placesFor.get(which);
-        if (!places) placesFor.set(which, (places = hashPlaces(config, this.deps.libraries, targets)));
+        // A server that never lists its libraries leaves them unknown for this pass: nothing there is read.
+        if (!places) placesFor.set(which, (places = hashPlaces(config, this.deps.libraries, targets, { ms: PLACES_WAIT_MS, stop: this.stopped })));
         const sum = places.then((p) => this.sha256(h.path, targets, { waitMs: this.fileTimeLimitMs + 1_000, places: p }));
         sum.catch(() => undefined);
         sums.set(key, sum);

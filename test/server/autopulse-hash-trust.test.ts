@@ -49,7 +49,7 @@ interface Relay {
   close(): Promise<void>;
 }
 
-type Stub = { name: string; roots: string[]; toTargetPath?: (p: string) => string };
+type Stub = { name: string; roots: string[] | 'hang'; toTargetPath?: (p: string) => string };
 
 async function relayOn(store: QueueBackend, extra: Record<string, unknown> = {}, targets: Stub[] = []): Promise<Relay> {
   const config = configSchema.parse({
@@ -66,7 +66,11 @@ async function relayOn(store: QueueBackend, extra: Record<string, unknown> = {},
   // Targets that know their libraries, as Plex's sections or Jellyfin's virtual folders make them known.
   const libraries = targets.length
     ? new LibraryRoots(
-        targets.map((t) => ({ name: t.name, libraryRoots: async () => t.roots, ...(t.toTargetPath ? { toTargetPath: t.toTargetPath } : {}) })),
+        targets.map((t) => ({
+          name: t.name,
+          libraryRoots: () => (t.roots === 'hang' ? new Promise<string[]>(() => undefined) : Promise.resolve(t.roots)),
+          ...(t.toTargetPath ? { toTargetPath: t.toTargetPath } : {}),
+        })),
         silentLogger(),
       )
     : undefined;
@@ -215,6 +219,25 @@ for (const [name, open] of stores) {
         assert.equal(everyTarget.json().found_status, 'found', 'the manual trigger goes to every target, Plex included');
       } finally {
         await r.close();
+      }
+    });
+
+    test('a server that never lists its libraries holds the request a couple of seconds at most, and nothing is read', async () => {
+      const store = await open();
+      const lib = tempDir('hash-hang-');
+      writeFileSync(join(lib, 'f.mkv'), 'film');
+      const r = await relayOn(store, { SERVER_FILE_CHECK_DELAY: 0.05 }, [{ name: 'plex', roots: 'hang' }]);
+      let closed = false;
+      try {
+        const res = await ask(r, join(lib, 'f.mkv'), sha('film'));
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.json().found_status, 'not_found', 'its libraries are not known, so the file is not read');
+        assert.deepEqual(await store.view.listOpen(), []);
+        // The sweep now waits on that server for the hold; stopping the relay does not.
+        await within(r.close(), 'closing while the sweep waits for the libraries');
+        closed = true;
+      } finally {
+        if (!closed) await r.close();
       }
     });
   });
