@@ -7,10 +7,10 @@ import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
 import { compilePattern, leftOutByPatterns } from '../paths/pattern.ts';
 import { rewritePath } from '../paths/rewrite.ts';
-import { invalidInputText, invalidText } from '../paths/validate.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
-import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
+import { invalidInputText, invalidRequestPath, invalidText } from '../paths/validate.ts';
+import { HashHolds, REQUEST_HASH_WAIT_MS, TooManyHolds, type Hold } from './autopulse-holds.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
 import { QUEUES_WORK } from './browser.ts';
 import type { PluginDeps } from './deps.ts';
@@ -165,11 +165,11 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     if (t.TYPE === 'manual' || t.TYPE === 'bazarr' || t.TYPE === 'autoscan') {
       const wantsManual = t.TYPE !== 'autoscan';
       if (wantsManual !== (query.kind === 'manual')) return text(reply, 400, 'Invalid query parameters');
-      // A control character (a newline, a NUL) is a 400 before the path is looked at or filtered (issue 47 item 2).
-      const bad = invalidInputText(query.path);
-      if (bad) return text(reply, 400, `${query.kind === 'manual' ? 'path' : 'dir'} ${bad}`);
-      const badHash = query.kind === 'manual' && query.hash !== undefined ? invalidInputText(query.hash) : undefined;
-      if (badHash) return text(reply, 400, `hash ${badHash}`);
+      // A control character (a newline, a NUL) or a ".." is a 400 before the path or its hash is looked at
+      // (issue 47 items 1 and 2), naming the field as the query does.
+      const field = query.kind === 'manual' ? 'path' : 'dir';
+      const bad = invalidRequestPath(query.path)?.replace(/^filepath/, field) ?? (query.kind === 'manual' && query.hash !== undefined ? hashProblem(query.hash) : undefined);
+      if (bad) return text(reply, 400, bad);
       const path = rewrite(t, query.path);
       // A filtered path is answered 204 with nothing queued (triggers.rs:145-148, 200-203).
       if (!allows(name, path)) return reply.code(204).send();
@@ -177,13 +177,16 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       const scans: ScanPath[] = [{ path, kind: t.TYPE === 'autoscan' ? 'folder' : 'guess' }];
       if (query.kind === 'manual' && query.hash !== undefined && config.SERVER_FILE_CHECKS_ENABLED) {
         // autopulse checks the file's sha256 before it is scanned (runner.rs:53-100): until it matches (the file
-        // is missing, or still being written), nothing is sent, and the file is checked again.
-        const actual = await sha256(path);
+        // is missing, or still being written), nothing is sent, and the file is checked again. Only a regular file
+        // inside a library the trigger's targets know is read; anything else, and a file not hashed within a
+        // couple of seconds, is held as not found (autopulse-holds.ts).
+        const intent = intentOf(t, name, 'Manual', scans, t.DELAY, targetNames);
+        const actual = await holds.sha256(path, intent.targets, { waitMs: REQUEST_HASH_WAIT_MS, first: true });
         if (actual !== query.hash) {
           found = actual === undefined ? 'not_found' : 'hash_mismatch';
           let hold: Hold;
           try {
-            hold = await holds.hold(name, path, query.hash, found, intentOf(t, name, 'Manual', scans, t.DELAY, targetNames));
+            hold = await holds.hold(name, path, query.hash, found, intent);
           } catch (err) {
             if (err instanceof TooManyHolds) return text(reply, 503, err.message);
             throw err;
@@ -215,6 +218,12 @@ async function readStats(view: PluginDeps['store']['view']) {
 }
 
 type Query = { kind: 'manual'; path: string; hash?: string } | { kind: 'autoscan'; path: string };
+
+/** A hash is kept with its held request: it must be text the queue can store. */
+function hashProblem(hash: string): string | undefined {
+  const problem = invalidInputText(hash);
+  return problem ? `hash ${problem}` : undefined;
+}
 
 /** serde's untagged TriggerQueryParams (triggers.rs:17-22): `path` (and `hash`) first, else `dir`. */
 function queryOf(q: Record<string, string | string[]> | undefined): Query | undefined {

@@ -26,7 +26,7 @@ export interface AppDeps {
   /** Called after a scan was made due again from the dashboard or the API (wakes the scheduler). */
   onQueued?: () => void;
   /** Whether folders lie in a library of an enabled target (built with the targets); absent: not checked. */
-  libraries?: Pick<LibraryRoots, 'check'>;
+  libraries?: Pick<LibraryRoots, 'check' | 'places'>;
   /** The enabled targets, for status displays and the mapping preview (never called to scan from here). */
   targets?: readonly Target[];
   metrics?: Metrics;

@@ -249,7 +249,7 @@ for (const [name, open] of STORES) {
       const sum = createHash('sha256').update('the whole episode').digest('hex');
       const { store, reopen } = await open();
       // A check delay longer than the test: only the sweep at start (after the restart) can release it.
-      const extra = { SERVER_FILE_CHECK_DELAY: 3600 };
+      const extra = { SERVER_FILE_CHECK_DELAY: 3600, SERVER_PATH_MAPPINGS: { [dir]: [dir] } };
       const first = await relayOn(store, 'opts:\n  check_path: true\n', extra);
       const held = await manual(first, file, sum);
       assert.equal(held.statusCode, 200, held.body);
@@ -317,8 +317,8 @@ describe('two relays on one PostgreSQL queue release a hold once', () => {
     const a = await PgQueueStore.open({ url, relayId: 'relay-a' });
     const b = await PgQueueStore.open({ url, relayId: 'relay-b' });
     const yaml = 'opts:\n  check_path: true\n';
-    const ra = await relayOn(a, yaml, { SERVER_FILE_CHECK_DELAY: 0.02 });
-    const rb = await relayOn(b, yaml, { SERVER_FILE_CHECK_DELAY: 0.02 });
+    const ra = await relayOn(a, yaml, { SERVER_FILE_CHECK_DELAY: 0.02, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
+    const rb = await relayOn(b, yaml, { SERVER_FILE_CHECK_DELAY: 0.02, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
     try {
       const held = await manual(ra, file, sum);
       assert.equal(held.json().found_status, 'not_found');
