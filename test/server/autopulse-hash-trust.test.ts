@@ -184,7 +184,7 @@ for (const [name, open] of stores) {
         for (const url of ['/triggers/manual?path=/media/a%00b.mkv&hash=00', '/triggers/manual?path=/media/a.mkv&hash=0%000']) {
           const res = await within(r.app.inject({ method: 'GET', url, headers: AUTH }), url);
           assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
-          assert.match(res.body, /^(filepath|hash) /, 'a message naming the field');
+          assert.match(res.body, /^(path|hash) /, 'a message naming the field');
           assert.doesNotMatch(res.body, /at .*\.ts:\d+/, 'no stack trace');
         }
         assert.deepEqual(await store.meta.list(HOLD_PREFIX), []);
