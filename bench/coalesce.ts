@@ -4,7 +4,7 @@
  * Target: exactly M, for N up to 100,000.
  */
 import { join } from 'node:path';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tdarrTargetSchema } from '../src/config/target-kinds/tdarr.ts';
 import type { Target } from '../src/core/scan.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';

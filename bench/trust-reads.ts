@@ -80,7 +80,7 @@ async function listing(): Promise<Array<Record<string, unknown>>> {
 
 async function hashing(): Promise<Array<Record<string, unknown>>> {
   const { configSchema, scanDelayMax } = await import('../src/config/schema.ts');
-  const { silentLogger } = await import('../src/log.ts');
+  const { silentLogger } = await import('../src/core/logger.ts');
   const { QueueIntake } = await import('../src/queue/intake.ts');
   const { QueueStore } = await import('../src/queue/store.ts');
   const { buildApp } = await import('../src/server/app.ts');

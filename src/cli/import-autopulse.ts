@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { configExists, writeConfigFile } from '../config/load.ts';
 import { isDefaultCredentials } from '../config/default-auth.ts';
 import { redactUrl } from '../queue/pg/redact.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { configExists, loadConfigFile, writeConfigFile } from '../config/load.ts';
 import { action, settingsOf } from './context.ts';
 

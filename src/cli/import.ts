@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { openDriveCache } from '../triggers/drive/index.ts';
 import { readPlexAutoscanCache } from '../triggers/drive/plex-autoscan.ts';
 import { configIntake } from '../queue/intake.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { namedTargets } from '../config/named-targets.ts';
 import type { ScanAction } from '../core/scan.ts';
 import { actionText, scanState, shownRoute } from '../queue/state.ts';

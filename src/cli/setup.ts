@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { starterConfig } from '../config/defaults.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { configExists, loadConfigFile, parseConfig, parseJsonText, type JsonObject } from '../config/load.ts';
 import { writeSetupConfig } from '../setup/config-edit.ts';
 import type { Config } from '../config/schema.ts';

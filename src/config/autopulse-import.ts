@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { plexAutoscanDefaults } from './defaults.ts';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import { newServerPass, parseConfig, type JsonObject } from './load.ts';
 import { safeName } from './autopulse-names.ts';
 import { isDefaultCredentials } from './default-auth.ts';

@@ -1,4 +1,4 @@
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { ScanAction } from '../core/scan.ts';
 import type { Config } from './schema.ts';
 import { triggerSelection, type TriggerRoute } from './targets.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { invalidText, tooLong } from '../paths/validate.ts';
+import { invalidText, tooLong } from './text.ts';
 import type { ScannedItem } from './events.ts';
 
 /**
- * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (paths/validate.ts).
+ * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (core/text.ts).
  * A trigger answers 400 before it gets here; this is the queue's own door, for every trigger and command.
  */
 const storedText = z.string().superRefine((value, ctx) => {

@@ -4,7 +4,8 @@ import { ancestors, joinPath, mapPath, normalizeFolder, parentFolder } from '../
 import { mapIncomingPath } from '../paths/rewrite.ts';
 import { scanFolderFor, statProbe, type FolderProbe } from '../paths/folder.ts';
 import { ignoredBy, priorityMatch } from '../paths/rules.ts';
-import { invalidInputText, invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
+import { invalidInputText } from '../core/text.ts';
 import { MAX_FOLDERS_PER_REQUEST, tooManyFolders, type ScanPath, type ScanIntent } from './intent.ts';
 
 export type PathOutcome =

@@ -13,7 +13,7 @@ import { runSync as run } from './steps.ts';
 import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { SqliteOutbox } from './outbox.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';

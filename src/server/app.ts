@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { manualScanOff, sendError } from './reply.ts';

@@ -5,7 +5,7 @@ import { FileHasher, HASH_FILE_TIME_LIMIT_MS, type FileHasherOptions } from '../
 import { scanIntentSchema, type ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { insideKnownLibrary, isPlainAbsolute, type LibraryPlace } from '../paths/library.ts';
 import { mapPath } from '../paths/mapping.ts';
 import { mapIncomingPath } from '../paths/rewrite.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { loadConfigFile, parseJsonText } from '../config/load.ts';
 import { writeSetupConfig } from '../setup/config-edit.ts';
 import type { Config } from '../config/schema.ts';

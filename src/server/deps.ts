@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.ts';
 import type { DriveControl, DriveStatus, NotificationHealth, SetupProblem } from '../core/status.ts';
 import type { Target } from '../core/scan.ts';
 import type { Recognizer } from '../intake/intent.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { HoldStatus } from '../paths/anchors.ts';
 import type { FolderProbe } from '../paths/folder.ts';

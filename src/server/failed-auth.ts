@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /*
  * Failed Basic-auth checks are logged, one line a minute at most per client: the first at once, the others of

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { scanDelayMax, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
@@ -32,7 +32,7 @@ import { setupPlugin } from './setup-api.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
 import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../config/default-auth.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';

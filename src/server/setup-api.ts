@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { loadConfigFile } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import type { PluginDeps } from './deps.ts';

@@ -1,4 +1,4 @@
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 /** How long setup waits for one answer from a service before it names the service and stops (env SCANRELAY_SETUP_TIMEOUT_MS). */
 export const SERVICE_TIMEOUT_MS = Number(process.env.SCANRELAY_SETUP_TIMEOUT_MS) || 15_000;

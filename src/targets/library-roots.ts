@@ -1,5 +1,5 @@
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { withinRoots, type LibraryPlace } from '../paths/library.ts';
 
 /** What the enabled targets say about some folders (see LibraryRoots.check). */

@@ -1,5 +1,5 @@
 import type { AfterDelivery, DeliveryResult, Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { redactSecrets } from './http.ts';
 
 /*

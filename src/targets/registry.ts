@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import type { TargetConfig, TargetType } from '../config/targets.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { createAudiobookshelfTarget } from './audiobookshelf/target.ts';
 import { createTdarrTarget } from './tdarr/target.ts';
 import { createFileflowsTarget } from './fileflows/target.ts';

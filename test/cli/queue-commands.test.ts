@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { applyAutopulseEnv, importAutopulse } from '../../src/config/autopulse-import.ts';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { loadConfigFile } from '../../src/config/load.ts';
 import { ROOT, runCli, spawnRelay, tempDir } from '../helpers/relay.ts';
 

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { configSchema, scanDelayMax, type Config } from '../../src/config/schema.ts';
-import { silentLogger, type Logger } from '../../src/log.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import type { FolderProbe } from '../../src/paths/folder.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { QueueStore } from '../../src/queue/store.ts';

@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 import pino from 'pino';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/core/logger.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';

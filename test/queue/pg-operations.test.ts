@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { scanRequestSchema, type NormalizedScanRequest } from '../../src/core/scan.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';

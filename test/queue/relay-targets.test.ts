@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { RelayRegistry } from '../../src/queue/pg/relays.ts';
 import type { DeliveryRow, QueueEntry } from '../../src/queue/types.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';

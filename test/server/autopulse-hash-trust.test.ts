@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { configSchema, scanDelayMax, type Config } from '../../src/config/schema.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { HOLD_PREFIX } from '../../src/server/autopulse-holds.ts';

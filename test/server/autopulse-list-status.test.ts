@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { importAutopulse } from '../../src/config/autopulse-import.ts';
 import { configSchema, scanDelayMax, type Config } from '../../src/config/schema.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';

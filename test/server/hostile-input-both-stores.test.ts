@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { after, before, describe, test } from 'node:test';
 import { configSchema, type Config } from '../../src/config/schema.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';

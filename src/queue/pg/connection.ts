@@ -1,9 +1,9 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { QueueUnavailableError } from '../backend.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { migrationFiles, newerSchemaError } from '../rows.ts';
 import { redactUrl } from './redact.ts';
 

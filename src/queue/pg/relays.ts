@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { RunningRelay } from '../backend.ts';
 import type { QueueEntry } from '../types.ts';
 import { WAKE_CHANNEL } from './session.ts';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, routeUnroutedSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
 import { runAsync } from '../steps.ts';
 import { COUNTS_SQL, countsOf, historySql, openListSql, PG_DIALECT } from '../reads.ts';

@@ -5,7 +5,8 @@ import type { DriveStatus, NotificationHealth, SetupProblem } from '../../core/s
 import { scanFolderFor } from '../../paths/folder.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
-import { invalidMappedPath, invalidRequestPath, invalidText } from '../../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
+import { invalidText } from '../../core/text.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import type { RunningRelay } from '../../queue/backend.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';

@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { CommandTarget } from '../../config/target-kinds/command.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import { pathsOf } from '../path-match.ts';
 import { cleanEnvironment, runArgv } from '../process.ts';

@@ -1,5 +1,5 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import { silentLogger, type Logger } from '../../log.ts';
+import { silentLogger, type Logger } from '../../core/logger.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
 import { relativeTo } from '../../paths/mapping.ts';
 import type { EmbyTargetConfig } from '../../config/target-kinds/emby.ts';

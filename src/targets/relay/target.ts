@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RelayTarget } from '../../config/target-kinds/relay.ts';
 import type { ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { parseJsonAnswer, ServiceClient, TargetError } from '../http.ts';
 import { pathsOf } from '../path-match.ts';
 import { serviceTarget } from '../service-target.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { insideKnownLibrary } from '../../paths/library.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import { CachedList } from '../cached-list.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { safeName } from '../../config/autopulse-names.ts';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import { triggerSelection } from '../../config/targets.ts';
 import type { ScanRequest } from '../../core/scan.ts';

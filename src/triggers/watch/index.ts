@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Config } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import { resolveEach } from '../../intake/resolve.ts';

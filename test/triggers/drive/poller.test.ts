@@ -8,7 +8,7 @@ import { DriveCache } from '../../../src/triggers/drive/cache.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
 import { DriveWatcher } from '../../../src/triggers/drive/watcher.ts';
 import pino from 'pino';
-import { silentLogger, type Logger } from '../../../src/log.ts';
+import { silentLogger, type Logger } from '../../../src/core/logger.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { configSchema, type Config } from '../../../src/config/schema.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
-import type { Logger } from '../../../src/log.ts';
+import type { Logger } from '../../../src/core/logger.ts';
 import { MetaConflictError, type QueueBackend } from '../../../src/queue/backend.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { PgLease } from '../../../src/queue/pg/lease.ts';
