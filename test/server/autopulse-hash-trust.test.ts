@@ -15,7 +15,7 @@ import { buildApp } from '../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
 import { bothStores } from '../helpers/both-stores.ts';
-import { tempDir, waitFor } from '../helpers/relay.ts';
+import { tempDir, waitFor, within } from '../helpers/relay.ts';
 
 /*
  * Issue 47 item 1: autopulse's `GET /triggers/<manual>?path=&hash=` (triggers.rs:127-248; the hash check runner.rs:53-100,
@@ -26,12 +26,6 @@ import { tempDir, waitFor } from '../helpers/relay.ts';
 
 const AUTH = { authorization: `Basic ${Buffer.from('admin:password').toString('base64')}` };
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-/** Bounds a request that the old code never answered: the test fails instead of hanging. */
-const within = <T>(p: Promise<T>, what: string, ms = 30_000): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-};
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
 /** Whether a process holds the FIFO open for reading: a writer's non-blocking open fails with ENXIO when none does. */
 function fifoOpenedForReading(path: string): boolean {
@@ -80,7 +74,7 @@ async function relayOn(store: QueueBackend, extra: Record<string, unknown> = {},
 }
 
 const ask = (r: Relay, path: string, hash: string, trigger = 'manual') =>
-  within(r.app.inject({ method: 'GET', url: `/triggers/${trigger}?path=${encodeURIComponent(path)}&hash=${hash}`, headers: AUTH }), `hash of ${path}`);
+  within(r.app.inject({ method: 'GET', url: `/triggers/${trigger}?path=${encodeURIComponent(path)}&hash=${hash}`, headers: AUTH }), 30_000, `hash of ${path}`);
 /** An answer without what differs by request (its id and times). */
 const shape = (res: { statusCode: number; json(): Record<string, unknown> }) => {
   const { id: _id, event_timestamp: _e, created_at: _c, updated_at: _u, can_process: _p, file_path: _f, ...rest } = res.json();
@@ -161,7 +155,7 @@ for (const [name, open] of stores) {
         const held = await Promise.all(pipes.map((p) => ask(r, p, sha('x'))));
         assert.deepEqual(held.map((h) => h.json().found_status), ['not_found', 'not_found', 'not_found', 'not_found']);
         // The pool still serves the relay's other file work, and a hash that matches is queued at once.
-        assert.equal(await within(readFile(file, 'utf8'), 'a plain file read'), 'episode');
+        assert.equal(await within(readFile(file, 'utf8'), 30_000, 'a plain file read'), 'episode');
         const good = await ask(r, file, sha('episode'));
         assert.equal(good.json().found_status, 'found', good.body);
         const mismatch = await ask(r, later, sha('whole'));
@@ -182,7 +176,7 @@ for (const [name, open] of stores) {
       const r = await relayOn(store, { SERVER_PATH_MAPPINGS: { '/media': ['/media'] } });
       try {
         for (const url of ['/triggers/manual?path=/media/a%00b.mkv&hash=00', '/triggers/manual?path=/media/a.mkv&hash=0%000']) {
-          const res = await within(r.app.inject({ method: 'GET', url, headers: AUTH }), url);
+          const res = await within(r.app.inject({ method: 'GET', url, headers: AUTH }), 30_000, url);
           assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
           assert.match(res.body, /^(path|hash) /, 'a message naming the field');
           assert.doesNotMatch(res.body, /at .*\.ts:\d+/, 'no stack trace');
@@ -234,7 +228,7 @@ for (const [name, open] of stores) {
         assert.equal(res.json().found_status, 'not_found', 'its libraries are not known, so the file is not read');
         assert.deepEqual(await store.view.listOpen(), []);
         // The sweep now waits on that server for the hold; stopping the relay does not.
-        await within(r.close(), 'closing while the sweep waits for the libraries');
+        await within(r.close(), 30_000, 'closing while the sweep waits for the libraries');
         closed = true;
       } finally {
         if (!closed) await r.close();
