@@ -10,12 +10,9 @@ import { scanRequestSchema } from '../src/core/scan.ts';
 import { silentLogger } from '../src/core/logger.ts';
 import type { QueueBackend } from '../src/queue/backend.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
-import { PgQueueStore } from '../src/queue/pg/store.ts';
-import { QueueStore } from '../src/queue/store.ts';
 import { buildApp } from '../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../src/server/run.ts';
-import { postgresBinDir, startPgCluster } from '../test/helpers/postgres.ts';
-import { report } from './lib.ts';
+import { benchStores, report } from './lib.ts';
 
 const SCANS = Number(process.env.BENCH_STATS_SCANS ?? 20_000);
 const CALLS = Number(process.env.BENCH_STATS_CALLS ?? 3_000);
@@ -27,16 +24,7 @@ async function seed(store: QueueBackend): Promise<void> {
 
 export async function benchStats(): Promise<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
-  const stores: Array<[string, () => Promise<{ store: QueueBackend; stop: () => void }>]> = [['SQLite', async () => ({ store: new QueueStore(':memory:'), stop: () => undefined })]];
-  if (postgresBinDir()) {
-    stores.push([
-      'PostgreSQL',
-      async () => {
-        const cluster = await startPgCluster();
-        return { store: await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'bench' }), stop: () => cluster.destroy() };
-      },
-    ]);
-  }
+  const stores = benchStores();
   for (const [name, open] of stores) {
     const { store, stop } = await open();
     await seed(store);
