@@ -8,6 +8,7 @@ import { rewritePath } from '../paths/rewrite.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
+import { collapseSlashes, failedTimes, fileEventId, foundStatusOf, indexBody, openHolds, pageWithHolds, parseFileEventId, pathOfTag, readHolds } from './autopulse-events.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
 import type { PluginDeps } from './deps.ts';
 import type { Hook } from './guard.ts';
@@ -23,13 +24,17 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   const { config } = deps;
   const triggers = config.SERVER_AUTOPULSE_TRIGGERS;
   app.get('/health', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+  // routes/index.rs:10-17: the version, with no credentials.
+  app.get('/', async () => indexBody());
   // routes/stats.rs: the counts, with no credentials, and how long reading them took (ms). Each scan counts once,
   // in the process status /list and /status give it (queue/event-list.ts): autopulse's get_stats counts its
   // events' process_status the same way, and total is every event (manager.rs:163-175).
   app.get('/stats', async () => {
     const start = performance.now();
     const c = await deps.store.view.eventCounts();
-    const stats = { total: c.pending + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending };
+    // A request held for its file or hash is autopulse's pending row (runner.rs:37-107): counted as pending.
+    const held = openHolds(await readHolds(deps.store)).length;
+    const stats = { total: c.pending + held + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending + held };
     return { stats, speed: Math.round((performance.now() - start) * 1000) / 1000 };
   });
 
@@ -52,16 +57,23 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     const q = listQueryOf(req.query);
     if (typeof q === 'string') return text(reply, 400, `Query deserialize error: ${q}`);
     if (q.sort === undefined) return text(reply, 500, 'invalid sort field');
-    const entries = await deps.store.view.listEvents(q.sort);
-    return reply.send(entries.map(eventOfScan));
+    // Requests held for their hash are rows of autopulse's list too (pending, not found).
+    const rows = await pageWithHolds(q.sort, await readHolds(deps.store), async (page) => deps.store.view.listEvents(page), (e) => processStatusOf(e.status, e.deliveries));
+    return reply.send(await Promise.all(rows.map((r) => ('hold' in r ? eventOfHold(r.hold) : withFound(eventOfScan(r.scan), r.scan.status)))));
   });
 
   // routes/status.rs: one event by its id. A scan's id is the relay's scan number; a held request's is its uuid.
   app.get<{ Params: { id: string } }>('/status/:id', { onRequest: guard }, async (req, reply) => {
     const id = req.params.id;
-    if (/^[1-9]\d{0,15}$/.test(id)) {
+    const file = parseFileEventId(id);
+    if (file) {
+      // One file of a scan, by the id a trigger's answer gave it (autopulse-events.ts fileEventId).
+      const entry = await deps.store.view.get(file.scanId);
+      const path = entry && (pathOfTag(entry, file.tag) ?? (entry.fileCount > entry.files.length ? entry.folder : undefined));
+      if (entry && path !== undefined) return reply.send(await withFound({ ...eventOfScan(entry), id, file_path: path }, entry.status));
+    } else if (/^[1-9]\d{0,15}$/.test(id)) {
       const entry = await deps.store.view.get(Number(id));
-      if (entry) return reply.send(eventOfScan(entry));
+      if (entry) return reply.send(await withFound(eventOfScan(entry), entry.status));
     } else {
       const hold = await holds.get(id);
       if (hold) {
@@ -82,8 +94,10 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     const f = compiled.get(name)!;
     return leftOutByPatterns(f.include, f.exclude, path) === undefined;
   };
-  // rewrite.rs:76-85: every rule in turn, each replacing all its matches.
-  const rewrite = (t: AutopulseTrigger, path: string) => (t.REWRITE.length ? rewritePath(t.REWRITE, path).path : path);
+  // rewrite.rs:76-85: every rule in turn, each replacing all its matches; a "//" it leaves is one separator.
+  const rewrite = (t: AutopulseTrigger, path: string) => collapseSlashes(t.REWRITE.length ? rewritePath(t.REWRITE, path).path : path);
+  /** An event's found_status as autopulse's file check would have it by now (autopulse-events.ts foundStatusOf). */
+  const withFound = async (ev: Record<string, unknown>, status: string) => ({ ...ev, found_status: await foundStatusOf(String(ev.file_path), status, config.SERVER_FILE_CHECKS_ENABLED) });
 
   await app.register(async (sub) => {
     // autopulse reads the raw body whatever its content type, and an empty one means "read the query" (triggers.rs:34-41).
@@ -128,7 +142,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       return reply.send(
         wanted.flatMap((p, i) => {
           const s = result.scans[i];
-          return s && s.status !== 'ignored' ? [scanEvent(name, p.path, p.search ? 'not_found' : 'found', s.id, s.due)] : [];
+          return s && s.status !== 'ignored' ? [{ ...scanEvent(name, p.path, p.search ? 'not_found' : 'found', s.id, s.due), id: fileEventId(s.id, s.path) }] : [];
         }),
       );
     });
@@ -174,7 +188,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       if (!result) return reply;
       const s = result.scans[0];
       if (!s || s.status === 'ignored') return text(reply, 500, s && 'reason' in s ? s.reason : 'the path was not queued');
-      return reply.send(scanEvent(name, path, found, s.id, s.due, query.kind === 'manual' ? query.hash : undefined));
+      return reply.send({ ...scanEvent(name, path, found, s.id, s.due, query.kind === 'manual' ? query.hash : undefined), id: fileEventId(s.id, s.path) });
     }
     // A webhook trigger called with GET (triggers.rs:246).
     return reply.code(200).type('text/plain; charset=utf-8').send('Not implemented');
@@ -329,7 +343,7 @@ export function eventOfScan(e: QueueEntry): Record<string, unknown> {
     file_hash: null,
     process_status: processStatusOf(e.status, e.deliveries),
     found_status: 'found',
-    failed_times: Math.max(0, ...e.deliveries.map((d) => d.attempts)),
+    failed_times: failedTimes(e.deliveries),
     next_retry_at: waiting.length ? naive(Math.min(...waiting.map((d) => d.next_at))) : null,
     targets_hit: e.deliveries
       .filter((d) => d.status === 'done')
