@@ -8,6 +8,7 @@ import { rewritePath } from '../paths/rewrite.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
+import { configTemplateRoute } from './autopulse-config-template.ts';
 import { collapseSlashes, failedTimes, fileEventId, foundStatusOf, indexBody, openHolds, pageWithHolds, parseFileEventId, pathOfTag, readHolds } from './autopulse-events.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
 import type { PluginDeps } from './deps.ts';
@@ -40,12 +41,16 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
 
   if (!config.SERVER_AUTH_USER || !config.SERVER_AUTH_PASS) {
     const off = async (_req: FastifyRequest, reply: FastifyReply) =>
-      reply.code(404).type('text/plain; charset=utf-8').send("autopulse's /triggers/, /list and /status/ routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set");
+      reply.code(404).type('text/plain; charset=utf-8').send("autopulse's /triggers/, /list, /status/ and /api/config-template routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set");
     app.all('/triggers/*', off);
     app.get('/list', off);
     app.get('/status/*', off);
+    app.get('/api/config-template', off);
     return;
   }
+
+  // Bazarr's "Generate Autopulse Configuration" (routes/config.rs).
+  configTemplateRoute(app, guard);
 
   // Requests held for their hash, in the queue (autopulse-holds.ts), checked again after a restart.
   const holds = new HashHolds(deps, deps.log);
