@@ -11,6 +11,9 @@ import { safeName } from './autopulse-names.ts';
  * scanrelay config.json. autopulse's keys, defaults and their file:line are in docs/autopulse.md.
  */
 
+/** notify.rs:156: autopulse's polling backend looks every 10 s. */
+const AUTOPULSE_POLL_INTERVAL = 10;
+
 export interface AutopulseImport {
   config: JsonObject;
   /** Lines for the printout: what was carried and how. */
@@ -304,8 +307,17 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       case 'emby': {
         entry.URL = url();
         entry.API_KEY = str(`${where}.token`, t.token, '');
-        for (const k of ['metadata_refresh_mode', 'refresh_metadata', 'path_match'] as const) {
+        for (const k of ['metadata_refresh_mode', 'refresh_metadata'] as const) {
           if (t[k] !== undefined) notes.push(`${where}.${k}: not carried; scanrelay asks ${type} to scan the folder and leaves the refresh mode to the library's settings`);
+        }
+        // emby.rs:44-58, 167-170: how library locations are compared with paths, not how items are refreshed.
+        if (t.path_match !== undefined) {
+          const match = str(`${where}.path_match`, t.path_match);
+          if (match !== 'case_sensitive' && match !== 'case_insensitive') problem(where, `path_match must be "case_sensitive" or "case_insensitive" (emby.rs:51-58), not ${JSON.stringify(match)}`);
+          else {
+            entry.PATH_MATCH = match;
+            carried.push(`${where}.path_match -> PATH_MATCH "${match}" (library folders are compared with paths ${match === 'case_insensitive' ? 'ignoring ASCII case' : 'as written'})`);
+          }
         }
         break;
       }
@@ -369,6 +381,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   const routes: JsonObject = {};
   const watchPaths: JsonObject[] = [];
   let watchPoll = false;
+  /** Each notify trigger's debounce (s): the watcher's one SETTLE. */
+  const watchSettles: Array<[string, number]> = [];
   const watchInclude: string[] = [];
   const watchAnyFile: string[] = [];
   let maxDelay = defaultWait;
@@ -398,15 +412,19 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       // filter: on the rewritten path, as the entry's INCLUDE/EXCLUDE (docs/watch.md); filters: on the watched
       // path before the rewrite (notify.rs:106-119), as WATCH.INCLUDE.
       const f = filterOf(where, t.filter);
-      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...rewriteOf(rules), ...f });
+      // notify.rs:47-73: recursive (true), timer and excludes are the trigger's own: each of its folders keeps them.
+      const recursive = t.recursive === undefined || t.recursive === null ? true : t.recursive === true ? true : t.recursive === false ? false : problem(`${where}.recursive`, 'must be true or false');
+      const own: JsonObject = { ...(recursive ? {} : { RECURSIVE: false }), ...(wait !== undefined ? { DELAY: wait } : {}), ...(excluded ? { EXCLUDE_TARGETS: excluded } : {}) };
+      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...rewriteOf(rules), ...f, ...own });
       if (filters && (filters as string[]).length) watchInclude.push(...(filters as string[]));
       else watchAnyFile.push(where);
       if (t.backend === 'polling') watchPoll = true;
-      if (t.recursive === false) notes.push(`${where}.recursive: false is not carried; the watcher always watches sub-folders`);
-      if (t.debounce !== undefined) notes.push(`${where}.debounce: not carried; the watcher's changes wait SERVER_SCAN_DELAY`);
-      if (wait !== undefined && wait !== defaultWait) notes.push(`${where}.timer.wait (${wait} s): the watcher's scans wait SERVER_SCAN_DELAY (${defaultWait} s)`);
-      if (excluded) notes.push(`${where}.excludes: not carried on the watcher; use the targets' EXCLUDE patterns`);
-      carried.push(`${where} (notify) -> WATCH.PATHS ${(paths as string[]).join(', ')}`);
+      if (wait !== undefined) maxDelay = Math.max(maxDelay, wait);
+      // notify.rs:144: a change is reported once its file was quiet `debounce` seconds (2); the watcher has one setting.
+      const debounce = t.debounce === undefined || t.debounce === null ? 2 : num(`${where}.debounce`, t.debounce, 0);
+      watchSettles.push([where, debounce]);
+      const parts = [recursive ? undefined : 'RECURSIVE false', wait !== undefined ? `DELAY ${wait} s` : undefined, excluded ? `EXCLUDE_TARGETS ${excluded.join(', ')}` : undefined].filter(Boolean);
+      carried.push(`${where} (notify) -> WATCH.PATHS ${(paths as string[]).join(', ')}${parts.length ? ` (${parts.join(', ')})` : ''}`);
       continue;
     }
     if (!(AUTOPULSE_ROUTE_TYPES as readonly string[]).includes(type)) problem(`${where}.type`, `unknown trigger type ${JSON.stringify(type)} (autopulse has ${[...AUTOPULSE_ROUTE_TYPES, 'notify'].join(', ')})`);
@@ -430,7 +448,21 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   config.SERVER_AUTOPULSE_TRIGGERS = routes;
   carried.push(`triggers -> SERVER_AUTOPULSE_TRIGGERS (served at /triggers/<name>): ${Object.entries(routes).map(([n, e]) => `${n} (${String((e as JsonObject).TYPE)})`).join(', ')}`);
   if (watchPaths.length) {
-    config.WATCH = { ENABLED: true, PATHS: watchPaths, POLL: watchPoll, ...(watchInclude.length ? { INCLUDE: [...new Set(watchInclude)] } : {}) };
+    // notify.rs:151-156: the polling backend looks every 10 s.
+    const settle = Math.max(...watchSettles.map(([, d]) => d));
+    config.WATCH = {
+      ENABLED: true,
+      PATHS: watchPaths,
+      POLL: watchPoll,
+      ...(watchPoll ? { POLL_INTERVAL: AUTOPULSE_POLL_INTERVAL } : {}),
+      ...(settle > 0 && settle !== 2 ? { SETTLE: settle } : {}),
+      ...(watchInclude.length ? { INCLUDE: [...new Set(watchInclude)] } : {}),
+    };
+    if (watchPoll) carried.push(`notify backend polling -> WATCH.POLL, every ${AUTOPULSE_POLL_INTERVAL} s as autopulse (notify.rs:156)`);
+    if (settle > 0 && settle !== 2) carried.push(`notify debounce -> WATCH.SETTLE ${settle} s (a changed file is taken once it was unchanged that long)`);
+    const differ = watchSettles.filter(([, d]) => d !== settle);
+    if (differ.length) notes.push(`${differ.map(([w, d]) => `${w}.debounce (${d} s)`).join(', ')}: the watcher has one WATCH.SETTLE for every folder; it is the longest, ${settle} s`);
+    if (settle === 0) notes.push('notify debounce 0: WATCH.SETTLE stays 2 s, the shortest the watcher takes (a file still being written is not taken)');
     if (watchInclude.length && watchAnyFile.length) {
       notes.push(`${watchAnyFile.join(', ')}: no filters, but another notify trigger's filters are WATCH.INCLUDE, which applies to every watched folder; add a pattern that matches its files`);
     } else if (!watchInclude.length) {

@@ -8,6 +8,7 @@ import { rewritePath } from '../paths/rewrite.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
+import { hashIds } from '../core/file-hash.ts';
 import { configTemplateRoute } from './autopulse-config-template.ts';
 import { collapseSlashes, failedTimes, fileEventId, foundStatusOf, indexBody, openHolds, pageWithHolds, parseFileEventId, pathOfTag, readHolds } from './autopulse-events.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
@@ -179,7 +180,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
           found = actual === undefined ? 'not_found' : 'hash_mismatch';
           let hold: Hold;
           try {
-            hold = await holds.hold(name, path, query.hash, found, intentOf(t, name, 'Manual', scans, t.DELAY, targetNames));
+            hold = await holds.hold(name, path, query.hash, found, manualIntent(t, name, scans, query, targetNames));
           } catch (err) {
             if (err instanceof TooManyHolds) return text(reply, 503, err.message);
             throw err;
@@ -189,7 +190,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
         }
         found = 'found';
       }
-      const result = await submit(intentOf(t, name, 'Manual', scans, t.DELAY, targetNames), req, reply, deps);
+      const result = await submit(manualIntent(t, name, scans, query, targetNames), req, reply, deps);
       if (!result) return reply;
       const s = result.scans[0];
       if (!s || s.status === 'ignored') return text(reply, 500, s && 'reason' in s ? s.reason : 'the path was not queued');
@@ -201,6 +202,12 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
 }
 
 type Query = { kind: 'manual'; path: string; hash?: string } | { kind: 'autoscan'; path: string };
+
+/** A manual (bazarr, autoscan) trigger's intent; a `hash` goes with it for the forward target (core/file-hash.ts). */
+function manualIntent(t: AutopulseTrigger, name: string, scans: ScanPath[], query: Query, targetNames: readonly string[]): ScanIntent {
+  const intent = intentOf(t, name, 'Manual', scans, t.DELAY, targetNames);
+  return query.kind === 'manual' && query.hash !== undefined && scans.length === 1 ? { ...intent, ids: hashIds(scans[0]!.path, query.hash) } : intent;
+}
 
 /** serde's untagged TriggerQueryParams (triggers.rs:17-22): `path` (and `hash`) first, else `dir`. */
 function queryOf(q: Record<string, string | string[]> | undefined): Query | undefined {

@@ -1,5 +1,6 @@
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
+import { asciiLower } from '../paths/ascii-case.ts';
 import { longestPrefix } from '../paths/mapping.ts';
 
 /** What the enabled targets say about some folders (see LibraryRoots.check). */
@@ -25,7 +26,7 @@ export class LibraryRoots {
   private readonly inflight = new Map<string, Promise<string[]>>();
 
   constructor(
-    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath'>[],
+    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath' | 'pathsIgnoreCase'>[],
     private readonly log: Logger,
     private readonly maxAgeMs = 60_000,
     /**
@@ -43,7 +44,7 @@ export class LibraryRoots {
 
   async check(folders: readonly string[]): Promise<LibraryCheck> {
     let read = await this.read(false);
-    const isOutside = (f: string) => !this.targets.some((t) => inside(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? []));
+    const isOutside = (f: string) => !this.targets.some((t) => inside(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? [], t.pathsIgnoreCase));
     let outside = folders.filter(isOutside);
     // A library added since the last read: ask again before refusing.
     if (outside.length && read.cached) {
@@ -105,6 +106,7 @@ export class LibraryRoots {
   }
 }
 
-function inside(folder: string, roots: readonly string[]): boolean {
+function inside(folder: string, roots: readonly string[], ignoreCase = false): boolean {
+  if (ignoreCase) return longestPrefix(asciiLower(folder), roots, asciiLower) !== undefined;
   return longestPrefix(folder, roots, (r) => r) !== undefined;
 }

@@ -59,7 +59,7 @@ describe("Bazarr's autopulse connection, pointed at scanrelay", () => {
     assert.deepEqual({ ...(parsed.triggers.notify as object) }, { type: 'notify', paths: ['/media'] });
     // What Bazarr generated is an autopulse config that scanrelay's importer reads.
     const imported = importAutopulse(text, 'config.toml', {});
-    assert.ok(imported.config.SERVER_AUTOPULSE_TRIGGERS.bazarr);
+    assert.ok((imported.config.SERVER_AUTOPULSE_TRIGGERS as Record<string, unknown>).bazarr);
 
     const bad = await t.app.inject({ method: 'GET', url: '/api/config-template?triggers=bazarr,subsonic', headers: AUTH });
     assert.equal(bad.statusCode, 400);

@@ -1,6 +1,7 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../log.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
+import { asciiLower } from '../../paths/ascii-case.ts';
 import { relativeTo } from '../../paths/mapping.ts';
 import type { EmbyTargetConfig } from '../../config/target-kinds/emby.ts';
 import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
@@ -24,8 +25,15 @@ export class MediaBrowserTarget implements Target {
     private readonly rewrite?: PathRewriter,
     /** REFRESH_METADATA (every request refreshes the items its files are) and the refresh mode. */
     private readonly refresh: { always: boolean; mode: MetadataRefreshMode } = { always: false, mode: 'FullRefresh' },
+    /** PATH_MATCH case_insensitive: a library folder holds a path whatever its ASCII case (emby.rs:167-170). */
+    readonly pathsIgnoreCase = false,
   ) {
     if (rewrite) this.toTargetPath = rewrite;
+  }
+
+  /** A library folder holds the path (emby.rs:163-171 path_prefix_matches). */
+  private holds(location: string, path: string): boolean {
+    return this.pathsIgnoreCase ? relativeTo(asciiLower(path), asciiLower(location)) !== undefined : relativeTo(path, location) !== undefined;
   }
 
   readonly toTargetPath?: (path: string) => string;
@@ -87,7 +95,7 @@ export class MediaBrowserTarget implements Target {
    * that hold them (autopulse emby.rs:173-216, 349-370). undefined: none found (a new file: it is reported instead).
    */
   private async refreshItems(files: readonly string[]): Promise<{ refreshed: number; rest: string[] }> {
-    const libraries = (await this.client.libraries()).filter((l) => files.some((f) => l.locations.some((loc) => relativeTo(f, loc) !== undefined)));
+    const libraries = (await this.client.libraries()).filter((l) => files.some((f) => l.locations.some((loc) => this.holds(loc, f))));
     const found = new Map<string, string>();
     for (const lib of libraries) for (const [path, id] of await this.client.itemsAt(lib.id, files)) found.set(path, id);
     const ids = new Set(found.values());
@@ -144,9 +152,10 @@ export function mediaBrowserTarget(
   name: string = kind,
   request?: TargetRequest,
   refresh?: { always: boolean; mode: MetadataRefreshMode },
+  pathsIgnoreCase = false,
 ): MediaBrowserTarget {
   const { product, prefix } = KINDS[kind];
-  return new MediaBrowserTarget(name, new MediaBrowserClient(product, url, apiKey, prefix, request), log, rewrite, refresh);
+  return new MediaBrowserTarget(name, new MediaBrowserClient(product, url, apiKey, prefix, request), log, rewrite, refresh, pathsIgnoreCase);
 }
 
 /** A Jellyfin or Emby `TARGETS` entry (or the JELLYFIN / EMBY section, named `jellyfin` / `emby`), by its TYPE. */
@@ -154,5 +163,5 @@ export function createMediaBrowserTarget(name: string, entry: JellyfinTargetConf
   return mediaBrowserTarget(entry.TYPE, entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE, entry.REWRITE_MODE), name, entry.REQUEST, {
     always: entry.REFRESH_METADATA,
     mode: entry.METADATA_REFRESH_MODE,
-  });
+  }, entry.PATH_MATCH === 'case_insensitive');
 }
