@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../config/errors.ts';
 import { configExists, writeConfigFile } from '../config/load.ts';
@@ -27,13 +28,26 @@ export function registerImportAutopulse(program: Command): void {
         if (configExists(settings.config) && !opts.force) {
           throw new UserError(`${settings.config} exists and was left as it is: pass --force to overwrite it, or --config <file> to write elsewhere`);
         }
-        writeConfigFile(settings.config, result.config);
+        // All or nothing: the config is written beside its place and moved there only once the pending scans are
+        // queued, so an error (a database that cannot be read) leaves neither, and a rerun needs no --force.
+        const staged = join(dirname(settings.config), `.${basename(settings.config)}.import-${process.pid}.tmp`);
+        writeConfigFile(staged, result.config);
+        let tookOver: string | undefined;
+        try {
+          if (opts.database !== undefined) {
+            const { takeOverAutopulse } = await import('./autopulse-takeover.ts');
+            tookOver = await takeOverAutopulse(opts.database ?? result.databaseUrl, { ...settings, config: staged }, opts.replace);
+          }
+          renameSync(staged, settings.config);
+        } catch (err) {
+          rmSync(staged, { force: true });
+          throw err;
+        }
         const lines = [`wrote ${settings.config} from ${file}`];
         lines.push(...result.warnings);
         lines.push('carried over:', ...result.carried.map((c) => `  - ${c}`));
-        if (opts.database !== undefined) {
-          const { takeOverAutopulse } = await import('./autopulse-takeover.ts');
-          lines.push(await takeOverAutopulse(opts.database ?? result.databaseUrl, settings, opts.replace));
+        if (tookOver !== undefined) {
+          lines.push(tookOver);
         } else {
           lines.push(`autopulse's pending scans: not taken over (give its database with --database ${result.databaseUrl.replace(/^sqlite:\/\//, '')})`);
         }

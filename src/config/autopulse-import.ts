@@ -5,6 +5,7 @@ import { plexAutoscanDefaults } from './defaults.ts';
 import { UserError } from './errors.ts';
 import { newServerPass, parseConfig, type JsonObject } from './load.ts';
 import { safeName } from './autopulse-names.ts';
+import { figmentValue } from './figment-value.ts';
 
 /*
  * Turns an autopulse config (config.toml, .yaml, .yml or .json, with its AUTOPULSE__ environment) into a
@@ -61,22 +62,8 @@ export function parseAutopulseText(text: string, source: string): JsonObject {
   return doc;
 }
 
-/** figment reads an environment value as a bool, a number, or text (an array or table in brackets). */
-function envValue(raw: string): unknown {
-  const t = raw.trim();
-  if (t === 'true') return true;
-  if (t === 'false') return false;
-  if (/^[+-]?\d+$/.test(t)) return Number(t);
-  if (/^[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
-  if (/^[[{]/.test(t)) {
-    try {
-      return JSON.parse(t);
-    } catch {
-      return raw;
-    }
-  }
-  return raw;
-}
+/** figment reads an environment value with its own grammar: bare-word arrays and tables too (figment-value.ts). */
+const envValue = (raw: string): unknown => figmentValue(raw);
 
 function setPath(doc: JsonObject, path: string[], value: unknown): void {
   let at = doc;
@@ -204,7 +191,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   }
   if (app.log_level !== undefined) notes.push(`app.log_level: not carried; start scanrelay with --loglevel ${String(app.log_level).toUpperCase()}`);
   if (app.api_logging) notes.push('app.api_logging: not carried; --loglevel DEBUG logs each request');
-  if (app.base_path) notes.push(`app.base_path: ${JSON.stringify(app.base_path)} is for autopulse's UI; scanrelay's routes are at the root: have the proxy strip the prefix`);
+  // server/src/lib.rs:42-59: base_path mounts only the web UI; /triggers/, /list, /status/, /stats stay at the root.
+  if (app.base_path) notes.push(`app.base_path: ${JSON.stringify(app.base_path)} moved only autopulse's web UI; its API (/triggers/, /list, /status/, /stats) was at the root, as scanrelay's is, so senders change only host and port. scanrelay's dashboard is at /<SERVER_PASS>, not under ${JSON.stringify(app.base_path)}`);
   if (app.secure_cookies !== undefined) notes.push("app.secure_cookies: not carried (scanrelay's dashboard has no session cookie)");
   if (Array.isArray(app.trusted_proxies) && app.trusted_proxies.length) {
     config.SERVER_TRUST_PROXY = app.trusted_proxies as string[];
@@ -360,7 +348,12 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
           problem(where, 'needs path or raw');
         }
         entry.TIMEOUT = num(`${where}.timeout`, t.timeout, AUTOPULSE_COMMAND_TIMEOUT);
-        notes.push(`${where}: the command gets the folder to scan, not the file (scanrelay scans folders)${t.raw !== undefined ? '; raw runs once per path with FILE_PATH set, as in autopulse' : ''}`);
+        // command.rs:44-49, 63-68: autopulse runs it once per file, the file as the argument (path) or FILE_PATH (raw).
+        notes.push(
+          t.raw !== undefined
+            ? `${where}.raw: runs once per file with FILE_PATH set to it, as in autopulse; a scan that named no file, or more than 1000, gives its folder instead`
+            : `${where}.path: gets the scan's files (not its folder) as arguments, all in one run, where autopulse runs it once per file; a script that reads only its first argument should loop over "$@". A scan that named no file, or more than 1000, gives its folder instead`,
+        );
         break;
       }
       default:

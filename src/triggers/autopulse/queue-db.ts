@@ -128,15 +128,23 @@ export interface AutopulseQueueImport extends QueueTakeover {
 }
 
 /** Takes autopulse's pending scans into scanrelay's queue once (again only with `replace`); its database is only read. */
+/** autopulse's rows, read from its SQLite file or PostgreSQL URL; throws (a UserError) when they cannot be read. */
+export async function readAutopulseQueue(database: string): Promise<AutopulseQueue> {
+  const db = autopulseDatabase(database);
+  return db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : readAutopulsePostgres(db.url);
+}
+
 export async function importAutopulseQueue(opts: {
   database: string;
   config: Config;
   targetNames: readonly string[];
   intake: QueueIntake;
   replace?: boolean;
+  /** The rows, when read already (readAutopulseQueue): read before anything is written, so a bad database writes nothing. */
+  queue?: AutopulseQueue;
 }): Promise<AutopulseQueueImport> {
   const db = autopulseDatabase(opts.database);
-  const queue = db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : await readAutopulsePostgres(db.url);
+  const queue = opts.queue ?? (await readAutopulseQueue(opts.database));
   // The digest names the rows by id and state, so a row retried since (targets_hit grew) is taken again.
   const taken = await takeOverOnce({
     file: db.kind === 'sqlite' ? db.file : 'postgres',
