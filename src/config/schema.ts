@@ -88,8 +88,8 @@ const watchPathSchema = z.union([
       INCLUDE: regexList(),
       EXCLUDE: regexList(),
       PRIORITY: z.number().int().default(0),
-      /** false: only what is directly in PATH, not in its sub-folders (autopulse's notify `recursive`, notify.rs:169-178). */
-      RECURSIVE: bool(true),
+      /** false: only what is directly in PATH, not in its sub-folders (autopulse's notify `recursive`, notify.rs:169-178). Absent: true. */
+      RECURSIVE: z.boolean().optional(),
       ...triggerRouteFields,
     })
     .refine(oneSelection, ONE_SELECTION),

@@ -80,7 +80,7 @@ export class FolderWatcher {
             filter: p.INCLUDE.length || p.EXCLUDE.length ? watchFilter(p) : undefined,
             priority: p.PRIORITY,
             routing: triggerRouting(opts.config, p),
-            recursive: p.RECURSIVE,
+            recursive: p.RECURSIVE !== false,
           },
     );
     this.roots = this.entries.map((e) => e.root);
