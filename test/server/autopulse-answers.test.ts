@@ -184,3 +184,28 @@ describe('pageWithHolds: a page of scans and held requests, as if they were one 
     }
   });
 });
+
+describe('a merged scan is never due before any of its requests (database/src/conn.rs:311-318)', () => {
+  test('a Readarr file with a 10 s timer and a manual file with a 1 s timer in one folder: both wait for the 10 s', async () => {
+    // settings/triggers/readarr.rs and manual.rs: `timer: {wait}` per trigger (settings/timer.rs:4-8).
+    const r = await relayFrom('triggers:\n  readarr:\n    type: readarr\n    timer:\n      wait: 10\n  my_manual:\n    type: manual\n    timer:\n      wait: 1\n');
+    const book = '/books/Terry Pratchett/Mort (1987)';
+    const before = Date.now();
+    // readarr.rs:71-123: a Download lists its bookFiles by path.
+    const readarr = await r.app.inject({
+      method: 'POST',
+      url: '/triggers/readarr',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      payload: { eventType: 'Download', author: { path: '/books/Terry Pratchett' }, bookFiles: [{ path: `${book}/Mort.epub` }] },
+    });
+    assert.equal(readarr.statusCode, 200, readarr.body);
+    const manual = await get(r, `/triggers/my_manual?path=${encodeURIComponent(`${book}/Mort.azw3`)}`);
+    assert.equal(manual.statusCode, 200, manual.body);
+    const due = (ev: { can_process: string }) => Date.parse(`${ev.can_process}Z`);
+    const first = due(readarr.json()[0]);
+    assert.ok(first >= before + 10_000, 'the Readarr file waits its 10 s');
+    assert.equal(due(manual.json()), first, 'the manual file, in the same scan, does not pull it forward to 1 s');
+    const [open] = r.store.view.listOpen();
+    assert.equal(open!.dueAt, first);
+  });
+});
