@@ -8,7 +8,7 @@ import { rewritePath } from '../paths/rewrite.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
-import { hashIds } from '../core/file-hash.ts';
+import { hashFor, hashIds } from '../core/file-hash.ts';
 import { configTemplateRoute } from './autopulse-config-template.ts';
 import { collapseSlashes, failedTimes, fileEventId, foundStatusOf, indexBody, openHolds, pageWithHolds, parseFileEventId, pathOfTag, readHolds } from './autopulse-events.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
@@ -76,7 +76,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       // One file of a scan, by the id a trigger's answer gave it (autopulse-events.ts fileEventId).
       const entry = await deps.store.view.get(file.scanId);
       const path = entry && (pathOfTag(entry, file.tag) ?? (entry.fileCount > entry.files.length ? entry.folder : undefined));
-      if (entry && path !== undefined) return reply.send(await withFound({ ...eventOfScan(entry), id, file_path: path }, entry.status));
+      if (entry && path !== undefined) return reply.send(await withFound({ ...eventOfScan(entry), id, file_path: path, file_hash: hashFor(entry, path) ?? null }, entry.status));
     } else if (/^[1-9]\d{0,15}$/.test(id)) {
       const entry = await deps.store.view.get(Number(id));
       if (entry) return reply.send(await withFound(eventOfScan(entry), entry.status));
@@ -341,8 +341,9 @@ function sourceOf(e: Pick<QueueEntry, 'title' | 'source'>): string {
 /**
  * A queued scan as autopulse's ScanEvent (database/src/models.rs:77-119). One scan stands for every request for
  * its folder (they are merged), so file_path is its one file, or its folder when it has several or none;
- * targets_hit the targets it reached; failed_times the most attempts a target took; found_status "found", since a
- * request held for its hash is queued only once it matched.
+ * targets_hit the targets it reached; failed_times the most failed attempts of a target; found_status "found", since a
+ * request held for its hash is queued only once it matched (the routes look again: withFound); file_hash the hash a
+ * manual request gave for its file (core/file-hash.ts).
  */
 export function eventOfScan(e: QueueEntry): Record<string, unknown> {
   const waiting = e.deliveries.filter((d) => d.status === 'waiting' && d.attempts > 0);
@@ -352,7 +353,7 @@ export function eventOfScan(e: QueueEntry): Record<string, unknown> {
     event_source: sourceOf(e),
     event_timestamp: naive(e.firstAt),
     file_path: e.fileCount === 1 && e.files.length === 1 ? e.files[0] : e.folder,
-    file_hash: null,
+    file_hash: e.fileCount === 1 && e.files.length === 1 ? (hashFor(e, e.files[0]!) ?? null) : null,
     process_status: processStatusOf(e.status, e.deliveries),
     found_status: 'found',
     failed_times: failedTimes(e.deliveries),

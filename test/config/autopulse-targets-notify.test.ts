@@ -59,6 +59,10 @@ targets:
     assert.equal(first.statusCode, 200, first.body);
     const second = await app.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(`${folder}/Heat.srt`)}`, headers: AUTH });
     assert.equal(second.statusCode, 200, second.body);
+    // /status shows each file's own hash, as autopulse's row keeps its file_hash (models.rs:77-119).
+    const status = async (id: string) => (await app.inject({ method: 'GET', url: `/status/${id}`, headers: AUTH })).json();
+    assert.equal((await status(first.json().id)).file_hash, hash);
+    assert.equal((await status(second.json().id)).file_hash, null);
     const [entry] = store.view.listOpen();
     assert.ok(entry);
     const target = createTarget('upstream', config.TARGETS!.upstream!, log, config);
