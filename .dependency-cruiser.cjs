@@ -4,6 +4,8 @@
  * and beside them, used by cli / server only, notify (src/notify: reads the queue's outbox, sends notifications).
  * with config, paths, core (shared types), google, rclone, db, fs and log below them all. The counters
  * (src/metrics) read the queue's figures and are fed by the intake and the server: between the two.
+ * src/setup (`scanrelay setup` and the dashboard's Connect page: the *arrs' and media servers' management APIs) is
+ * used by cli / server only, and uses only the foundations.
  * Checked by the test command (`npm run layers`).
  */
 const layer = (name) => `^src/${name}(/|\\.ts$)`;
@@ -27,6 +29,8 @@ module.exports = {
     forbid('only-the-top-notifies', `${layer('triggers')}|${layer('intake')}|${layer('queue')}|${layer('targets')}|${layer('metrics')}`, layer('notify'), 'Notifications read the outbox; no trigger, target or scheduler code sends them.'),
     forbid('notify-reads-the-outbox', layer('notify'), `${layer('targets')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The sender knows the queue\'s outbox and the services, nothing above.'),
     forbid('metrics-below-intake', layer('metrics'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The counters know the queue and the targets, nothing above.'),
+    forbid('setup-is-for-cli-and-server', '^src/(?!cli/|server/|setup/)', layer('setup'), 'Setting up the *arrs is a command and a page: nothing below them uses it.'),
+    forbid('setup-uses-the-foundations', layer('setup'), `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'Setup reads the config and pairs paths; it never reaches the relay\'s layers.'),
     forbid(
       'foundations-import-no-layer',
       `^src/(${below.join('|')})(/|\\.ts$)`,

@@ -17,7 +17,7 @@ export function drivePollerOn(google: FakeGoogle, config: Config, dir: string) {
   const tokenfile = join(dir, 'token.json');
   writeTokenFile(tokenfile, google.issueToken());
   const store = new QueueStore(join(dir, 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 0 }));
   const log = silentLogger();
   const { watcher, cache } = openDrive(config, { cachefile, tokenfile }, log);
   const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log });

@@ -105,7 +105,7 @@ export async function drain(withOthers: boolean, latencyMs: number): Promise<{ p
     targets.push(createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: fakes.urls.tdarr, DB_ID: 'db' }), log));
   }
   try {
-    const intake = new QueueIntake(store, () => ({ delayMs: 0, maxMs: 0 }));
+    const intake = new QueueIntake(store, [], () => ({ delayMs: 0, maxMs: 0 }));
     const requests = Array.from({ length: SCANS }, (_, i) => ({ folder: `/data/Movies/Movie ${i}`, files: [`/data/Movies/Movie ${i}/m${i}.mkv`], source: 'Manual' as const }));
     for (let i = 0; i < requests.length; i += 100) await intake.enqueue(requests.slice(i, i + 100));
     const scheduler = new Scheduler(store, targets, log, { concurrency: 8 });

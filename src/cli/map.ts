@@ -6,6 +6,7 @@ import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { normalizeFolder } from '../paths/mapping.ts';
 import { plexBackendFor } from '../targets/index.ts';
+import { scanModeOf } from '../targets/media-browser/target.ts';
 import { namedTargets, triggerRouting } from '../config/named-targets.ts';
 import type { TriggerRoute } from '../config/targets.ts';
 import { leftOutBy, routeRequest, routeTable } from '../queue/route.ts';
@@ -48,6 +49,14 @@ export function registerMap(program: Command): void {
           sectionError = (err as Error).message;
         }
         const targets = targetsFor(config, folder, mapped.path, opts.trigger, trigger);
+        // Jellyfin and Emby: the scan mode each would use (issue 50), asked of the server when SCAN_MODE is auto.
+        const named = namedTargets(config);
+        await Promise.all(
+          targets.map(async (t) => {
+            const entry = named.get(t.name);
+            if (entry?.TYPE === 'jellyfin' || entry?.TYPE === 'emby') t.scanMode = await scanModeOf(t.name, entry);
+          }),
+        );
         if (opts.json) {
           const sentTo = targets.filter((t) => t.sent).map((t) => t.name);
           process.stdout.write(
@@ -62,7 +71,7 @@ export function registerMap(program: Command): void {
           `mapped:  ${mapped.path}`,
           mapped.match ? `matched: "${mapped.match.value}" -> "${mapped.match.key}"` : 'matched: no SERVER_PATH_MAPPINGS entry (path left as it is)',
           `folder:  ${folder}`,
-          ...(targets.length ? targets.map((t) => targetLine(t, folder)) : ['target:  none (no target is enabled)']),
+          ...(targets.length ? targets.flatMap((t) => [targetLine(t, folder), ...(t.scanMode ? [modeLine(t.name, t.scanMode)] : [])]) : ['target:  none (no target is enabled)']),
           ...(targets.length && !targets.some((t) => t.sent) ? ['route:   no target takes it: the relay would answer this request "ignored"'] : []),
           section
             ? `section: ${section.id} (${section.title}), location ${section.location}`
@@ -84,6 +93,12 @@ interface TargetView {
   sent: boolean;
   /** The config key that leaves it out, with the pattern(s) for a target's own INCLUDE/EXCLUDE; null when sent. */
   leftOutBy: { key: string; pattern?: string; patterns?: string[] } | null;
+  /** Jellyfin and Emby: how scans go (SCAN_MODE, or what auto picks), or why the server could not be asked. */
+  scanMode?: { mode: string; why: string } | { mode: 'auto'; error: string };
+}
+
+function modeLine(name: string, m: NonNullable<TargetView['scanMode']>): string {
+  return 'error' in m ? `mode:    ${name}: auto, not known yet (could not ask the server: ${m.error})` : `mode:    ${name}: ${m.mode} (${m.why})`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { UserError } from './errors.ts';
 import { newServerPass, parseConfig, type JsonObject } from './load.ts';
 import { safeName } from './autopulse-names.ts';
 import { figmentValue } from './figment-value.ts';
+import { isDefaultCredentials } from './default-auth.ts';
 
 /*
  * Turns an autopulse config (config.toml, .yaml, .yml or .json, with its AUTOPULSE__ environment) into a
@@ -36,6 +37,37 @@ export const AUTOPULSE_DATABASE_URL = 'sqlite://data/autopulse.db';
 const AUTOPULSE_REQUEST_TIMEOUT = 10; // targets/mod.rs:231
 const AUTOPULSE_COMMAND_TIMEOUT = 10; // targets/command.rs:50
 const AUTOPULSE_WEBHOOK_INTERVAL = 10; // opts.rs:84
+
+
+/**
+ * `--new-password`: the imported config's SERVER_AUTH_PASS replaced by `password`, and one line per trigger
+ * saying where its sender keeps the old one (a webhook connection of an *arr, Bazarr's or a script's URL).
+ */
+export function withNewPassword(config: JsonObject, password: string): string[] {
+  config.SERVER_AUTH_PASS = password;
+  const user = String(config.SERVER_AUTH_USER ?? '');
+  const port = String(config.SERVER_PORT ?? AUTOPULSE_PORT);
+  const triggers = (config.SERVER_AUTOPULSE_TRIGGERS ?? {}) as Record<string, { TYPE?: string }>;
+  const where: Record<string, string> = {
+    sonarr: 'Sonarr: Settings > Connect > the Webhook connection',
+    sportarr: 'Sportarr: Settings > Connect > the Webhook connection',
+    radarr: 'Radarr: Settings > Connect > the Webhook connection',
+    lidarr: 'Lidarr: Settings > Connect > the Webhook connection',
+    readarr: 'Readarr: Settings > Connect > the Webhook connection',
+    bazarr: "Bazarr: Settings > Notifications (or its post-processing command), where it calls",
+    manual: 'every script or tool that calls',
+    autoscan: 'every tool (autoscan, A-Train) that calls',
+  };
+  const lines = [
+    `auth: SERVER_AUTH_PASS is now a new random password: ${password}`,
+    `  change the password (username ${user}) in each sender, or its requests are refused (401):`,
+  ];
+  for (const [name, t] of Object.entries(triggers)) {
+    lines.push(`  - ${where[t.TYPE ?? ''] ?? 'the sender that calls'} http://<this host>:${port}/triggers/${name}: Username ${user}, Password ${password}`);
+  }
+  if (Object.keys(triggers).length === 0) lines.push('  - no trigger was imported: only clients you add later need it');
+  return lines;
+}
 
 /** Trigger types served at /triggers/<name> (triggers/mod.rs:283-295); notify watches folders instead. */
 export const AUTOPULSE_ROUTE_TYPES = ['manual', 'bazarr', 'autoscan', 'sonarr', 'radarr', 'lidarr', 'readarr', 'sportarr'] as const;
@@ -213,9 +245,9 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     config.SERVER_AUTH_USER = user;
     config.SERVER_AUTH_PASS = pass;
     carried.push('auth.username, auth.password -> SERVER_AUTH_USER, SERVER_AUTH_PASS (Basic auth on /triggers/)');
-    if (user === 'admin' && pass === 'password') {
+    if (isDefaultCredentials(user, pass)) {
       warnings.push(
-        "!!! auth: autopulse's DEFAULT username and password (admin / password) were carried over, so your webhooks keep working. ANYONE WHO CAN REACH THIS PORT CAN QUEUE SCANS. Change SERVER_AUTH_USER and SERVER_AUTH_PASS, then the same in every webhook, as soon as you can !!!",
+        "!!! auth: autopulse's DEFAULT username and password (admin / password) were carried over, so your webhooks on this machine and your home network keep working; the relay refuses them (401) from any other address and warns at every start. Run import-autopulse again with --new-password (and --force) to write a strong password and print what to change in each *arr, or set SERVER_AUTH_USER and SERVER_AUTH_PASS yourself, then the same in every webhook !!!",
       );
     }
   }

@@ -6,6 +6,7 @@ import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
 import { plexKeys } from './plex-keys.ts';
 import { ONE_SELECTION, oneSelection, targetsSchema, triggerRouteFields } from './targets.ts';
+import { scanModeSchema } from './target-kinds/media-browser.ts';
 import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
@@ -20,8 +21,11 @@ const bool = (def: boolean) => z.boolean().default(def);
 const stringList = () => z.array(z.string()).default([]);
 const pathMappings = () => pathMappingsSchema.default({});
 
-/** The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route. */
-export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers'];
+/**
+ * The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route
+ * (autopulse's /list, /stats and /status/ are served beside the dashboard: `GET /list` would answer their page).
+ */
+export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers', 'list', 'stats', 'status'];
 
 export { PLEX_DATABASE_PATH_DEFAULT, PLEX_SCANNER_DEFAULT, PLEX_SUPPORT_DIR_DEFAULT } from './plex-keys.ts';
 
@@ -123,7 +127,8 @@ export const scanPrioritiesSchema = z
 
 const mediaServerSchema = z
   // REWRITE: the target's own rules, from the relay's path to this server's (autoscan's per-target rewrite).
-  .object({ ENABLED: bool(false), URL: str(''), API_KEY: str(''), REWRITE: rewriteRules() })
+  // SCAN_MODE: as a TARGETS entry's (config/target-kinds/media-browser.ts).
+  .object({ ENABLED: bool(false), URL: str(''), API_KEY: str(''), REWRITE: rewriteRules(), SCAN_MODE: scanModeSchema })
   .prefault({});
 
 /** A trigger's settings on autoscan's routes: its priority and the rules that take its paths to the relay's own. */

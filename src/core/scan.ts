@@ -179,6 +179,11 @@ export interface Target {
    */
   libraryRoots?(fresh?: boolean): Promise<string[]>;
   /**
+   * How scans go to this server now and why (Jellyfin/Emby's SCAN_MODE, or what `auto` chose), for the dashboard and
+   * /metrics; undefined while it is not known yet. Absent: the kind has one way.
+   */
+  scanMode?(): { mode: string; why: string } | undefined;
+  /**
    * The target's own rewrite (autoscan's per-target `rewrite`): the relay's path as this server names it.
    * Absent: the server sees the relay's path. deliver() applies it itself; the library check asks it.
    */
@@ -188,4 +193,6 @@ export interface Target {
    * emby `path_match: case_insensitive`, emby.rs:167-170). Absent: compared as written.
    */
   readonly pathsIgnoreCase?: boolean;
+  /** The text with this target's secrets taken out (targets/redact.ts), for what is said about it elsewhere. */
+  redact?(text: string): string;
 }

@@ -22,12 +22,28 @@ export function invalidText(value: string): string | undefined {
   return undefined;
 }
 
+/** C0 control characters (U+0000-U+001F, CR and LF among them) and DEL. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Why a text a client sent (a path, a title, an event, an id) is refused, or undefined: what invalidText refuses,
+ * and any control character. A newline in a path would reach the command target's SCANRELAY_FILES (one path a
+ * line) as lines of their own, and log lines as lines of their own; no media manager sends one.
+ */
+export function invalidInputText(value: string): string | undefined {
+  const stored = invalidText(value);
+  if (stored) return stored;
+  const m = CONTROL.exec(value);
+  if (m) return `must not contain a control character (U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, at character ${m.index + 1})`;
+  return undefined;
+}
+
 /** Why a requested path cannot be scanned, or undefined when it is fine. Checked before and after mapping. */
 export function invalidRequestPath(path: unknown): string | undefined {
   if (path === undefined || path === null) return 'filepath is missing: send the path of a file or folder to scan';
   if (typeof path !== 'string') return 'filepath must be a string';
   if (path.trim() === '') return 'filepath is missing or empty';
-  const text = invalidText(path);
+  const text = invalidInputText(path);
   if (text) return `filepath ${text}`;
   if (DOT_DOT_SEGMENT.test(path)) return 'filepath must not contain a ".." segment';
   return tooLong(path);
@@ -45,6 +61,8 @@ export function invalidMappedPath(path: string): string | undefined {
   if (!isAbsolutePath(path)) {
     return `path "${path}" is not absolute after SERVER_PATH_MAPPINGS; add a mapping for it or send the full path`;
   }
+  const text = invalidInputText(path);
+  if (text) return `after SERVER_PATH_MAPPINGS the path ${text}`;
   const long = tooLong(path);
   if (long) return `${long.replace(/^filepath/, 'after SERVER_PATH_MAPPINGS the path')}`;
   return undefined;

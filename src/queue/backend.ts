@@ -179,6 +179,11 @@ export interface QueueBackend {
    */
   retryWaitingNow(targets: readonly string[], now?: number): Awaitable<number>;
   failUnknownTargets(targets: readonly string[], now?: number): Awaitable<number>;
+  /**
+   * At start, the migration to explicit routes: open scans stored without one (NULL) get the list `routeOf` gives
+   * for their folder and files, or `every` target when none takes them (queue/lifecycle.ts routeUnroutedSteps).
+   */
+  routeUnrouted(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): Awaitable<number>;
   nextWakeAt(targets?: readonly string[]): Awaitable<number | undefined>;
   countOpen(): Awaitable<number>;
   pruneHistory(keep: number): Awaitable<number>;

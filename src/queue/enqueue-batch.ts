@@ -2,9 +2,12 @@ import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../
 import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
 import { crossesRoot, descendantRange, mergeUpdateType, mergedDueAt, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
 import { routeKey } from './route.ts';
+import { runAsync, runSync, step, type Steps } from './steps.ts';
 import { MAX_FILES_PER_SCAN, type EnqueueResult, type ScanRow, type Timing } from './types.ts';
 
 type Awaitable<T> = T | Promise<T>;
+
+export { runAsync, runSync };
 
 /** The columns of a new pending scan. */
 export interface NewScan {
@@ -72,25 +75,10 @@ export interface EnqueueIO {
 }
 
 /** One step of an enqueue: a call on the store's IO. */
-type Step = (io: EnqueueIO) => unknown;
-export type EnqueueSteps<T> = Generator<Step, T, unknown>;
+export type EnqueueSteps<T> = Steps<EnqueueIO, T>;
 
 function* call<R>(f: (io: EnqueueIO) => Awaitable<R>): EnqueueSteps<R> {
-  return (yield f) as R;
-}
-
-/** Runs the steps on a synchronous store (SQLite, inside its transaction). */
-export function runSync<T>(steps: EnqueueSteps<T>, io: EnqueueIO): T {
-  let r = steps.next();
-  while (!r.done) r = steps.next(r.value(io));
-  return r.value;
-}
-
-/** Runs the steps on an asynchronous store (PostgreSQL, inside its transaction). */
-export async function runAsync<T>(steps: EnqueueSteps<T>, io: EnqueueIO): Promise<T> {
-  let r = steps.next();
-  while (!r.done) r = steps.next(await r.value(io));
-  return r.value;
+  return yield* step(f);
 }
 
 /** A pending scan as this transaction last left it (written back by flush()). */

@@ -1,6 +1,9 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
 import { QueueUnavailableError, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
+import type { Config } from '../config/schema.ts';
+import { scanDelayMax } from '../config/schema.ts';
+import { relayRoutes, routeRequest, type RouteEntry } from './route.ts';
 import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
@@ -26,16 +29,16 @@ export class QueueIntake {
 
   constructor(
     private readonly store: QueueBackend,
+    /**
+     * The routing table (queue/route.ts relayRoutes): where each request goes is decided here, once, before it is
+     * stored, as the explicit list of its targets ([]: none takes it, answered `unrouted` and not queued). Required:
+     * an intake that could queue without it is a path that skips the targets' INCLUDE/EXCLUDE.
+     */
+    private readonly routes: readonly RouteEntry[],
     private readonly timing: () => Timing,
     private readonly onCommitted: (results: EnqueueResult[], requests: NormalizedScanRequest[]) => void = () => {},
     /** How long a batch keeps retrying while the queue file is locked by another process. */
     private readonly busyRetryMs = 2000,
-    /**
-     * Where each request goes (queue/route.ts routeRequest), decided here, once, before it is stored: undefined
-     * every target, [] none (the request is answered `unrouted` and not queued). Absent: every request goes to
-     * the targets it names, or all.
-     */
-    private readonly route?: (req: NormalizedScanRequest) => string[] | undefined,
   ) {}
 
   /**
@@ -43,12 +46,11 @@ export class QueueIntake {
    * index among those or the answer of a request no target takes.
    */
   private routed(requests: NormalizedScanRequest[]): { kept: NormalizedScanRequest[]; answer: (results: EnqueueResult[]) => EnqueueResult[] } {
-    if (!this.route) return { kept: requests, answer: (r) => r };
     const kept: NormalizedScanRequest[] = [];
     const at: Array<number | EnqueueResult> = [];
     for (const req of requests) {
       const { targets: _selection, ...rest } = req;
-      const route = this.route(req);
+      const route = routeRequest(this.routes, req);
       if (route && route.length === 0) {
         at.push({ id: 0, status: 'unrouted', folder: req.folder, dueAt: Date.now() });
         continue;
@@ -160,4 +162,12 @@ function refusesData(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return /^(22|23|54)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/.test(code);
+}
+
+/**
+ * The intake of a command that queues without running a relay (the plex_autoscan, autoscan and autopulse
+ * takeovers): the config's routing table and scan delays, as the server's own intake has them.
+ */
+export function configIntake(store: QueueBackend, config: Config): QueueIntake {
+  return new QueueIntake(store, relayRoutes(config), () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as toToml } from 'smol-toml';
 import { packageVersion } from '../core/version.ts';
+import { invalidInputText } from '../paths/validate.ts';
 import type { Hook } from './guard.ts';
 
 /*
@@ -55,6 +56,13 @@ function typeList<T extends string>(raw: string | undefined, allowed: readonly T
 
 /** TemplateQuery (config.rs:15-26): database (sqlite), triggers, targets, output (toml). */
 export function templateQueryOf(q: Record<string, string | string[]> | undefined): TemplateQuery {
+  // A control character (a newline, a NUL) is refused by name before anything is matched, as every route does
+  // (paths/validate.ts), so no answer echoes one back.
+  for (const key of ['database', 'triggers', 'targets', 'output']) {
+    const value = one(q?.[key]);
+    const problem = value === undefined ? undefined : invalidInputText(value);
+    if (problem) throw new TemplateQueryError(`Query deserialize error: ${key} ${problem}`);
+  }
   const database = one(q?.database) ?? 'sqlite';
   if (!Object.hasOwn(DATABASE_URLS, database)) throw new TemplateQueryError(`Query deserialize error: database: unknown variant \`${database}\`, expected \`sqlite\` or \`postgres\``);
   const output = one(q?.output) ?? 'toml';

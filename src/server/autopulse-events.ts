@@ -49,14 +49,18 @@ export function failedTimes(deliveries: readonly Pick<DeliveryRow, 'status' | 'a
 
 /**
  * found_status: autopulse sets `found` once its file check saw the file (runner.rs:37-107), and only with
- * opts.check_path (runner.rs:38-40; imported as SERVER_FILE_CHECKS_ENABLED). With checks on, the path is looked
- * at as autopulse's runner looks at it; with them off the relay may not see the disk, so a scan reads `found` once
- * its targets took it, and `not_found` before.
+ * opts.check_path (runner.rs:38-40; imported as SERVER_FILE_CHECKS_ENABLED). With checks on (`look` given), the
+ * path is looked at as autopulse's runner looks at it, where `look` says the relay sees it; `look` answers
+ * undefined for a path outside every known library (paths/library.ts), which is never stat'ed and reads
+ * `not_found`. With checks off the relay may not see the disk, so a scan reads `found` once its targets took it,
+ * and `not_found` before.
  */
-export async function foundStatusOf(path: string, status: string, fileChecks: boolean): Promise<'found' | 'not_found'> {
-  if (!fileChecks) return status === 'done' ? 'found' : 'not_found';
+export async function foundStatusOf(path: string, status: string, look: ((path: string) => Promise<string | undefined>) | undefined): Promise<'found' | 'not_found'> {
+  if (!look) return status === 'done' ? 'found' : 'not_found';
+  const disk = await look(path);
+  if (disk === undefined) return 'not_found';
   try {
-    await stat(path);
+    await stat(disk);
     return 'found';
   } catch {
     return 'not_found';

@@ -1,7 +1,6 @@
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../log.ts';
-import { asciiLower } from '../paths/ascii-case.ts';
-import { longestPrefix } from '../paths/mapping.ts';
+import { withinRoots, type LibraryPlace } from '../paths/library.ts';
 
 /** What the enabled targets say about some folders (see LibraryRoots.check). */
 export interface LibraryCheck {
@@ -42,9 +41,24 @@ export class LibraryRoots {
     return this.targets.filter((t) => !t.toTargetPath).flatMap((t) => this.cache.get(t.name)?.roots ?? []);
   }
 
+  /**
+   * The library folders each of these targets (every target when absent) is known to have, with how it names the
+   * relay's paths (its REWRITE): where the relay may look at its own disk on a client's word (paths/library.ts). A
+   * target that cannot be asked now brings the folders it had last, or none.
+   */
+  async places(names?: readonly string[]): Promise<LibraryPlace[]> {
+    const read = await this.read(false);
+    return this.targets
+      .filter((t) => names === undefined || names.includes(t.name))
+      .map((t) => {
+        const toTarget = t.toTargetPath;
+        return { roots: read.byTarget.get(t.name) ?? [], ...(toTarget ? { name: (path: string) => toTarget(path) } : {}), ...(t.pathsIgnoreCase ? { ignoreCase: true } : {}) };
+      });
+  }
+
   async check(folders: readonly string[]): Promise<LibraryCheck> {
     let read = await this.read(false);
-    const isOutside = (f: string) => !this.targets.some((t) => inside(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? [], t.pathsIgnoreCase));
+    const isOutside = (f: string) => !this.targets.some((t) => withinRoots(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? [], t.pathsIgnoreCase));
     let outside = folders.filter(isOutside);
     // A library added since the last read: ask again before refusing.
     if (outside.length && read.cached) {
@@ -104,9 +118,4 @@ export class LibraryRoots {
     );
     return { roots: [...new Set(all)], unknown, cached, byTarget };
   }
-}
-
-function inside(folder: string, roots: readonly string[], ignoreCase = false): boolean {
-  if (ignoreCase) return longestPrefix(asciiLower(folder), roots, asciiLower) !== undefined;
-  return longestPrefix(folder, roots, (r) => r) !== undefined;
 }

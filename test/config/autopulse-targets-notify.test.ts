@@ -6,6 +6,7 @@ import { importAutopulse } from '../../src/config/autopulse-import.ts';
 import { configSchema, scanDelayMax, type Config } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/log.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
+import { relayRoutes } from '../../src/queue/route.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
@@ -50,7 +51,7 @@ targets:
     const store = new QueueStore(join(tempDir('forward-hash-'), 'queue.db'));
     closers.push(() => store.close());
     const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
-    const app = await buildApp({ config, log, intake: new QueueIntake(store, () => timing), store, recognizers: DEFAULT_RECOGNIZERS });
+    const app = await buildApp({ config, log, intake: new QueueIntake(store, relayRoutes(config), () => timing), store, recognizers: DEFAULT_RECOGNIZERS });
     closers.push(() => app.close());
     const hash = 'a'.repeat(64);
     const folder = '/media/movies/Heat (1995)';
@@ -146,7 +147,7 @@ targets:
     const store = new QueueStore(join(tempDir('notify-queue-'), 'queue.db'));
     closers.push(() => store.close());
     const timing = { delayMs: 5000, maxMs: 30_000 };
-    const watcher = new FolderWatcher({ config, intake: new QueueIntake(store, () => timing), log, writeSettleMs: 50, batchMs: 20 });
+    const watcher = new FolderWatcher({ config, intake: new QueueIntake(store, relayRoutes(config), () => timing), log, writeSettleMs: 50, batchMs: 20 });
     await watcher.start();
     closers.push(() => watcher.close());
     writeFileSync(join(root, 'sub', 'deep.mkv'), 'x');

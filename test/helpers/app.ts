@@ -32,7 +32,7 @@ export async function buildTestApp(
   const parsed = configSchema.parse({ SERVER_PASS: SECRET, SERVER_SCAN_DELAY: 60, ...config }) as Config;
   const store = new QueueStore(join(dir, 'queue.db'));
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
-  const intake = new QueueIntake(store, () => timing);
+  const intake = new QueueIntake(store, [], () => timing);
   const { log = silentLogger(), ...rest } = extra;
   const app = await buildApp({ config: parsed, log, intake, store, recognizers: DEFAULT_RECOGNIZERS, ...rest });
   await app.ready();

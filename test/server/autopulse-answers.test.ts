@@ -8,6 +8,7 @@ import { configSchema, scanDelayMax, type Config } from '../../src/config/schema
 import { packageVersion } from '../../src/core/version.ts';
 import { silentLogger } from '../../src/log.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
+import { relayRoutes } from '../../src/queue/route.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
@@ -35,8 +36,8 @@ async function relayFrom(yaml: string, extra: Record<string, unknown> = {}, root
   const store = new QueueStore(join(tempDir('autopulse-answers-'), 'queue.db'));
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
   const inside = (f: string) => (roots ?? []).some((r) => f === r || f.startsWith(`${r}/`));
-  const libraries = roots && { check: async (folders: readonly string[]) => ({ outside: folders.filter((f) => !inside(f)), roots, unknown: [] }) };
-  const app = await buildApp({ config: parsed, log: silentLogger(), intake: new QueueIntake(store, () => timing), store, recognizers: DEFAULT_RECOGNIZERS, ...(libraries ? { libraries } : {}) });
+  const libraries = roots && { check: async (folders: readonly string[]) => ({ outside: folders.filter((f) => !inside(f)), roots, unknown: [] }), places: async () => [{ roots }] };
+  const app = await buildApp({ config: parsed, log: silentLogger(), intake: new QueueIntake(store, relayRoutes(parsed), () => timing), store, recognizers: DEFAULT_RECOGNIZERS, ...(libraries ? { libraries } : {}) });
   await app.ready();
   closers.push(() => store.close(), () => app.close());
   return { app, store };
@@ -103,7 +104,8 @@ describe('a request held for its hash is a row of /list and /stats (runner.rs:37
     const dir = tempDir('autopulse-hold-');
     const file = join(dir, 'Heat.mkv');
     writeFileSync(file, 'still uploading');
-    const r = await relayFrom('opts:\n  check_path: true\ntriggers:\n  my_manual:\n    type: manual\n');
+    // The folder is a library the relay knows (SERVER_FILE_EXIST_PATH_MAPPINGS): only there is a file hashed.
+    const r = await relayFrom('opts:\n  check_path: true\ntriggers:\n  my_manual:\n    type: manual\n', { SERVER_FILE_EXIST_PATH_MAPPINGS: { [dir]: [dir] } });
     const want = createHash('sha256').update('the whole film').digest('hex');
     const held = await get(r, `/triggers/my_manual?path=${encodeURIComponent(file)}&hash=${want}`);
     assert.equal(held.statusCode, 200, held.body);
@@ -125,7 +127,8 @@ describe('found_status reads found only once the file was found (runner.rs:37-10
     const dir = tempDir('autopulse-found-');
     mkdirSync(join(dir, 'Heat (1995)'));
     const file = join(dir, 'Heat (1995)', 'Heat.mkv');
-    const r = await relayFrom('opts:\n  check_path: true\ntriggers:\n  my_manual:\n    type: manual\n');
+    // The folder is a library the relay knows (SERVER_FILE_EXIST_PATH_MAPPINGS): only there is the disk looked at.
+    const r = await relayFrom('opts:\n  check_path: true\ntriggers:\n  my_manual:\n    type: manual\n', { SERVER_FILE_EXIST_PATH_MAPPINGS: { [dir]: [dir] } });
     const queued = await get(r, `/triggers/my_manual?path=${encodeURIComponent(file)}`);
     assert.equal(queued.statusCode, 200, queued.body);
     const id = queued.json().id as string;
@@ -133,6 +136,18 @@ describe('found_status reads found only once the file was found (runner.rs:37-10
     assert.equal((await get(r, '/list')).json()[0].found_status, 'not_found');
     writeFileSync(file, 'film');
     assert.equal((await get(r, `/status/${id}`)).json().found_status, 'found');
+  });
+
+  test('a file outside every library the relay knows is never looked at: not_found though it is there (docs/security.md)', async () => {
+    const dir = tempDir('autopulse-found-outside-');
+    const file = join(dir, 'secret.txt');
+    writeFileSync(file, 'there');
+    const library = tempDir('autopulse-found-library-');
+    const r = await relayFrom('opts:\n  check_path: true\ntriggers:\n  my_manual:\n    type: manual\n', { SERVER_FILE_EXIST_PATH_MAPPINGS: { [library]: [library] } });
+    const queued = await get(r, `/triggers/my_manual?path=${encodeURIComponent(file)}`);
+    assert.equal(queued.statusCode, 200, queued.body);
+    assert.equal((await get(r, `/status/${queued.json().id as string}`)).json().found_status, 'not_found');
+    assert.equal((await get(r, '/list')).json()[0].found_status, 'not_found');
   });
 });
 

@@ -3,6 +3,7 @@ import { afterEach, describe, test } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { importAutopulse } from '../../src/config/autopulse-import.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/relay.ts';
 
 /*
  * Bazarr connects to scanrelay as it connects to autopulse (morpheus65535/bazarr#3021,
@@ -66,6 +67,20 @@ describe("Bazarr's autopulse connection, pointed at scanrelay", () => {
     assert.match(bad.body, /^Invalid trigger types: /);
   });
 
+  test("config-template keeps the relay's guards: the default pair only from home addresses, control characters 400 by name", async () => {
+    t = await buildTestApp({ ...importAutopulse(CONFIG, 'config.toml', {}).config, SERVER_QUEUE_URL: undefined });
+    // autopulse's default admin/password is accepted only from loopback and private addresses (docs/security.md).
+    const away = await t.app.inject({ method: 'GET', url: '/api/config-template?triggers=bazarr', remoteAddress: '203.0.113.5', headers: AUTH });
+    assert.equal(away.statusCode, 401, away.body);
+    const home = await t.app.inject({ method: 'GET', url: '/api/config-template?triggers=bazarr', remoteAddress: '192.168.1.20', headers: AUTH });
+    assert.equal(home.statusCode, 200, home.body);
+    // A newline in a query value is refused naming the field, and never echoed back (paths/validate.ts).
+    const newline = await t.app.inject({ method: 'GET', url: '/api/config-template?triggers=bazarr%0Aplex', headers: AUTH });
+    assert.equal(newline.statusCode, 400);
+    assert.match(newline.body, /^Query deserialize error: triggers must not contain a control character/);
+    assert.ok(!newline.body.includes('\n'), newline.body);
+  });
+
   test('then GET /triggers/bazarr?path=<folder> queues the folder, and /stats answers', async () => {
     t = await buildTestApp({ ...importAutopulse(CONFIG, 'config.toml', {}).config, SERVER_QUEUE_URL: undefined });
     const stats0 = await t.app.inject({ method: 'GET', url: '/stats' });
@@ -75,9 +90,11 @@ describe("Bazarr's autopulse connection, pointed at scanrelay", () => {
     assert.equal(res.json().file_path, '/media/movies/Heat (1995)');
     assert.equal(res.json().event_source, 'bazarr');
     assert.deepEqual(t.store.view.listOpen().map((e) => e.folder), ['/media/movies/Heat (1995)']);
-    const stats = await t.app.inject({ method: 'GET', url: '/stats' });
+    // /stats is read at most once a second (its answer is shared meanwhile): the new scan shows within one.
+    const app = t.app;
+    let stats = await app.inject({ method: 'GET', url: '/stats' });
+    await waitFor(async () => (stats = await app.inject({ method: 'GET', url: '/stats' })).json().stats.pending === 1, 5000, 'the scan counted as pending');
     assert.equal(stats.statusCode, 200);
-    assert.equal(stats.json().stats.pending, 1);
     assert.equal(typeof stats.json().speed, 'number');
   });
 });

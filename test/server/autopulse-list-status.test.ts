@@ -11,7 +11,11 @@ import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import { HOLD_PREFIX, MAX_HOLDS } from '../../src/server/autopulse-holds.ts';
+import { HOLD_PREFIX, MAX_HOLDS, recordTakenOver } from '../../src/server/autopulse-holds.ts';
+import { namedTargets } from '../../src/config/named-targets.ts';
+import { configIntake } from '../../src/queue/intake.ts';
+import { importAutopulseQueue } from '../../src/triggers/autopulse/queue-db.ts';
+import { autopulseDb } from '../helpers/autopulse-db.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
@@ -43,7 +47,7 @@ async function relayOn(store: QueueBackend, yaml: string, extra: Record<string, 
   const { config } = importAutopulse(yaml, 'config.yaml', {});
   const parsed = configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as Config;
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
-  const intake = new QueueIntake(store, () => timing);
+  const intake = new QueueIntake(store, [], () => timing);
   const app = await buildApp({ config: parsed, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS });
   await app.ready();
   return { app, store, close: () => app.close() };
@@ -77,6 +81,31 @@ const manual = (r: Relay, path: string, hash?: string) =>
 
 for (const [name, open] of STORES) {
   describe(`autopulse's /status/<id> and /list on ${name}`, () => {
+    test("a row taken over from autopulse's queue keeps its uuid: /status/<uuid> answers with the scan it became, named by its trigger", async () => {
+      const { store } = await open();
+      const r = await relayOn(store, '');
+      try {
+        const { config: imported } = importAutopulse('', 'config.yaml', {});
+        const config = configSchema.parse({ ...imported, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined }) as Config;
+        const database = join(tempDir('autopulse-takeover-'), 'autopulse.db');
+        const uuid = '6f1c2a9e-54b7-4c39-9d2e-0c8a1b7e4f21';
+        autopulseDb(database, [{ id: uuid, event_source: 'my_sonarr', file_path: '/tv/Show/Season 01/e1.mkv' }]);
+        const result = await importAutopulseQueue({ database, config, targetNames: [...namedTargets(config).keys()], intake: configIntake(store, config) });
+        await recordTakenOver(store.meta, result.taken);
+        const status = await r.app.inject({ method: 'GET', url: `/status/${uuid}`, headers: AUTH });
+        assert.equal(status.statusCode, 200, status.body);
+        const event = status.json() as { id: string; event_source: string; file_path: string };
+        assert.equal(event.id, uuid);
+        assert.equal(event.event_source, 'my_sonarr');
+        assert.equal(event.file_path, '/tv/Show/Season 01/e1.mkv');
+        const list = await r.app.inject({ method: 'GET', url: '/list', headers: AUTH });
+        assert.deepEqual((list.json() as Array<{ event_source: string }>).map((e) => e.event_source), ['my_sonarr']);
+      } finally {
+        await r.close();
+        await store.close();
+      }
+    });
+
     test('status_endpoint_still_requires_auth and _accepts_valid_basic_auth (public_endpoints.rs:76-115): the manual answer\'s id works', async () => {
       const { store } = await open();
       const r = await relayOn(store, '');
@@ -223,7 +252,7 @@ for (const [name, open] of STORES) {
       const sum = createHash('sha256').update('the whole episode').digest('hex');
       const { store, reopen } = await open();
       // A check delay longer than the test: only the sweep at start (after the restart) can release it.
-      const extra = { SERVER_FILE_CHECK_DELAY: 3600 };
+      const extra = { SERVER_FILE_CHECK_DELAY: 3600, SERVER_PATH_MAPPINGS: { [dir]: [dir] } };
       const first = await relayOn(store, 'opts:\n  check_path: true\n', extra);
       const held = await manual(first, file, sum);
       assert.equal(held.statusCode, 200, held.body);
@@ -291,8 +320,8 @@ describe('two relays on one PostgreSQL queue release a hold once', () => {
     const a = await PgQueueStore.open({ url, relayId: 'relay-a' });
     const b = await PgQueueStore.open({ url, relayId: 'relay-b' });
     const yaml = 'opts:\n  check_path: true\n';
-    const ra = await relayOn(a, yaml, { SERVER_FILE_CHECK_DELAY: 0.02 });
-    const rb = await relayOn(b, yaml, { SERVER_FILE_CHECK_DELAY: 0.02 });
+    const ra = await relayOn(a, yaml, { SERVER_FILE_CHECK_DELAY: 0.02, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
+    const rb = await relayOn(b, yaml, { SERVER_FILE_CHECK_DELAY: 0.02, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
     try {
       const held = await manual(ra, file, sum);
       assert.equal(held.json().found_status, 'not_found');

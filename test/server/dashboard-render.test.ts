@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/relay.ts';
 function setup(extra: Record<string, unknown> = {}) {
   const { config } = parseConfig({ SERVER_PASS: 's3cret', SERVER_ALLOW_MANUAL_SCAN: true, ...extra });
   const store = new QueueStore(join(tempDir(), 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 180_000 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 180_000 }));
   return { config, store, intake, log: silentLogger(), recognizers: [recognizeTest] };
 }
 

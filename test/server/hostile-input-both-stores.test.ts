@@ -34,7 +34,7 @@ function incompressibleFolder(): string {
 
 async function appOn(store: QueueBackend) {
   const config = configSchema.parse({ SERVER_PASS: SECRET, SERVER_AUTH_USER: 'user', SERVER_AUTH_PASS: 'pass' }) as Config;
-  const intake = new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 0 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 0 }));
   const app = await buildApp({ config, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS, plugins: [apiPlugin] });
   await app.ready();
   // Basic auth on every request: the /triggers/ routes need it, and with it set the secret URL asks for it too.

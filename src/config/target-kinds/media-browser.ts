@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { targetBase } from '../target-base.ts';
 
+/**
+ * How a scan reaches Jellyfin or Emby (docs/targets.md, Jellyfin and Emby): `auto` asks the server (its version, its
+ * plugins) and picks one of the others; `plugin` is the TargetedScan plugin's POST /Library/ScanPaths; `item` refreshes
+ * the deepest existing item above the change; `media-updated` is POST /Library/Media/Updated, as before.
+ */
+export const scanModeSchema = z.enum(['auto', 'plugin', 'item', 'media-updated']).default('auto');
+
 /** Jellyfin and Emby share one API (targets/media-browser): the same settings, a different TYPE. */
 export const mediaBrowserFields = {
   URL: z.string().min(1, 'must be the server\'s address, e.g. http://localhost:8096'),
@@ -17,5 +24,6 @@ export const mediaBrowserFields = {
    * emby.rs:44-58, 167-170): as written, or ignoring the case of ASCII letters (a Windows or UNC server).
    */
   PATH_MATCH: z.enum(['case_sensitive', 'case_insensitive']).default('case_sensitive'),
+  SCAN_MODE: scanModeSchema,
 };
 export const mediaBrowserBase = targetBase.extend(mediaBrowserFields);

@@ -11,7 +11,33 @@ const itemsAnswer = z.looseObject({ Items: z.array(z.looseObject({ Id: z.string(
 /** Items read per page of `GET /Items`, and pages read at most per library (autopulse reads 1000 a page). */
 const ITEMS_PAGE = 1000;
 const ITEMS_MAX_PAGES = 50;
-const systemInfoAnswer = z.looseObject({ ServerName: z.string().optional(), Version: z.string().optional() });
+const systemInfoAnswer = z.looseObject({ ServerName: z.string().optional(), Version: z.string().optional(), ProductName: z.string().optional() });
+/**
+ * `GET /Plugins` (Jellyfin's PluginsController.cs:52-60, PluginInfo: Name, Version, Id, Status as a string such as
+ * "Active"; Emby lists Name, Version, Id and no Status: a plugin it lists is loaded).
+ */
+const pluginsAnswer = z.array(z.looseObject({ Name: z.string().optional().default(''), Version: z.string().optional(), Id: z.string().optional(), Status: z.string().optional() }));
+/** `POST /Library/ScanPaths` (the TargetedScan plugin, ScanPathController.cs:106-135): one result per path. */
+const scanPathsAnswer = z.looseObject({
+  Results: z.array(z.looseObject({ Path: z.string().optional().default(''), Status: z.string(), ItemId: z.string().optional(), ItemName: z.string().optional() })).default([]),
+});
+/**
+ * A BaseItemDto as `GET /Items` lists it: Name, Id, Type, IsFolder and the episode/year numbers always; Path only
+ * when Fields asks for it (Jellyfin's DtoService.cs:1069-1175).
+ */
+export const itemDto = z.looseObject({
+  Id: z.string(),
+  Name: z.string().nullish(),
+  Type: z.string().nullish(),
+  Path: z.string().nullish(),
+  IsFolder: z.boolean().nullish(),
+  IndexNumber: z.number().nullish(),
+  ParentIndexNumber: z.number().nullish(),
+  SeriesName: z.string().nullish(),
+  ProductionYear: z.number().nullish(),
+});
+export type ItemDto = z.infer<typeof itemDto>;
+const childrenAnswer = z.looseObject({ Items: z.array(itemDto).default([]) });
 /** `GET /System/Info/Public` (no key needed): the server's own Id and name. */
 const publicInfoAnswer = z.looseObject({ Id: z.string().min(1), ServerName: z.string().optional() });
 
@@ -75,9 +101,9 @@ export class MediaBrowserClient {
   }
 
   /** The exact request a scan makes, for logs. */
-  describeUpdate(): string {
+  describeUpdate(route = '/Library/Media/Updated'): string {
     const header = this.product === 'Emby' ? 'X-Emby-Token' : 'Authorization: MediaBrowser Token';
-    return `POST ${this.base}/Library/Media/Updated (header ${header})`;
+    return `POST ${this.base}${route} (header ${header})`;
   }
 
   async mediaUpdated(updates: readonly MediaUpdate[]): Promise<void> {
@@ -91,9 +117,9 @@ export class MediaBrowserClient {
   }
 
   /** The libraries: their item id (ParentId of their items) and folders. */
-  async libraries(): Promise<Array<{ id: string; locations: string[] }>> {
+  async libraries(): Promise<Array<{ id: string; name: string; locations: string[] }>> {
     const folders = parseJsonAnswer(await this.call('GET', '/Library/VirtualFolders', 'library list'), virtualFoldersAnswer, `${this.product} library list`);
-    return folders.filter((f) => f.ItemId).map((f) => ({ id: f.ItemId!, locations: f.Locations.filter((l) => l !== '') }));
+    return folders.filter((f) => f.ItemId).map((f) => ({ id: f.ItemId!, name: f.Name ?? f.ItemId!, locations: f.Locations.filter((l) => l !== '') }));
   }
 
   /**
@@ -127,8 +153,49 @@ export class MediaBrowserClient {
     return { id: info.Id, serverName: info.ServerName };
   }
 
-  async systemInfo(): Promise<{ serverName?: string; version?: string }> {
+  async systemInfo(): Promise<{ serverName?: string; version?: string; productName?: string }> {
     const info = parseJsonAnswer(await this.call('GET', '/System/Info', 'system info'), systemInfoAnswer, `${this.product} system info`);
-    return { serverName: info.ServerName, version: info.Version };
+    return { serverName: info.ServerName, version: info.Version, productName: info.ProductName };
+  }
+
+  /** The installed plugins, by name and status (`GET /Plugins`; an API key is an administrator's). */
+  async plugins(): Promise<Array<{ name: string; version?: string; status?: string }>> {
+    const list = parseJsonAnswer(await this.call('GET', '/Plugins', 'plugin list'), pluginsAnswer, `${this.product} plugin list`);
+    return list.map((p) => ({ name: p.Name, ...(p.Version ? { version: p.Version } : {}), ...(p.Status ? { status: p.Status } : {}) }));
+  }
+
+  /**
+   * The TargetedScan plugin's batch route, `POST /Library/ScanPaths {"Paths": [...]}` (ScanPathController.cs:106-135):
+   * 200 with one `{Path, Status, ItemId, ItemName}` per path, Status one of its ScanStatus names
+   * (TargetedScanService.cs:473-495). A server without the plugin answers 404.
+   */
+  async scanPaths(paths: readonly string[]): Promise<Array<{ path: string; status: string; itemId?: string; itemName?: string }>> {
+    const answer = parseJsonAnswer(await this.call('POST', '/Library/ScanPaths', 'targeted scan', { Paths: paths }), scanPathsAnswer, `${this.product} targeted scan`);
+    return answer.Results.map((r) => ({ path: r.Path, status: r.Status, ...(r.ItemId ? { itemId: r.ItemId } : {}), ...(r.ItemName ? { itemName: r.ItemName } : {}) }));
+  }
+
+  /**
+   * One level of the library: the items whose parent is `parentId` (a library's ItemId from VirtualFolders, or an
+   * item's Id), with their Path (`GET /Items?ParentId=...&Fields=Path`, ItemsController.cs:171-213). Not recursive.
+   */
+  async children(parentId: string): Promise<ItemDto[]> {
+    const q = new URLSearchParams({ ParentId: parentId, Fields: 'Path', EnableImages: 'false', EnableUserData: 'false', EnableTotalRecordCount: 'false' });
+    return parseJsonAnswer(await this.call('GET', `/Items?${q}`, 'item list'), childrenAnswer, `${this.product} item list`).Items;
+  }
+
+  /** Items by id, with their Path (`GET /Items?Ids=...&Fields=Path`). */
+  async itemsById(ids: readonly string[]): Promise<ItemDto[]> {
+    const q = new URLSearchParams({ Ids: ids.join(','), Fields: 'Path', EnableImages: 'false', EnableUserData: 'false', EnableTotalRecordCount: 'false' });
+    return parseJsonAnswer(await this.call('GET', `/Items?${q}`, 'item list'), childrenAnswer, `${this.product} item list`).Items;
+  }
+
+  /**
+   * A scan of one item: `POST /Items/{id}/Refresh` with the Default modes and nothing replaced. A folder's refresh
+   * re-reads its subtree from disk, finding new files and dropping gone ones (ItemRefreshController.cs:58-95,
+   * ProviderManager.cs:1208-1232); nothing already known is looked up again.
+   */
+  async scanItem(id: string): Promise<void> {
+    const q = new URLSearchParams({ MetadataRefreshMode: 'Default', ImageRefreshMode: 'Default', ReplaceAllMetadata: 'false', ReplaceAllImages: 'false' });
+    await this.call('POST', `/Items/${encodeURIComponent(id)}/Refresh?${q}`, 'item refresh');
   }
 }

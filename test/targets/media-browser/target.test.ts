@@ -43,7 +43,10 @@ describe('Jellyfin and Emby targets', () => {
       const result = await mediaBrowserTarget('jellyfin', old.url, 'key-10', silent).deliver(scanItem({ folder: '/data/TV/Dark' }));
       assert.equal(result.outcome, 'done');
       assert.deepEqual(old.updates.map((u) => u.path), ['/data/TV/Dark']);
-      assert.deepEqual(await mediaBrowserTarget('jellyfin', old.url, 'key-10', silent).available(), { ok: true });
+      assert.deepEqual(await mediaBrowserTarget('jellyfin', old.url, 'key-10', silent).available(), {
+        ok: true,
+        note: 'scan mode media-updated: Jellyfin 10.9.11, no TargetedScan plugin: Media/Updated scans only the path there',
+      });
     } finally {
       await old.stop();
     }
@@ -70,7 +73,10 @@ describe('Jellyfin and Emby targets', () => {
     ]);
     // Emby keeps X-Emby-Token.
     assert.equal(server.calls.at(-1)!.embyToken, 'key-1');
-    assert.deepEqual(await mediaBrowserTarget('emby', server.url, 'key-1', silent).available(), { ok: true });
+    assert.deepEqual(await mediaBrowserTarget('emby', server.url, 'key-1', silent).available(), {
+      ok: true,
+      note: 'scan mode media-updated: Emby 10.9.11, no TargetedScan plugin: Media/Updated scans only the path there',
+    });
   });
 
   test('safety: a wrong key is an auth error (retried slowly, never a crash); a server that is down is retried', async () => {

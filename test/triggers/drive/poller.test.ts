@@ -67,7 +67,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
   const tokenfile = join(dir, 'token.json');
   writeTokenFile(tokenfile, google.issueToken());
   const store = new QueueStore(join(dir, 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 0 }));
   const log = over.log ?? silentLogger();
   google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
   google.seed({ id: 'tv', name: 'TV', parents: ['media'] });
