@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../core/errors.ts';
 import { configExists, writeConfigFile } from '../config/load.ts';
@@ -38,7 +39,21 @@ export function registerImportAutopulse(program: Command): void {
         if (configExists(settings.config) && !opts.force) {
           throw new UserError(`${settings.config} exists and was left as it is: pass --force to overwrite it, or --config <file> to write elsewhere`);
         }
-        writeConfigFile(settings.config, result.config);
+        // All or nothing: the config is written beside its place and moved there only once the pending scans are
+        // queued, so an error (a database that cannot be read) leaves neither, and a rerun needs no --force.
+        const staged = join(dirname(settings.config), `.${basename(settings.config)}.import-${process.pid}.tmp`);
+        writeConfigFile(staged, result.config);
+        let tookOver: string | undefined;
+        try {
+          if (opts.database !== undefined) {
+            const { takeOverAutopulse } = await import('./autopulse-takeover.ts');
+            tookOver = await takeOverAutopulse(opts.database ?? result.databaseUrl, { ...settings, config: staged }, opts.replace);
+          }
+          renameSync(staged, settings.config);
+        } catch (err) {
+          rmSync(staged, { force: true });
+          throw err;
+        }
         const lines = [`wrote ${settings.config} from ${file}`];
         lines.push(...result.warnings);
         lines.push('carried over:', ...result.carried.map((c) => `  - ${c}`));
@@ -46,9 +61,8 @@ export function registerImportAutopulse(program: Command): void {
         if (!opts.newPassword && isDefaultCredentials(result.config.SERVER_AUTH_USER, result.config.SERVER_AUTH_PASS)) {
           lines.push("auth: the default admin/password is accepted only from loopback and private addresses: run again with --new-password --force for a strong one");
         }
-        if (opts.database !== undefined) {
-          const { takeOverAutopulse } = await import('./autopulse-takeover.ts');
-          lines.push(await takeOverAutopulse(opts.database ?? result.databaseUrl, settings, opts.replace));
+        if (tookOver !== undefined) {
+          lines.push(tookOver);
         } else {
           lines.push(`autopulse's pending scans: not taken over (give its database with --database ${redactUrl(result.databaseUrl).replace(/^sqlite:\/\//, '')})`);
         }

@@ -188,6 +188,11 @@ export interface Target {
    * Absent: the server sees the relay's path. deliver() applies it itself; the library check asks it.
    */
   toTargetPath?(path: string): string;
+  /**
+   * Its library roots hold a path whatever the case of its ASCII letters (a Windows or UNC server: autopulse's
+   * emby `path_match: case_insensitive`, emby.rs:167-170). Absent: compared as written.
+   */
+  readonly pathsIgnoreCase?: boolean;
   /** The text with this target's secrets taken out (targets/redact.ts), for what is said about it elsewhere. */
   redact?(text: string): string;
 }

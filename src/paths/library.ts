@@ -1,3 +1,4 @@
+import { asciiLower } from './ascii-case.ts';
 import { longestPrefix } from './mapping.ts';
 
 /**
@@ -10,6 +11,11 @@ export interface LibraryPlace {
   readonly roots: readonly string[];
   /** The relay's path as these roots name it (a target's REWRITE, SERVER_PATH_MAPPINGS); absent: as it is. */
   readonly name?: (path: string) => string;
+  /**
+   * The server holds a path in a root whatever the case of its ASCII letters (a Jellyfin/Emby PATH_MATCH
+   * case_insensitive, a Windows or UNC server): the roots are compared so, only whole segments still.
+   */
+  readonly ignoreCase?: boolean;
 }
 
 const DOT_DOT_SEGMENT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
@@ -36,12 +42,16 @@ export function insideKnownLibrary(path: string, places: readonly LibraryPlace[]
       return false;
     }
     // A rewrite that yields `..` or a relative path could step out of a root while still starting with it.
-    return (named === path || isPlainAbsoluteAnywhere(named)) && withinRoots(named, p.roots);
+    return (named === path || isPlainAbsoluteAnywhere(named)) && withinRoots(named, p.roots, p.ignoreCase);
   });
 }
 
-/** `path` is one of `roots` or below one, whole segments only (the library check of the intake asks the same). */
-export function withinRoots(path: string, roots: readonly string[]): boolean {
+/**
+ * `path` is one of `roots` or below one, whole segments only (the library check of the intake asks the same);
+ * `ignoreCase`: ASCII letters compared ignoring case (autopulse's emby path_match, emby.rs:167-170).
+ */
+export function withinRoots(path: string, roots: readonly string[], ignoreCase = false): boolean {
+  if (ignoreCase) return longestPrefix(asciiLower(path), roots, asciiLower) !== undefined;
   return longestPrefix(path, roots, (r) => r) !== undefined;
 }
 

@@ -76,8 +76,29 @@ export async function hashPlaces(
   return [
     { roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) },
     { roots: Object.keys(config.SERVER_PATH_MAPPINGS), name: toRelay },
-    ...own.map((p) => ({ roots: p.roots, name: (path: string) => (p.name ? p.name(toRelay(path)) : toRelay(path)) })),
+    ...own.map((p) => ({ roots: p.roots, name: (path: string) => (p.name ? p.name(toRelay(path)) : toRelay(path)), ...(p.ignoreCase ? { ignoreCase: true } : {}) })),
   ];
+}
+
+/**
+ * As hashPlaces, for a path the queue keeps (already the relay's: mapped at intake): the library folders a scan's
+ * path may be looked at in, for autopulse's found_status (autopulse-events.ts foundStatusOf).
+ */
+export async function scanPlaces(
+  config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS'>,
+  libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
+  targets: readonly string[] | undefined,
+  wait: { ms: number; stop?: Promise<void> },
+): Promise<LibraryPlace[]> {
+  const own = (libraries ? await withinMs(libraries.places(targets), wait.ms, wait.stop) : undefined) ?? [];
+  return [{ roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) }, { roots: Object.keys(config.SERVER_PATH_MAPPINGS) }, ...own];
+}
+
+/** Where the relay looks for a queued scan's path on its disk (SERVER_FILE_EXIST_PATH_MAPPINGS), or undefined outside the known libraries. */
+export function scanDiskPath(path: string, places: readonly LibraryPlace[], config: Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS'>): string | undefined {
+  if (!insideKnownLibrary(path, places)) return undefined;
+  const disk = mapPath(config.SERVER_FILE_EXIST_PATH_MAPPINGS, path).path;
+  return isPlainAbsolute(disk) ? disk : undefined;
 }
 
 /**

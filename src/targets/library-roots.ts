@@ -25,7 +25,7 @@ export class LibraryRoots {
   private readonly inflight = new Map<string, Promise<string[]>>();
 
   constructor(
-    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath'>[],
+    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath' | 'pathsIgnoreCase'>[],
     private readonly log: Logger,
     private readonly maxAgeMs = 60_000,
     /**
@@ -52,13 +52,13 @@ export class LibraryRoots {
       .filter((t) => names === undefined || names.includes(t.name))
       .map((t) => {
         const toTarget = t.toTargetPath;
-        return { roots: read.byTarget.get(t.name) ?? [], ...(toTarget ? { name: (path: string) => toTarget(path) } : {}) };
+        return { roots: read.byTarget.get(t.name) ?? [], ...(toTarget ? { name: (path: string) => toTarget(path) } : {}), ...(t.pathsIgnoreCase ? { ignoreCase: true } : {}) };
       });
   }
 
   async check(folders: readonly string[]): Promise<LibraryCheck> {
     let read = await this.read(false);
-    const isOutside = (f: string) => !this.targets.some((t) => withinRoots(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? []));
+    const isOutside = (f: string) => !this.targets.some((t) => withinRoots(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? [], t.pathsIgnoreCase));
     let outside = folders.filter(isOutside);
     // A library added since the last read: ask again before refusing.
     if (outside.length && read.cached) {
@@ -119,4 +119,3 @@ export class LibraryRoots {
     return { roots: [...new Set(all)], unknown, cached, byTarget };
   }
 }
-

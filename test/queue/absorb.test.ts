@@ -42,8 +42,10 @@ for (const [storeName, openStore] of stores) describe(`absorption and library ro
     };
     const q = await runQueueOn(await openStore(), [target]);
     try {
-      // Library roots unknown (the server was down): "/" is accepted and takes in the pending scans below it.
-      const later = { delayMs: 60_000, maxMs: 0 };
+      // Library roots unknown (the server was down): "/" is accepted and takes in the pending scans below it. All are
+      // due at once: a merged scan waits for the latest of its requests' due times (queue/coalesce.ts mergedDueAt),
+      // and nothing runs between these enqueues, so nothing is delivered before "/" takes them in.
+      const later = { delayMs: 0, maxMs: 0 };
       await q.store.enqueueMany([req('/data/TV/Dark/Season 01', { files: ['/data/TV/Dark/Season 01/e1.mkv'] }), req('/data/Movies/Heat', { event: 'Upgrade' })], later);
       const [root] = await q.store.enqueueMany([req('/')], { delayMs: 0, maxMs: 0 });
       assert.equal(root!.status, 'merged');

@@ -73,6 +73,9 @@ const STORES: Array<[string, Open]> = [
   ],
 ];
 
+/** The scan a trigger's answer queued its file in: a file's event id is "<scan>-<path tag>" (autopulse-events.ts fileEventId). */
+const scanOf = (id: string) => Number.parseInt(id, 10);
+
 const manual = (r: Relay, path: string, hash?: string) =>
   r.app.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(path)}${hash ? `&hash=${hash}` : ''}`, headers: AUTH });
 
@@ -162,8 +165,8 @@ for (const [name, open] of STORES) {
         await store.activateDue(['plex'], now + 120_000);
         const claimed = await store.claimDeliveries(10, now + 120_000, 'plex');
         assert.equal(claimed.length, 5);
-        await store.completeDelivery(Number(ids[1]), 'plex', { status: 'done', detail: 'section 1' }, now + 121_000);
-        await store.retryDelivery(Number(ids[2]), 'plex', 'Plex answered 503', now + 600_000);
+        await store.completeDelivery(scanOf(ids[1]!), 'plex', { status: 'done', detail: 'section 1' }, now + 121_000);
+        await store.retryDelivery(scanOf(ids[2]!), 'plex', 'Plex answered 503', now + 600_000);
         const list = async (query: string) => {
           const res = await r.app.inject({ method: 'GET', url: `/list${query}`, headers: AUTH });
           assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
@@ -218,7 +221,7 @@ for (const [name, open] of STORES) {
         for (const show of ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']) {
           const res = await manual(r, `/media/tv/${show}/e1.mkv`);
           assert.equal(res.statusCode, 200, res.body);
-          ids.push(Number(res.json().id));
+          ids.push(scanOf(res.json().id));
         }
         const now = Date.now();
         await store.activateDue(['plex'], now + 120_000);
@@ -355,7 +358,7 @@ describe('a released hold whose scan number now names another scan (the queue wa
         createdAt: Date.now(),
         updatedAt: Date.now(),
         foundAt: Date.now(),
-        scanId: Number(other.json().id),
+        scanId: scanOf(other.json().id),
         scanFolder: '/media/tv/Show',
         intent: { kind: 'scan', source: 'Manual', event: 'Manual', updateType: 'Modified', paths: [{ path: '/media/tv/Show/e1.mkv', kind: 'guess' }] },
       };

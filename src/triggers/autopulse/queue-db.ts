@@ -150,6 +150,12 @@ export interface TakenRow {
   folder: string;
 }
 
+/** autopulse's rows, read from its SQLite file or PostgreSQL URL; throws (a UserError) when they cannot be read. */
+export async function readAutopulseQueue(database: string): Promise<AutopulseQueue> {
+  const db = autopulseDatabase(database);
+  return db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : readAutopulsePostgres(db.url);
+}
+
 /** Takes autopulse's pending scans into scanrelay's queue once (again only with `replace`); its database is only read. */
 export async function importAutopulseQueue(opts: {
   database: string;
@@ -157,9 +163,11 @@ export async function importAutopulseQueue(opts: {
   targetNames: readonly string[];
   intake: QueueIntake;
   replace?: boolean;
+  /** The rows, when read already (readAutopulseQueue): read before anything is written, so a bad database writes nothing. */
+  queue?: AutopulseQueue;
 }): Promise<AutopulseQueueImport> {
   const db = autopulseDatabase(opts.database);
-  const queue = db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : await readAutopulsePostgres(db.url);
+  const queue = opts.queue ?? (await readAutopulseQueue(opts.database));
   let made: ReturnType<typeof requestsFromAutopulseQueue> | undefined;
   // The digest names the rows by id and state, so a row retried since (targets_hit grew) is taken again.
   const taken = await takeOverOnce({
