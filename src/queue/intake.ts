@@ -27,7 +27,7 @@ export class QueueIntake {
   /** A commit is running (an asynchronous store): the next batch waits for it and grows meanwhile. */
   private committing = false;
   /** The table with the other relays' targets (table()), and the list of theirs it was built from. */
-  private shared: { peers: readonly string[]; table: readonly RouteEntry[] } | undefined;
+  private withPeers: { peers: readonly string[]; table: readonly RouteEntry[] } | undefined;
 
   constructor(
     private readonly store: QueueBackend,
@@ -51,8 +51,8 @@ export class QueueIntake {
   private table(): readonly RouteEntry[] {
     const peers = this.store.shared?.peerTargets();
     if (!peers?.length) return this.routes;
-    if (this.shared?.peers !== peers) this.shared = { peers, table: withPeerTargets(this.routes, peers) };
-    return this.shared.table;
+    if (this.withPeers?.peers !== peers) this.withPeers = { peers, table: withPeerTargets(this.routes, peers) };
+    return this.withPeers.table;
   }
 
   /**
