@@ -39,6 +39,19 @@ export function openRoutes(names: readonly string[]): RouteEntry[] {
 }
 
 /**
+ * A relay's table on a shared queue: its own targets, then every target name the other relays sharing the queue
+ * have (SharedQueue.peerTargets) and it has not. Those take every path: this relay cannot know their INCLUDE/EXCLUDE
+ * (docs/postgres.md). A name it has goes by its own entry, for every relay's server of that name. A relay with no
+ * target (a feeder) keeps its empty table: its scans reach every relay's servers (routeRequest).
+ */
+export function withPeerTargets(table: readonly RouteEntry[], peers: readonly string[]): readonly RouteEntry[] {
+  if (!table.length) return table;
+  const own = new Set(table.map((t) => t.name));
+  const more = [...new Set(peers)].filter((name) => !own.has(name));
+  return more.length ? [...table, ...openRoutes(more)] : table;
+}
+
+/**
  * The routing table for the targets a relay runs: each one's INCLUDE/EXCLUDE from its entry, matched on its own
  * path (the target's toTargetPath, its REWRITE). A target without an entry (built by a test) takes every path.
  */

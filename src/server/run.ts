@@ -6,7 +6,7 @@ import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
 import { QueueIntake } from '../queue/intake.ts';
-import { relayRoutes, routeRequest } from '../queue/route.ts';
+import { relayRoutes } from '../queue/route.ts';
 import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
@@ -134,11 +134,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
   const routes = relayRoutes(config, targets);
-  // The migration to explicit routes: scans queued without one (before issue 49) get theirs now, before any is due.
-  if (routes.length) {
-    const routed = await store.routeUnrouted((scan) => routeRequest(routes, scan) ?? [], routes.map((r) => r.name));
-    if (routed) log.info({ scans: routed }, 'queued scans from before routes were stored now name the targets they go to');
-  }
   const intake = new QueueIntake(
     store,
     routes,
@@ -148,6 +143,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
     },
   );
+  // The migration to explicit routes: scans queued without one (before issue 49) get theirs now, before any is due.
+  const routed = await intake.routeUnrouted();
+  if (routed) log.info({ scans: routed }, 'queued scans from before routes were stored now name the targets they go to');
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))

@@ -6,7 +6,7 @@ import { namedTargets } from '../../src/config/named-targets.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { sharedReach } from '../../src/queue/pg/store.ts';
 import { deliveriesOf } from '../../src/queue/lifecycle.ts';
-import { routeRequest, routeTable } from '../../src/queue/route.ts';
+import { openRoutes, routeRequest, routeTable, withPeerTargets } from '../../src/queue/route.ts';
 import { shownRoute } from '../../src/queue/state.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 
@@ -42,6 +42,22 @@ describe('the routing table (queue/route.ts routeRequest): a pure function of th
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune', { targets: ['books'] })), ['books']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['books'] })), []);
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p', { targets: ['plex4k', 'books'] })), ['books', 'plex4k']);
+  });
+
+  test("on a shared queue the other relays' target names join the table and take every path; this relay's own names keep their filters; a feeder stays without a route", () => {
+    const t = withPeerTargets(table(), ['jellyfin', 'plex4k', 'jellyfin']);
+    // plex4k is this relay's too: its INCLUDE/EXCLUDE decide, for every relay's plex4k. jellyfin is only another's.
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)')), ['jellyfin', 'plex']);
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p')), ['books', 'jellyfin', 'plex', 'plex4k']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['jellyfin'] })), ['jellyfin']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['emby'] })), [], 'a name no relay has is not made up');
+    assert.deepEqual(t.map((e) => e.name), ['plex', 'books', 'plex4k', 'jellyfin']);
+    // A relay without targets stores no route: its scans reach every relay's servers.
+    assert.deepEqual(withPeerTargets([], ['jellyfin']), []);
+    assert.equal(routeRequest(withPeerTargets([], ['jellyfin']), req('/data/Movies/Heat (1995)')), undefined);
+    // Nothing from the others: the table as it was.
+    const own = openRoutes(['plex']);
+    assert.equal(withPeerTargets(own, []), own);
   });
 
   test('a route is shown only when it leaves a target out: one naming every target reads as before routes were stored', () => {

@@ -12,7 +12,7 @@ import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, pool
 import { enqueueInTx } from './enqueue.ts';
 import type { NotifyEvent } from '../../core/events.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
-import { RelayRegistry } from './relays.ts';
+import { peerTargetsSql, RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
 import { DB_NOW, DbClock } from './clock.ts';
 import { TurnLeases } from './turns.ts';
@@ -101,6 +101,7 @@ export class PgQueueStore implements QueueBackend {
       relayId: opts.relayId,
       pollMs: opts.pollMs ?? 5000,
       join: (targets) => relays.join(targets),
+      peerTargets: () => relays.peerTargets(),
       relays: () => relays.running(this.pool).catch((err: unknown) => Promise.reject(unavailable(err, opts.url))),
       takeTurn: (t) => turns.take(relays.turnKey(t)),
       releaseTurn: async (t, announce = true) => {
@@ -132,11 +133,12 @@ export class PgQueueStore implements QueueBackend {
     }
   }
 
-  /** Reads the database's clock: how far this relay's is off. */
+  /** Reads the database's clock (how far this relay's is off) and the other relays' target names (routing's). */
   private async readClock(): Promise<void> {
     const before = this.clock.local();
-    const { rows } = await this.q<{ now: string }>(`SELECT ${DB_NOW} AS now`);
+    const { rows } = await this.q<{ now: string; peers: string[] }>(`SELECT ${DB_NOW} AS now, ${peerTargetsSql('$1')} AS peers`, [this.opts.relayId]);
     this.clock.observe(Number(rows[0]!.now), before, this.clock.local());
+    this.relays.notePeers(rows[0]!.peers);
   }
 
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
@@ -397,7 +399,8 @@ export class PgQueueStore implements QueueBackend {
 
   /**
    * Keeps this relay's running claims and its turns from running out, on the database's clock, in one statement
-   * that also reads that clock (a relay's clock stepped meanwhile is seen here).
+   * that also reads that clock (a relay's clock stepped meanwhile is seen here) and the other relays' target names
+   * (a relay that joined the queue since: routing sends it its share from now on).
    */
   private renewLeases(): Promise<void> {
     this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
@@ -408,14 +411,15 @@ export class PgQueueStore implements QueueBackend {
     const turns = this.turns.names.map((t) => `turn:${t}`);
     const before = this.clock.local();
     try {
-      const { rows } = await this.pool.query<{ now: string; turns: string[] }>(
+      const { rows } = await this.pool.query<{ now: string; turns: string[]; peers: string[] }>(
         `WITH d AS (UPDATE deliveries SET lease_until = ${DB_NOW} + $2 WHERE status = 'sending' AND relay = $1 RETURNING 1),
               t AS (UPDATE leases SET expires_at = ${DB_NOW} + $2 WHERE owner = $3 AND name = ANY($4::text[]) RETURNING name)
-         SELECT ${DB_NOW} AS now, ARRAY(SELECT name FROM t) AS turns`,
+         SELECT ${DB_NOW} AS now, ARRAY(SELECT name FROM t) AS turns, ${peerTargetsSql('$1')} AS peers`,
         [this.opts.relayId, this.leaseMs, this.turns.ownerId, turns],
       );
       const row = rows[0]!;
       this.clock.observe(Number(row.now), before, this.clock.local());
+      this.relays.notePeers(row.peers);
       const lost = turns.filter((t) => !row.turns.includes(t)).map((t) => t.slice('turn:'.length));
       if (lost.length) {
         await this.turns.lost(lost);
