@@ -10,9 +10,13 @@ import { deliveryEvent, HoldTracker } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 import { ServerTurns } from './server-turns.ts';
 import { CompletionBatch } from './complete-batch.ts';
+import { RetryLog } from './retry-log.ts';
 
 export interface SchedulerOptions {
-  /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
+  /**
+   * Deliveries in flight at once to each target that is not serial (Jellyfin, Emby, Tdarr, a command): its own slots,
+   * so a target that hangs fills only its own. A serial target (Plex) has one.
+   */
   concurrency?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -38,7 +42,15 @@ export interface SchedulerOptions {
   scannedItems?: (target: string, trigger: string) => boolean;
   /** The longest a scan's `scanned` event waits for its items (a server that does not answer the lookup). */
   itemLookupMaxMs?: number;
+  /**
+   * How long stop() waits for deliveries in flight and after-steps (Plex confirming a scan) before it lets them go:
+   * those still in flight are sent again at the next start, and the programs of command targets are killed.
+   */
+  stopGraceMs?: number;
 }
+
+/** stop()'s wait for what it let go (a killed command recording its retry), past the grace period. */
+const STOP_SETTLE_MS = 1000;
 
 export interface DeliveryEvent {
   target: string;
@@ -65,16 +77,22 @@ export function removalScanLabel(requests: number): string {
 
 /**
  * One timer for the whole queue (no thread or sleep per item): it wakes at the next due time, moves
- * due scans to their targets and retries failed deliveries with backoff. Targets never block each other.
- * A serial target (Plex) takes one delivery at a time, held until its after-steps end; the others share
- * `concurrency` slots.
+ * due scans to their targets and retries failed deliveries with backoff. Targets never block each other:
+ * a serial target (Plex) takes one delivery at a time, held until its after-steps end; each other target has
+ * its own `concurrency` slots, and stop() lets go of whatever still hangs after its grace period.
  */
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   private inFlight = 0;
-  /** Deliveries to non-serial targets in flight (they share `concurrency`). */
-  private poolInFlight = 0;
+  /** Deliveries in flight to each non-serial target (each has `concurrency` slots of its own). */
+  private readonly busy = new Map<string, number>();
+  /** Lines about targets that do not answer: one per target per minute, with counts. */
+  private readonly retryLog = new RetryLog();
+  /** A target's `waiting`, told when its hold is due even when no attempt lands then (one timer per held target). */
+  private readonly holdTimers = new Map<string, NodeJS.Timeout>();
+  /** stop() let go of the deliveries still in flight: their outcomes are not recorded (they are sent again at start). */
+  private abandoned = false;
   /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
   private readonly serialBusy = new Set<string>();
   /** Which serial targets are one server: two names for one Plex take one turn. */
@@ -102,6 +120,7 @@ export class Scheduler {
   /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
   private readonly completions: CompletionBatch | undefined;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
+  private readonly stopped = new AbortController();
 
   constructor(
     private readonly store: QueueBackend,
@@ -110,7 +129,7 @@ export class Scheduler {
     opts: SchedulerOptions = {},
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
-    this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
+    this.holds = new HoldTracker(opts.waitingAfterMs ?? 60_000);
     this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
@@ -128,6 +147,7 @@ export class Scheduler {
       clock: opts.clock ?? Date.now,
       scannedItems: opts.scannedItems ?? (() => false),
       itemLookupMaxMs: opts.itemLookupMaxMs ?? 30_000,
+      stopGraceMs: opts.stopGraceMs ?? 5000,
     };
   }
 
@@ -156,15 +176,34 @@ export class Scheduler {
     this.poke();
   }
 
+  /**
+   * Ends within its grace period (stopGraceMs, then STOP_SETTLE_MS at most) whatever hangs: deliveries in flight and
+   * after-steps get the grace period; then the targets are closed (a command's program is killed with its process
+   * group), after-steps are aborted, and deliveries still in flight are let go: they are sent again at the next start.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.holdAbort.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
-    this.afterAbort.abort();
-    await Promise.allSettled([...this.afterSteps]);
+    for (const t of this.holdTimers.values()) clearTimeout(t);
+    this.holdTimers.clear();
+    const deadline = Date.now() + this.opts.stopGraceMs;
+    const until = (ms: number) => sleep(Math.max(0, ms), undefined, { signal: this.stopped.signal }).catch(() => undefined);
+    const idle = async () => {
+      while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    };
+    await Promise.race([idle(), until(deadline - Date.now())]);
+    // After-steps (Plex confirming a scan) get what is left of the grace period: `scanned` is told only once confirmed.
+    await Promise.race([this.afterStepsSettled(), until(deadline - Date.now())]);
     for (const t of this.targets.values()) t.close?.();
+    this.afterAbort.abort();
+    await Promise.race([Promise.all([idle(), Promise.allSettled([...this.afterSteps])]), until(STOP_SETTLE_MS)]);
+    if (this.inFlight > 0) {
+      this.abandoned = true;
+      this.log.warn({ deliveries: this.inFlight }, 'stopping with deliveries still in flight: they are sent again at the next start');
+    }
+    this.stopped.abort();
   }
 
   /** Resolves when every after-delivery step started so far has ended (tests, orderly shutdown). */
@@ -310,7 +349,14 @@ export class Scheduler {
       }
       return 1;
     }
-    return Math.max(0, this.opts.concurrency - this.poolInFlight);
+    return Math.max(0, this.opts.concurrency - (this.busy.get(target.name) ?? 0));
+  }
+
+  /** A non-serial target's slot taken (+1) or given back (-1). */
+  private slot(target: string, by: 1 | -1): void {
+    const n = (this.busy.get(target) ?? 0) + by;
+    if (n > 0) this.busy.set(target, n);
+    else this.busy.delete(target);
   }
 
   /**
@@ -323,7 +369,7 @@ export class Scheduler {
     const target = this.targets.get(targetName);
     const serial = target?.serial === true;
     if (serial) this.serialBusy.add(targetName);
-    else this.poolInFlight++;
+    else this.slot(targetName, 1);
     // A serial target's turn passes on when its after-steps end (runAfter releases it then).
     let releaseLater = false;
     const attempt = async (): Promise<DeliveryResult> => {
@@ -337,7 +383,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName), 'unreachable');
+      if (result.fileChecks === undefined) this.heldTarget(targetName, `${targetName} does not answer: ${result.error}`, this.now());
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -348,6 +394,8 @@ export class Scheduler {
     }
     const ms = this.now() - started;
     try {
+      // Let go by stop(): the store may be closed; the delivery is still `sending` there and is sent again at start.
+      if (this.abandoned) return;
       if (serial && result.outcome === 'retry' && result.busy && this.running) {
         // The server is busy with a scan that is not this relay's: the turn is held, not the scan (plex_autoscan's
         // PriorityLock, threads.py:13-41). The scan goes back to its place; after the wait, the first in line goes.
@@ -362,8 +410,8 @@ export class Scheduler {
     } catch (err) {
       this.outcomeNotRecorded(err, item, targetName);
     } finally {
-      if (serial && !releaseLater) await this.releaseSerial(targetName, sharedTurn);
-      if (!serial) this.poolInFlight--;
+      if (serial && !releaseLater && !this.abandoned) await this.releaseSerial(targetName, sharedTurn);
+      if (!serial) this.slot(targetName, -1);
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
@@ -387,7 +435,7 @@ export class Scheduler {
    */
   private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
     this.inFlight++;
-    this.poolInFlight++;
+    this.slot(targetName, 1);
     const started = this.now();
     const target = this.targets.get(targetName)!;
     let results: DeliveryResult[];
@@ -398,6 +446,7 @@ export class Scheduler {
     }
     const ms = this.now() - started;
     try {
+      if (this.abandoned) return;
       await Promise.all(
         claimed.map(async ({ item, target: delivery }, i) => {
           const result: DeliveryResult = results[i] ?? { outcome: 'retry', error: `${targetName} gave no answer for this scan` };
@@ -410,7 +459,7 @@ export class Scheduler {
         }),
       );
     } finally {
-      this.poolInFlight--;
+      this.slot(targetName, -1);
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
@@ -450,7 +499,7 @@ export class Scheduler {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}), ...(item.action ? { action: item.action } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
-    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');
+    if (result.outcome !== 'retry') await this.answered(target, now);
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
@@ -470,11 +519,50 @@ export class Scheduler {
     } else {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
-      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
+      const unreachable = result.fileChecks === undefined;
+      if (unreachable) this.heldTarget(target, `${target} does not answer: ${result.error}`, now);
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
-      this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
+      // A target that does not answer: one line per target per minute, with counts; the other attempts at debug.
+      const summary = unreachable ? this.retryLog.failed(target, item.id, now) : undefined;
+      if (!unreachable || summary?.failedAttempts === 1) this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
+      else if (summary) this.log.warn({ ...ctx, error: result.error, retryInMs: wait, ...summary }, `${target} still does not answer: ${summary.failedAttempts} attempts for ${summary.scans} scans failed since the last line; each is retried`);
+      else this.log.debug({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
+  }
+
+  /** `target` does not answer: its hold begins (or goes on), and its `waiting` is told once the hold is due. */
+  private heldTarget(target: string, reason: string, now: number): void {
+    this.note(this.holds.held(target, reason, now, target), 'unreachable');
+    const since = this.holds.heldSince(target);
+    if (since === undefined || this.holdTimers.has(target) || !this.running) return;
+    const timer = setTimeout(() => {
+      this.holdTimers.delete(target);
+      this.note(this.holds.due(target, this.now()), 'unreachable');
+    }, Math.min(MAX_TIMER_MS, Math.max(0, since + this.holds.afterMs - now)));
+    timer.unref?.();
+    this.holdTimers.set(target, timer);
+  }
+
+  /**
+   * `target` answered (a delivery done or failed for good): its hold ends (`recovered` when `waiting` was told), what
+   * the retry log counted is told, and when it had been held, its scans waiting out a back-off are due at once.
+   */
+  private async answered(target: string, now: number): Promise<void> {
+    const wasHeld = this.holds.heldSince(target) !== undefined;
+    this.note(this.holds.clear(target, now, target), 'unreachable');
+    clearTimeout(this.holdTimers.get(target));
+    this.holdTimers.delete(target);
+    const summary = this.retryLog.answered(target, now);
+    if (summary) this.log.warn({ target, ...summary }, `${target} answers again; ${summary.failedAttempts} attempts for ${summary.scans} scans had failed since the last line`);
+    if (!wasHeld) return;
+    try {
+      const due = await this.store.retryWaitingNow([target], this.now());
+      if (due) this.log.info({ target, deliveries: due }, `${target} answers again: its scans waiting to retry are due now`);
+    } catch (err) {
+      // They go when their back-off ends, as before.
+      this.log.warn({ target, err: (err as Error).message }, 'could not make the scans waiting to retry due now');
+    }
   }
 
   /**
