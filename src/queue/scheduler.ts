@@ -11,6 +11,7 @@ import type { FullDisk } from '../paths/disk-space.ts';
 import { ServerTurns } from './server-turns.ts';
 import { CompletionBatch } from './complete-batch.ts';
 import { RetryLog } from './retry-log.ts';
+import { toldLate, UntoldScans, type Untold } from './untold.ts';
 
 export interface SchedulerOptions {
   /**
@@ -93,6 +94,10 @@ export class Scheduler {
   private readonly holdTimers = new Map<string, NodeJS.Timeout>();
   /** stop() let go of the deliveries still in flight: their outcomes are not recorded (they are sent again at start). */
   private abandoned = false;
+  /** Scans sent whose end is told once their after-steps confirm it: kept in the queue until told (crash, stop). */
+  private readonly untold: UntoldScans;
+  /** Left untold by this relay's last run, by target: told once the server says it no longer scans (or cannot say). */
+  private readonly untoldLeft = new Map<string, Untold[]>();
   /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
   private readonly serialBusy = new Set<string>();
   /** Which serial targets are one server: two names for one Plex take one turn. */
@@ -131,6 +136,7 @@ export class Scheduler {
     this.targets = new Map(targets.map((t) => [t.name, t]));
     this.holds = new HoldTracker(opts.waitingAfterMs ?? 60_000);
     this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
+    this.untold = new UntoldScans(store.meta, store.shared?.relayId ?? 'local');
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
     this.opts = {
@@ -171,9 +177,65 @@ export class Scheduler {
     if (retried) this.log.info({ deliveries: retried }, 'deliveries waiting to retry after an error are due now: the config was read again at start, and it may fix what failed');
     const failed = await this.store.failUnknownTargets(this.targetNames);
     if (failed) this.log.warn({ deliveries: failed }, 'deliveries to targets no longer configured were marked failed');
+    await this.findUntold();
     const open = await this.store.countOpen();
     if (open) this.log.info({ scans: open }, 'resuming queued scans');
     this.poke();
+  }
+
+  /**
+   * Scans this relay sent before it stopped or died whose end it had not told: a target that can say what its server
+   * scans (Plex's activities) is asked before anything else is sent to it (tick: stillScanning), and each is told once
+   * the server no longer scans; a target that cannot say tells them at once as "completion unknown".
+   */
+  private async findUntold(): Promise<void> {
+    let left: Untold[];
+    try {
+      left = await this.untold.left();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'could not read the scans whose end was not told before the last stop');
+      return;
+    }
+    for (const u of left) {
+      const entry = await this.store.view.get(u.scan);
+      // Never recorded as sent (the relay died between the two writes): it is sent again, and told then.
+      if (entry && entry.deliveries.find((d) => d.target === u.delivery)?.status !== 'done') {
+        await this.untold.forget(u.scan, u.delivery);
+        continue;
+      }
+      const target = this.targets.get(u.target);
+      if (!target?.scanning) {
+        await this.tellUntold(u, 'completion unknown: scanrelay stopped before the server confirmed the scan');
+        continue;
+      }
+      this.untoldLeft.set(u.target, [...(this.untoldLeft.get(u.target) ?? []), u]);
+    }
+    for (const [target, list] of this.untoldLeft) {
+      this.log.info({ target, scans: list.map((u) => u.scan) }, 'scans sent before scanrelay stopped were not confirmed yet: asking the server whether it still scans before sending more');
+    }
+  }
+
+  /** Writes an untold scan's event (with its detail in the history) and forgets it; a failure is logged, kept for the next start. */
+  private async tellUntold(u: Untold, how: string): Promise<void> {
+    const event = toldLate(u, how, this.now());
+    try {
+      await this.store.setDeliveryDetail(u.scan, u.delivery, event.detail ?? how, event);
+      await this.untold.forget(u.scan, u.delivery);
+      this.log.info({ scan: u.scan, target: u.target, folder: u.event.folder, detail: event.detail }, 'told the end of a scan sent before scanrelay stopped');
+    } catch (err) {
+      this.log.error({ scan: u.scan, target: u.target, err }, 'could not record the end of a scan sent before scanrelay stopped');
+    }
+  }
+
+  /** The server no longer scans (`unknown`: it could not be asked): the scans left untold for it are told. */
+  private async tellUntoldOf(target: string, unknown: string | undefined): Promise<void> {
+    const list = this.untoldLeft.get(target);
+    if (!list) return;
+    this.untoldLeft.delete(target);
+    const how = unknown
+      ? `completion unknown: scanrelay stopped before the server confirmed the scan, and the server could not be asked at the next start (${unknown})`
+      : 'scanrelay stopped before the server confirmed the scan; at the next start the server no longer scanned, so the scan had ended';
+    for (const u of list) await this.tellUntold(u, how);
   }
 
   /**
@@ -275,7 +337,7 @@ export class Scheduler {
           elsewhere.add(target.name);
           continue;
         }
-        if (took === 'taken over' || this.settling.has(this.turns.key(target))) {
+        if (took === 'taken over' || this.settling.has(this.turns.key(target)) || this.untoldLeft.has(target.name)) {
           // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
           // other relay sends meanwhile) and nothing is sent until the server says it is done.
           if (await this.stillScanning(target)) {
@@ -322,13 +384,16 @@ export class Scheduler {
    */
   private async stillScanning(target: Target): Promise<boolean> {
     let running: string[] = [];
+    let unknown: string | undefined;
     try {
       running = (await target.scanning?.()) ?? [];
     } catch (err) {
-      this.log.debug({ target: target.name, err: (err as Error).message }, 'cannot ask the server whether it still scans');
+      unknown = (err as Error).message;
+      this.log.debug({ target: target.name, err: unknown }, 'cannot ask the server whether it still scans');
     }
     if (running.length === 0) {
       if (this.settling.delete(this.turns.key(target))) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
+      await this.tellUntoldOf(target.name, unknown);
       return false;
     }
     if (!this.settling.has(this.turns.key(target))) {
@@ -501,8 +566,10 @@ export class Scheduler {
     const now = this.now();
     if (result.outcome !== 'retry') await this.answered(target, now);
     if (result.outcome === 'done') {
-      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
+      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent;
+      // until then it is kept as untold, so that a crash or a stop meanwhile still tells it at the next start.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
+      if (result.after) await this.rememberUntold(item, target, delivery, result.detail, now);
       const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, ...(event ? { event } : {}) } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
@@ -529,6 +596,15 @@ export class Scheduler {
       else this.log.debug({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
+  }
+
+  /** Keeps a sent scan as untold until its after-steps tell it; a failure to keep it is logged (it is told as before). */
+  private async rememberUntold(item: ScanItem, target: string, delivery: string, detail: string | undefined, now: number): Promise<void> {
+    try {
+      await this.untold.remember({ target, delivery, scan: item.id, event: deliveryEvent(item, target, { status: 'done', ...(detail ? { detail } : {}) }, now) });
+    } catch (err) {
+      this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not keep the sent scan as untold: a crash before it is confirmed would not tell it');
+    }
   }
 
   /** `target` does not answer: its hold begins (or goes on), and its `waiting` is told once the hold is due. */
@@ -630,6 +706,18 @@ export class Scheduler {
         full = [detail, why].filter(Boolean).join('; ');
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
+      if (this.afterAbort.signal.aborted) {
+        // Stopped before the server confirmed the scan: `scanned` would be told early. The history says so, and the
+        // scan stays untold: the next start asks the server how it ended and tells it then.
+        full = [detail, 'scanrelay stopped before the after-scan steps ended'].filter(Boolean).join('; ');
+        try {
+          await this.store.setDeliveryDetail(item.id, delivery, full);
+        } catch (err) {
+          this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
+        }
+        this.log.info({ scan: item.id, target, folder: item.folder }, 'stopped before the scan was confirmed; its end is told at the next start');
+        return;
+      }
       let items: ScannedItem[] | undefined;
       if (lookup) {
         // The lookup is for the notification only: the turn goes first, so the server's next scan never waits for it.
@@ -642,6 +730,7 @@ export class Scheduler {
       }
       try {
         await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now()));
+        await this.untold.forget(item.id, delivery);
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }

@@ -152,7 +152,7 @@ describe('a target that does not answer', () => {
     try {
       q.enqueue(folders('Held', 1));
       const waiting = await waitFor(() => q.events().find((e) => e.kind === 'waiting'), 20_000, 'waiting told');
-      assert.equal(waiting.target, 'jf');
+      assert.equal(waiting?.target, 'jf');
       assert.equal(q.events().filter((e) => e.kind === 'waiting').length, 1);
     } finally {
       await q.scheduler.stop();
