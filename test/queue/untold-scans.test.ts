@@ -77,7 +77,8 @@ for (const [name, open] of stores) {
         assert.deepEqual(await told(store, id), [], 'not told while Plex still scans');
         assert.deepEqual(second.sent, []);
         plexScans = [];
-        const [event] = await waitFor(async () => ((await told(store, id)).length ? told(store, id) : undefined), 20_000, 'told once Plex no longer scans');
+        const events = await waitFor(async () => ((await told(store, id)).length ? told(store, id) : undefined), 20_000, 'told once Plex no longer scans');
+        const event = events?.[0];
         assert.match(event!.detail ?? '', /^sent to section 1; scanrelay stopped before the server confirmed the scan; at the next start the server no longer scanned/);
         assert.equal(event!.target, 'plex');
         assert.equal(event!.folder, '/data/Movies/Dune (2021)');
