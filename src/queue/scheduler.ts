@@ -258,8 +258,8 @@ export class Scheduler {
     await Promise.race([idle(), until(deadline - Date.now())]);
     // After-steps (Plex confirming a scan) get what is left of the grace period: `scanned` is told only once confirmed.
     await Promise.race([this.afterStepsSettled(), until(deadline - Date.now())]);
-    for (const t of this.targets.values()) t.close?.();
     this.afterAbort.abort();
+    for (const t of this.targets.values()) t.close?.();
     await Promise.race([Promise.all([idle(), Promise.allSettled([...this.afterSteps])]), until(STOP_SETTLE_MS)]);
     if (this.inFlight > 0) {
       this.abandoned = true;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notifyEventSchema, type NotifyEvent } from '../core/events.ts';
 import type { QueueMetaStore } from './backend.ts';
 
-/** Meta keys of scans whose end is not told yet: `untold:<relay>:<scan>:<delivery>`. */
+/** The meta key of one relay's untold scans: `untold:<relay>`, a JSON list (one key a relay, never one a scan). */
 export const UNTOLD_PREFIX = 'untold:';
 
 /**
@@ -11,8 +11,6 @@ export const UNTOLD_PREFIX = 'untold:';
  * written, so a relay killed (`kill -9`) or stopped in between still tells it at its next start.
  */
 export const untoldSchema = z.object({
-  /** The relay that sent it: only that relay knows whether its after-steps still run. */
-  relay: z.string(),
   /** The target's name, as its events name it. */
   target: z.string(),
   /** The delivery's name in the queue (on a shared queue, the server's: plex@<id>). */
@@ -23,41 +21,56 @@ export const untoldSchema = z.object({
 });
 export type Untold = z.infer<typeof untoldSchema>;
 
-const keyOf = (relay: string, scan: number, delivery: string) => `${UNTOLD_PREFIX}${relay}:${scan}:${delivery}`;
-
-/** The untold scans of one relay, in the queue's meta values (both stores have them; nothing else is written). */
+/**
+ * The untold scans of one relay, in one of the queue's meta values (both stores have them; nothing else is written).
+ * Only this relay writes its key, and its writes are chained, so a read-modify-write never loses another's change.
+ */
 export class UntoldScans {
+  private readonly key: string;
+  private chain: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly meta: QueueMetaStore,
-    readonly relay: string,
-  ) {}
-
-  async remember(u: Omit<Untold, 'relay'>): Promise<void> {
-    await this.meta.set(keyOf(this.relay, u.scan, u.delivery), JSON.stringify({ ...u, relay: this.relay }));
+    relay: string,
+  ) {
+    this.key = UNTOLD_PREFIX + relay;
   }
 
-  async forget(scan: number, delivery: string): Promise<void> {
-    await this.meta.set(keyOf(this.relay, scan, delivery), null);
+  remember(u: Untold): Promise<void> {
+    return this.update((list) => [...list.filter((x) => !same(x, u.scan, u.delivery)), u]);
   }
 
-  /** This relay's untold scans left from before (a value that cannot be read is dropped). */
+  forget(scan: number, delivery: string): Promise<void> {
+    return this.update((list) => list.filter((x) => !same(x, scan, delivery)));
+  }
+
+  /** This relay's untold scans left from before (a value that cannot be read counts as none). */
   async left(): Promise<Untold[]> {
-    const out: Untold[] = [];
-    for (const [key, value] of await this.meta.list(`${UNTOLD_PREFIX}${this.relay}:`)) {
-      const u = readUntold(value);
-      if (u) out.push(u);
-      else await this.meta.set(key, null);
-    }
-    return out;
+    await this.chain.catch(() => undefined);
+    return readUntold(await this.meta.get(this.key));
+  }
+
+  private update(change: (list: Untold[]) => Untold[]): Promise<void> {
+    const next = this.chain.catch(() => undefined).then(async () => {
+      const before = readUntold(await this.meta.get(this.key));
+      const after = change(before);
+      if (after.length === 0 && before.length === 0) return;
+      await this.meta.set(this.key, after.length ? JSON.stringify(after) : null);
+    });
+    this.chain = next;
+    return next;
   }
 }
 
-function readUntold(value: string): Untold | undefined {
+const same = (u: Untold, scan: number, delivery: string) => u.scan === scan && u.delivery === delivery;
+
+function readUntold(value: string | undefined): Untold[] {
+  if (!value) return [];
   try {
-    const parsed = untoldSchema.safeParse(JSON.parse(value));
-    return parsed.success ? parsed.data : undefined;
+    const parsed = z.array(untoldSchema).safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : [];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
