@@ -105,9 +105,6 @@ function tellWatchdog(op: '+' | '-', pgid: number): void {
   if (watchdog?.stdin?.writable) watchdog.stdin.write(`${op} ${pgid}\n`);
 }
 
-/** The process groups of the programs running now, for killAll. */
-const running = new Set<ChildProcess>();
-
 function killGroup(child: ChildProcess): void {
   try {
     if (process.platform !== 'win32' && child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -117,19 +114,17 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-/** Kills every program runArgv started that still runs, with its process group (the relay stopping). */
-export function killAllPrograms(): number {
-  const n = running.size;
-  for (const child of running) killGroup(child);
-  return n;
-}
-
 export interface RunOptions {
   /** Lines of output kept and passed on (stdout and stderr together). */
   maxLines?: number;
   /** Aborting kills the program's process group (the relay stopping). */
   signal?: AbortSignal;
+  /** argv[0] is a shell command line, run by the system's shell (RUN_COMMAND_BEFORE_SCAN, as plex_autoscan ran it). */
+  shell?: boolean;
 }
+
+/** After a kill, how long 'close' may take (a child that left the group can hold the output open) before it is not waited for. */
+const CLOSE_AFTER_KILL_MS = 2000;
 
 /**
  * Runs `argv` directly (no shell) with `env`, killing its whole process group after `timeoutMs` (a finite time: a
@@ -146,36 +141,42 @@ export function runArgv(argv: readonly string[], env: NodeJS.ProcessEnv, timeout
     const output: string[] = [];
     let timer: NodeJS.Timeout | undefined;
     let child: ChildProcess | undefined;
+    let closeTimer: NodeJS.Timeout | undefined;
+    const kill = () => {
+      if (!child) return;
+      killGroup(child);
+      // Its own group is dead; something that left it may hold the output open: stop reading it soon.
+      closeTimer ??= setTimeout(() => {
+        child?.stdout?.destroy();
+        child?.stderr?.destroy();
+        finish({ ran: true, code: null, signal: 'SIGKILL', timedOut, stopped, output });
+      }, CLOSE_AFTER_KILL_MS);
+    };
     const onAbort = () => {
       stopped = true;
-      if (child) killGroup(child);
+      kill();
     };
     const finish = (outcome: ProcessOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(closeTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      if (child) {
-        running.delete(child);
-        if (!windows && child.pid) tellWatchdog('-', child.pid);
-      }
+      if (child && !windows && child.pid) tellWatchdog('-', child.pid);
       resolve(outcome);
     };
     if (opts.signal?.aborted) return finish({ ran: false, error: 'scanrelay is stopping' });
     try {
-      child = spawn(argv[0]!, argv.slice(1), { shell: false, detached: !windows, stdio: ['ignore', 'pipe', 'pipe'], env });
+      child = spawn(argv[0]!, argv.slice(1), { shell: opts.shell ?? false, detached: !windows, stdio: ['ignore', 'pipe', 'pipe'], env });
     } catch (err) {
       return finish({ ran: false, error: (err as Error).message, code: (err as { code?: string }).code });
     }
-    if (child.pid) {
-      running.add(child);
-      if (!windows) tellWatchdog('+', child.pid);
-    }
+    if (child.pid && !windows) tellWatchdog('+', child.pid);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     // setTimeout's longest delay; the config bounds TIMEOUT well below it.
     timer = setTimeout(() => {
       timedOut = true;
-      killGroup(child!);
+      kill();
     }, Math.min(Math.max(1, timeoutMs), 2 ** 31 - 1));
     const keep = (line: string) => {
       // Bounded: a chatty program cannot flood the log or the memory.

@@ -7,6 +7,7 @@ import { after, describe, test } from 'node:test';
 import pino from 'pino';
 import { commandTargetSchema } from '../../../src/config/target-kinds/command.ts';
 import { createCommandTarget } from '../../../src/targets/command/target.ts';
+import { runScanCommand } from '../../../src/targets/plex/commands.ts';
 import { LineSplitter, MAX_LINE_CHARS } from '../../../src/targets/process.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
 import { ROOT, runCli, waitFor } from '../../helpers/relay.ts';
@@ -46,6 +47,14 @@ describe('command target under faults', { skip: process.platform === 'win32' }, 
     assert.equal(output.length, 2, `${output.length} lines, the longest ${Math.max(...output.map((o) => o.length))} characters`);
     assert.equal(output[0], `${'x'.repeat(MAX_LINE_CHARS)} [line cut at ${MAX_LINE_CHARS} characters]`);
     assert.equal(output[1], 'after');
+  });
+
+  test("Plex's RUN_COMMAND_AFTER_SCAN runs the same way: 5 MB without a newline is one cut line", async () => {
+    const lines: Array<Record<string, any>> = [];
+    const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+    assert.deepEqual(await runScanCommand('RUN_COMMAND_AFTER_SCAN', `yes x | tr -d '\\n' | head -c 5000000`, { path: '/x', section: '1' }, log, 60_000), { ok: true, code: 0 });
+    const output = lines.filter((l) => l.msg === 'RUN_COMMAND_AFTER_SCAN output').map((l) => l.output as string);
+    assert.deepEqual(output, [`${'x'.repeat(MAX_LINE_CHARS)} [line cut at ${MAX_LINE_CHARS} characters]`]);
   });
 
   test('LineSplitter: lines across chunks, CRLF, a character split between chunks, a long line cut once', () => {
