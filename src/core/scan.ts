@@ -139,7 +139,7 @@ export interface Target {
   readonly name: string;
   /**
    * One delivery at a time, and a delivery's after-steps hold the turn until they end (Plex: plex_autoscan's
-   * scan lock). Other targets share the scheduler's concurrency and never wait for this one.
+   * scan lock). Each other target has the scheduler's `concurrency` slots of its own and never waits for this one.
    */
   readonly serial?: boolean;
   /**
