@@ -1,5 +1,5 @@
 import { configSchema, type Config } from '../src/config/schema.ts';
-import type { Logger } from '../src/log.ts';
+import type { Logger } from '../src/core/logger.ts';
 import { PlexApi } from '../src/targets/plex/api.ts';
 import { PlexApiBackend } from '../src/targets/plex/backends/api.ts';
 import { plexTarget } from '../src/targets/plex/create.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { mapIncomingPath, placeRewriter } from '../paths/rewrite.ts';
 import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { resolveScanMethod, type Config } from '../config/schema.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { mapIncomingPath } from '../paths/rewrite.ts';

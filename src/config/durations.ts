@@ -14,8 +14,8 @@ const atMost = (schema: z.ZodNumber) => schema.max(MAX_DURATION_S, `at most ${MA
 
 /** Seconds, 0 allowed. */
 export const seconds = (def: number) => atMost(z.number().min(0)).default(def);
-/** Seconds, above 0. */
-export const positiveSeconds = (def: number) => atMost(z.number().positive()).default(def);
+/** Seconds, above 0 (`why`: the message for 0 or less). */
+export const positiveSeconds = (def: number, why?: string) => atMost(z.number().positive(why)).default(def);
 /** Seconds or null. */
 export const nullableSeconds = () => atMost(z.number().min(0)).nullable().default(null);
 

@@ -1,4 +1,4 @@
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { ScanAction } from '../core/scan.ts';
 import type { Config } from './schema.ts';
 import { triggerSelection, type TriggerRoute } from './targets.ts';
@@ -20,7 +20,7 @@ export function namedTargets(config: Config): Map<string, TargetConfig> {
     const section = config[key];
     if (!section.ENABLED) continue;
     // The section's keys, and the defaults of everything a TARGETS entry has beyond them.
-    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, REWRITE_MODE: 'first', INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined), REFRESH_METADATA: false, METADATA_REFRESH_MODE: 'FullRefresh', SCAN_MODE: section.SCAN_MODE });
+    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, REWRITE_MODE: 'first', INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined), REFRESH_METADATA: false, METADATA_REFRESH_MODE: 'FullRefresh', PATH_MATCH: 'case_sensitive', SCAN_MODE: section.SCAN_MODE });
   }
   for (const [name, entry] of Object.entries(config.TARGETS ?? {})) if (!out.has(name)) out.set(name, entry);
   return out;

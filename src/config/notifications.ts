@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_EVENT_KINDS, notifyEventKindSchema } from '../core/events.ts';
-import { seconds } from './durations.ts';
+import { positiveSeconds, seconds } from './durations.ts';
 
 /** The services a NOTIFICATIONS entry can send to (docs/notifications.md has each one's set-up). */
 export const notificationTypeSchema = z.enum(['discord', 'json', 'hookshot', 'apprise', 'ntfy', 'gotify']);
@@ -52,8 +52,8 @@ export const notificationSchema = z
     TRIGGERS: z.array(z.string().min(1)).default([]),
     /** Events are gathered this long into one message. */
     BATCH_SECONDS: seconds(10),
-    /** Events not sent within this long (the service down) are dropped, with one log line. */
-    GIVE_UP_AFTER: seconds(6 * 3600),
+    /** Events the service kept refusing this long since their first try are dropped, with a log line. 0 would drop everything untried. */
+    GIVE_UP_AFTER: positiveSeconds(6 * 3600, 'must be above 0 seconds: 0 would drop every event (the default is 21600, 6 hours)'),
     /** The name the message shows (Discord, hookshot). */
     USERNAME: z.string().min(1).max(80).default('scanrelay'),
     /** discord: the picture the message shows (autopulse's avatar_url); absent, Discord's webhook's own. */
@@ -92,6 +92,26 @@ export function unknownNotificationTargets(notifications: NotificationsConfig, t
       (t) => `NOTIFICATIONS.${name}.TARGETS: no target of this relay is named "${t}" (targets: ${targets.join(', ') || 'none'}); its events reach this destination only from a relay sharing the queue that has it`,
     ),
   );
+}
+
+/** Discord's webhook URLs: discord.com (its ptb. and canary. clients' too) or the older discordapp.com, /api[/v<n>]/webhooks/<id>/<token>. */
+const DISCORD_WEBHOOK = /^(?:(?:ptb|canary)\.)?discord(?:app)?\.com$/;
+const DISCORD_WEBHOOK_PATH = /^\/api(?:\/v\d+)?\/webhooks\/\d+\/[\w-]+\/?$/;
+
+/**
+ * `discord` destinations whose URL is not a Discord webhook URL, one warning each (a URL copied from elsewhere, a
+ * channel link): every message would fail. Not an error: a local Discord stand-in (a test, a bridge) is fair. The
+ * URL is a credential: the warning names its host only.
+ */
+export function notDiscordWebhooks(notifications: NotificationsConfig): string[] {
+  return Object.entries(notifications).flatMap(([name, n]) => {
+    if (n.TYPE !== 'discord') return [];
+    const u = new URL(n.URL);
+    if (u.protocol === 'https:' && DISCORD_WEBHOOK.test(u.hostname) && DISCORD_WEBHOOK_PATH.test(u.pathname)) return [];
+    return [
+      `NOTIFICATIONS.${name}.URL: ${u.protocol}//${u.host}/… is not a Discord webhook URL (https://discord.com/api/webhooks/<id>/<token>, from Server settings → Integrations → Webhooks → Copy Webhook URL); messages go there as they would to Discord`,
+    ];
+  });
 }
 
 /** scanrelay: NOTIFICATIONS, a map from a name (used in logs and `notify-test <name>`) to a destination. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { invalidText, tooLong } from '../paths/validate.ts';
+import { invalidText, tooLong } from './text.ts';
 import type { ScannedItem } from './events.ts';
 
 /**
- * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (paths/validate.ts).
+ * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (core/text.ts).
  * A trigger answers 400 before it gets here; this is the queue's own door, for every trigger and command.
  */
 const storedText = z.string().superRefine((value, ctx) => {
@@ -139,7 +139,7 @@ export interface Target {
   readonly name: string;
   /**
    * One delivery at a time, and a delivery's after-steps hold the turn until they end (Plex: plex_autoscan's
-   * scan lock). Other targets share the scheduler's concurrency and never wait for this one.
+   * scan lock). Each other target has the scheduler's `concurrency` slots of its own and never waits for this one.
    */
   readonly serial?: boolean;
   /**
@@ -188,4 +188,11 @@ export interface Target {
    * Absent: the server sees the relay's path. deliver() applies it itself; the library check asks it.
    */
   toTargetPath?(path: string): string;
+  /**
+   * Its library roots hold a path whatever the case of its ASCII letters (a Windows or UNC server: autopulse's
+   * emby `path_match: case_insensitive`, emby.rs:167-170). Absent: compared as written.
+   */
+  readonly pathsIgnoreCase?: boolean;
+  /** The text with this target's secrets taken out (targets/redact.ts), for what is said about it elsewhere. */
+  redact?(text: string): string;
 }

@@ -27,3 +27,25 @@ export interface SetupProblem {
   key: string;
   message: string;
 }
+
+/**
+ * A notification destination's health as status displays show it (dashboard, JSON API, metrics): whether its
+ * service takes what it is sent, and what waits or was dropped. URLs are never part of it.
+ */
+export interface NotificationHealth {
+  name: string;
+  type: string;
+  /** here: this relay sends its events; elsewhere: another relay sharing the queue does; starting: not looked yet. */
+  turn: 'here' | 'elsewhere' | 'starting';
+  /** Epoch ms when the service last took a message (any relay's, as the queue recorded it); null: not yet. */
+  lastSuccessAt: number | null;
+  /** Events it takes that are not sent yet, as of the last look (counted up to 1,000). */
+  waiting: number;
+  /** Events given up since the relay started (refused for GIVE_UP_AFTER, or refused outright with a 4xx). */
+  givenUp: number;
+  lastGiveUpAt: number | null;
+  /** Epoch ms of the first refusal since the last success; null while it takes what it is sent. */
+  failingSince: number | null;
+  /** The service's last refusal (secrets taken out); null after a success. */
+  lastAnswer: string | null;
+}

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import { buildInfo } from '../core/version.ts';
+import type { NotificationHealth } from '../core/status.ts';
 import type { NormalizedScanRequest } from '../core/scan.ts';
 import type { DeliveryEvent } from '../queue/scheduler.ts';
 import type { EnqueueResult } from '../queue/types.ts';
@@ -51,6 +52,11 @@ class Tally implements MetricView {
 /** A gauge read from its source at scrape time, so it is never stale (prom-client awaits it). */
 function gauge(name: string, help: string, read: () => Array<{ labels: Labels; value: number }> | Promise<Array<{ labels: Labels; value: number }>>): MetricView {
   return { name, get: async () => ({ name, help, type: 'gauge', aggregator: 'sum', values: await read() }) };
+}
+
+/** A counter another part keeps, read at scrape time. */
+function counter(name: string, help: string, read: () => Array<{ labels: Labels; value: number }>): MetricView {
+  return { name, get: () => ({ name, help, type: 'counter', aggregator: 'sum', values: read() }) };
 }
 
 /** A labelled histogram (cumulative `le` buckets, `_sum`, `_count`), as Prometheus expects it. */
@@ -112,9 +118,16 @@ export class Metrics {
       relay?: string;
       /** Each target's scan mode now (Jellyfin/Emby: SCAN_MODE or what auto chose), read at scrape time. */
       scanModes?: () => Array<{ target: string; mode: string }>;
+      /** Each NOTIFICATIONS destination's health (labelled by its name, never its URL). */
+      notifications?: () => readonly NotificationHealth[];
     } = {},
   ) {
     const held = opts.held;
+    const each = (value: (n: NotificationHealth) => number | null) => () =>
+      (opts.notifications?.() ?? []).flatMap((n) => {
+        const v = value(n);
+        return v === null ? [] : [{ labels: { destination: n.name }, value: v }];
+      });
     this.views = [
       this.requests,
       gauge('scanrelay_queue_depth', 'Scans in the queue by state (pending: waiting for their delay, active: being delivered)', async () => {
@@ -140,6 +153,10 @@ export class Metrics {
       gauge('scanrelay_target_scan_mode', 'The scan mode a target uses now (Jellyfin/Emby: plugin, item or media-updated; SCAN_MODE or what auto chose): 1 for the mode', () =>
         (opts.scanModes?.() ?? []).map((m) => ({ labels: { target: m.target, mode: m.mode }, value: 1 })),
       ),
+      gauge('scanrelay_notification_last_success_timestamp_seconds', 'When each notification destination last took a message (Unix time; absent: not yet)', each((n) => (n.lastSuccessAt === null ? null : n.lastSuccessAt / 1000))),
+      gauge('scanrelay_notification_events_waiting', 'Events each notification destination takes that are not sent yet, as of its last look (counted up to 1000)', each((n) => n.waiting)),
+      gauge('scanrelay_notification_failing', 'Whether the service of each notification destination is refusing what it is sent (1) since its last success', each((n) => (n.failingSince === null ? 0 : 1))),
+      counter('scanrelay_notification_events_given_up_total', 'Events each notification destination dropped since the relay started: refused for GIVE_UP_AFTER, or refused outright (4xx)', each((n) => n.givenUp)),
       this.scans,
       this.latency,
       this.drivePolls,

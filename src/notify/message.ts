@@ -105,12 +105,15 @@ export const LINE_MAX = 500;
 
 const uniq = (names: Iterable<string>) => [...new Set(names)];
 
+/** How a service shows our text as text (Discord: its markdown escaped); applied after any cut, so a cut never splits an escape. */
+export type Escape = (text: string) => string;
+
 /**
  * A batch as people read it: one line per scan (not per target), in order of first appearance, naming the targets
  * that took it, failed it or try it again. A scan whose targets answer in different batches is told in each, with
  * the targets of that batch (docs/notifications.md).
  */
-export function scanLines(events: readonly StoredEvent[]): TellLine[] {
+export function scanLines(events: readonly StoredEvent[], escape: Escape = (s) => s): TellLine[] {
   const byScan = new Map<string, StoredEvent[]>();
   events.forEach((e, i) => {
     const key = DELIVERY_KINDS.has(e.kind) && e.scan !== undefined ? `scan:${e.scan}` : `event:${i}`;
@@ -120,15 +123,15 @@ export function scanLines(events: readonly StoredEvent[]): TellLine[] {
   });
   return [...byScan.values()].map((group) => {
     const first = group[0]!;
-    if (!DELIVERY_KINDS.has(first.kind)) return { kind: first.kind, events: group, text: shortenLine(eventLine(first)) };
+    if (!DELIVERY_KINDS.has(first.kind)) return { kind: first.kind, events: group, text: cutEscaped(eventLine(first), LINE_MAX, shortenLine, escape) };
     const kinds = new Set(group.map((e) => e.kind));
     const kind: NotifyEventKind = kinds.has('failed') ? 'failed' : kinds.has('retrying') ? 'retrying' : kinds.has('removed') ? 'removed' : 'scanned';
-    return { kind, events: group, text: scanLine(group) };
+    return { kind, events: group, text: scanLine(group, escape) };
   });
 }
 
 /** A scan's line: what it was, its files, its trigger, how long it took; then the targets, by what they did. */
-function scanLine(group: readonly StoredEvent[]): string {
+function scanLine(group: readonly StoredEvent[], escape: Escape): string {
   const done = group.filter((e) => e.kind === 'scanned' || e.kind === 'removed');
   const failed = group.filter((e) => e.kind === 'failed');
   // A target that failed, or took it after all, in this batch is not named as trying it again.
@@ -155,12 +158,26 @@ function scanLine(group: readonly StoredEvent[]): string {
   ].join('');
   const tail = `${files}${by}${when}${removedItems}${targets}`;
   const what = [itemsPhrase(base) ?? base.title, base.folder].filter(Boolean).join(' — ') || 'a scan';
-  // The folder gives way before the targets: they are what the line is for.
-  const room = Math.max(80, LINE_MAX - codePoints(tail));
-  return shortenLine(`${shorten(what, room)}${tail}`);
+  // The folder gives way before the targets: they are what the line is for. Each part is cut, then escaped, and the
+  // escaped line is at most LINE_MAX.
+  const whatOut = cutEscaped(what, Math.max(80, LINE_MAX - codePoints(escape(tail))), shorten, escape);
+  return whatOut + cutEscaped(tail, LINE_MAX - codePoints(whatOut), shortenLine, escape);
 }
 
 const codePoints = (s: string) => [...s].length;
+
+/**
+ * `s` cut by `cut` so that, escaped after the cut, it is at most `max` code points: an escape is never cut in two,
+ * and escaping cannot make a line longer than its limit.
+ */
+function cutEscaped(s: string, max: number, cut: (s: string, max: number) => string, escape: Escape): string {
+  for (let room = Math.max(1, max); ; ) {
+    const out = escape(cut(s, room));
+    const over = codePoints(out) - max;
+    if (over <= 0 || room === 1) return out;
+    room = Math.max(1, room - Math.ceil(over / 2));
+  }
+}
 
 /** `s` in at most `max` code points: its start and its end, an ellipsis between (a folder's last part names it). */
 export function shorten(s: string, max: number): string {

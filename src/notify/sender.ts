@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotificationConfig, NotificationsConfig } from '../config/notifications.ts';
 import type { StoredEvent } from '../core/events.ts';
-import type { Logger } from '../log.ts';
+import type { NotificationHealth } from '../core/status.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Outbox } from '../queue/outbox.ts';
 import { postMessage } from './http.ts';
 import { maskUrl } from './mask.ts';
-import { wants, type OutMessage } from './message.ts';
+import { firstRefusals, givenUp, retryWait } from './give-up.ts';
+import { decodeBatch, encodeBatch, type SendingBatch } from './kept-batch.ts';
+import { wants } from './message.ts';
 import { FORMATS } from './services/index.ts';
 
 export interface SenderOptions {
@@ -15,7 +18,7 @@ export interface SenderOptions {
   pollMs?: number;
   /** A destination's turn holds this long, renewed each look. */
   leaseMs?: number;
-  /** First retry wait; doubles up to maxRetryMs (a Retry-After overrides it). */
+  /** First retry wait; doubles up to maxRetryMs and a quarter of GIVE_UP_AFTER (a Retry-After overrides it). */
   retryBaseMs?: number;
   maxRetryMs?: number;
   /** Events kept in the outbox at most (rows, and age): the dashboard's stream and every destination's backlog. */
@@ -23,16 +26,15 @@ export interface SenderOptions {
   keepMs?: number;
 }
 
-/**
- * A destination's loop state. `pending`: the batch being sent, as rendered. Once the service took part of it (its
- * first `taken` messages) it is kept across a retry and goes on from there, so what was taken is not sent twice;
- * later events wait for the next batch.
- */
+/** A destination's loop state: refusals in a row, each refused event's first refusal, the batch under way, its health. */
 interface SendState {
   failures: number;
-  gaveUpLogged: boolean;
-  pending?: { last: number; firstAt: number; events: number; messages: OutMessage[]; taken: number };
+  refused: Map<number, number>;
+  sending?: SendingBatch;
+  health: NotificationHealth;
 }
+
+type Outcome = { kind: 'sent' } | { kind: 'retry'; answer: string; retryAfterMs?: number } | { kind: 'refused'; answer: string };
 
 /** A batch waits at most this many BATCH_SECONDS after its first event, however busy the stream. */
 export const BATCH_WAIT_FACTOR = 6;
@@ -43,9 +45,10 @@ const READ = 1000;
 /**
  * Drains the outbox to each NOTIFICATIONS destination, on its own loop: a slow or dead service holds back
  * nobody else, and no delivery waits for any of it (the scheduler only writes rows). A destination gathers its
- * events until BATCH_SECONDS pass without a new one (at most BATCH_WAIT_FACTOR times that), sends the batch as its service's messages, and moves its
- * cursor once they were taken. 429, 5xx and no answer are retried with backoff (Retry-After obeyed); events older
- * than GIVE_UP_AFTER are dropped with one log line per outage; a 4xx refusal drops that batch with one error line.
+ * events until BATCH_SECONDS pass without a new one (at most BATCH_WAIT_FACTOR times that), sends the batch as its
+ * service's messages, and moves its cursor once they were taken. 429, 5xx and no answer are retried with backoff
+ * (Retry-After obeyed); an event the service kept refusing for GIVE_UP_AFTER since it was first tried is dropped,
+ * with a log line each time; a 4xx refusal drops that batch with one error line.
  */
 export class NotifySender {
   private readonly abort = new AbortController();
@@ -54,6 +57,7 @@ export class NotifySender {
   /** Resolved after each destination's next look at the outbox (ready, looked). */
   private readonly lookWaiters = new Set<() => void>();
   private firstLooks: Promise<void>[] = [];
+  private readonly states = new Map<string, SendState>();
 
   constructor(
     private readonly outbox: Outbox,
@@ -61,7 +65,14 @@ export class NotifySender {
     private readonly log: Logger,
     opts: SenderOptions,
   ) {
-    this.opts = { pollMs: 1000, leaseMs: 30_000, retryBaseMs: 1000, maxRetryMs: 5 * 60_000, keepRows: 100_000, keepMs: 7 * 24 * 3600_000, ...opts };
+    this.opts = { pollMs: 1000, leaseMs: 30_000, retryBaseMs: 1000, maxRetryMs: 60_000, keepRows: 100_000, keepMs: 7 * 24 * 3600_000, ...opts };
+    for (const [name, dest] of Object.entries(destinations)) {
+      this.states.set(name, {
+        failures: 0,
+        refused: new Map(),
+        health: { name, type: dest.TYPE, turn: 'starting', lastSuccessAt: null, waiting: 0, givenUp: 0, lastGiveUpAt: null, failingSince: null, lastAnswer: null },
+      });
+    }
   }
 
   start(): void {
@@ -71,6 +82,11 @@ export class NotifySender {
       this.loops.push(this.run(name, dest, first));
     }
     this.loops.push(this.pruneLoop());
+  }
+
+  /** Each destination's health (dashboard, JSON API, /metrics). */
+  status(): NotificationHealth[] {
+    return [...this.states.values()].map((s) => ({ ...s.health }));
   }
 
   /** Resolves once every destination has looked at the outbox (and holds its cursor, or knows another relay does). */
@@ -110,7 +126,7 @@ export class NotifySender {
   }
 
   private async run(name: string, dest: NotificationConfig, first: () => void): Promise<void> {
-    const state: SendState = { failures: 0, gaveUpLogged: false };
+    const state = this.states.get(name)!;
     const log = this.log.child({ notification: name, type: dest.TYPE, url: maskUrl(dest.URL) });
     while (!this.abort.signal.aborted) {
       let next: number;
@@ -119,7 +135,7 @@ export class NotifySender {
       } catch (err) {
         // The queue's database is away: the events wait in it.
         log.warn({ err: (err as Error).message }, 'could not read the notification outbox; trying again');
-        next = this.backoff(++state.failures);
+        next = this.retryWait(++state.failures, dest);
       }
       first();
       for (const w of [...this.lookWaiters]) w();
@@ -127,95 +143,136 @@ export class NotifySender {
     }
   }
 
-  private backoff(failures: number): number {
-    return Math.min(this.opts.maxRetryMs, this.opts.retryBaseMs * 2 ** Math.min(20, failures - 1));
+  private retryWait(failures: number, dest: NotificationConfig): number {
+    return retryWait(failures, this.opts.retryBaseMs, this.opts.maxRetryMs, dest.GIVE_UP_AFTER * 1000);
   }
 
   /** One look at the outbox for one destination; returns how long to wait before the next. */
   private async step(name: string, dest: NotificationConfig, state: SendState, log: Logger): Promise<number> {
     const now = Date.now();
-    const cursor = await this.outbox.claim(name, this.opts.relayId, this.opts.leaseMs, now);
-    if (cursor === undefined) {
-      // another relay sends this destination's events (a batch begun here is its to send again whole)
-      state.pending = undefined;
+    const turn = await this.outbox.claim(name, this.opts.relayId, this.opts.leaseMs, now);
+    if (turn === undefined) {
+      // Another relay sends this destination's events, and goes on with a batch begun here from what the queue kept.
+      state.sending = undefined;
+      state.health.turn = 'elsewhere';
       return this.opts.pollMs;
     }
-    if (state.pending && state.pending.last > cursor) return this.resume(name, dest, state, log, now);
-    state.pending = undefined;
-    const events = await this.outbox.after(cursor, READ);
-    if (events.length === 0) return this.opts.pollMs;
-    const giveUpBefore = now - dest.GIVE_UP_AFTER * 1000;
-    const stale = events.filter((e) => e.at < giveUpBefore && wants(dest, e));
-    if (stale.length) this.gaveUp(name, dest, stale.length, state, log);
-    const batch = events.filter((e) => e.at >= giveUpBefore && wants(dest, e));
-    const last = events.at(-1)!.id;
-    const next = events.length === READ ? 0 : this.opts.pollMs;
-    if (batch.length === 0) {
-      await this.outbox.advance(name, this.opts.relayId, last);
+    state.health.turn = 'here';
+    if (turn.sentAt !== undefined && turn.sentAt > (state.health.lastSuccessAt ?? 0)) state.health.lastSuccessAt = turn.sentAt;
+    // A batch the service took part of goes on from its first message not taken (after a restart: as the queue kept it).
+    if (!state.sending && turn.batch) {
+      state.sending = decodeBatch(turn.batch, dest);
+      if (state.sending) log.info({ events: state.sending.events, taken: state.sending.taken, messages: state.sending.messages.length }, `going on with a batch to ${name} the service took part of`);
+    }
+    if (state.sending) return this.attempt(name, dest, state, log, now, 0);
+    const read = await this.outbox.read(turn.cursor, READ);
+    const rows = read.events.filter((r) => wants(dest, r.event));
+    const next = read.full ? 0 : this.opts.pollMs;
+    state.health.waiting = rows.length;
+    if (rows.length === 0) {
+      if (read.end !== turn.cursor) await this.outbox.advance(name, this.opts.relayId, read.end);
       return next;
     }
+    const batch = rows.map((r) => r.event);
     // Gather: the batch goes once BATCH_SECONDS passed without a new event, and at the latest BATCH_WAIT_FACTOR times
     // that after its first (a long drain goes as a few messages, not one per window); at once when a full read waits.
     const window = dest.BATCH_SECONDS * 1000;
     const due = Math.min(batch.at(-1)!.at + window, batch[0]!.at + window * BATCH_WAIT_FACTOR);
-    if (due > now && events.length < READ) return Math.min(due - now, this.opts.pollMs * 5);
-    state.pending = { last, firstAt: batch[0]!.at, events: batch.length, messages: FORMATS[dest.TYPE](dest, batch), taken: 0 };
-    return this.resume(name, dest, state, log, now, next);
+    if (due > now && !read.full) return Math.min(due - now, this.opts.pollMs * 5);
+    state.sending = { end: read.end, type: dest.TYPE, events: batch.length, messages: FORMATS[dest.TYPE](dest, batch), taken: 0 };
+    return this.attempt(name, dest, state, log, now, next, rows);
   }
 
   /**
-   * Sends the pending batch from its first message not taken, and moves the cursor past it once it is sent,
-   * refused, or older than GIVE_UP_AFTER; a batch of which nothing was taken is read and rendered again next time.
+   * Sends the batch under way from its first message not taken. Sent or refused (4xx): the cursor moves past it.
+   * Not taken: a batch of which nothing was taken is read and rendered again next time (what came meanwhile joins
+   * it), a batch taken in part is kept; and what the service refused for GIVE_UP_AFTER since its first refusal is
+   * given up. `rows`: a fresh batch's events with their cursors.
    */
-  private async resume(name: string, dest: NotificationConfig, state: SendState, log: Logger, now: number, next = 0): Promise<number> {
-    const p = state.pending!;
-    if (p.firstAt < now - dest.GIVE_UP_AFTER * 1000) this.gaveUp(name, dest, p.events, state, log);
-    else {
-      const outcome = await this.send(dest, p.messages, log, p.taken);
-      if (outcome.kind === 'retry') {
-        p.taken += outcome.taken;
-        if (p.taken === 0) state.pending = undefined;
-        return this.retryLater(name, outcome, p.events, state, log);
+  private async attempt(
+    name: string,
+    dest: NotificationConfig,
+    state: SendState,
+    log: Logger,
+    now: number,
+    next: number,
+    rows?: ReadonlyArray<{ event: StoredEvent; cursor: string }>,
+  ): Promise<number> {
+    const b = state.sending!;
+    const outcome = await this.send(name, dest, state, b, log);
+    const health = state.health;
+    if (outcome.kind !== 'retry') {
+      if (outcome.kind === 'refused') {
+        log.error({ answer: outcome.answer, events: b.events }, `${name} refused the notification; these events are dropped`);
+        this.dropped(state, b.events, outcome.answer);
+      } else {
+        log.debug({ events: b.events, messages: b.messages.length }, 'notification sent');
+        health.failingSince = null;
+        health.lastAnswer = null;
       }
-      if (outcome.kind === 'refused') log.error({ answer: outcome.answer, events: p.events }, `${name} refused the notification; these events are dropped`);
-      else {
-        state.gaveUpLogged = false;
-        log.debug({ events: p.events, messages: outcome.messages }, 'notification sent');
-      }
+      state.sending = undefined;
+      state.failures = 0;
+      state.refused.clear();
+      health.waiting = Math.max(0, health.waiting - b.events);
+      await this.outbox.advance(name, this.opts.relayId, b.end, outcome.kind === 'sent' ? Date.now() : undefined);
+      return next;
     }
-    state.pending = undefined;
-    state.failures = 0;
-    await this.outbox.advance(name, this.opts.relayId, p.last);
-    return next;
-  }
-
-  /** Events dropped for their age: one line until a batch is taken again. */
-  private gaveUp(name: string, dest: NotificationConfig, events: number, state: SendState, log: Logger): void {
-    if (state.gaveUpLogged) return;
-    state.gaveUpLogged = true;
-    log.error({ events, giveUpAfterS: dest.GIVE_UP_AFTER }, `notifications to ${name} gave up: the service did not take them within GIVE_UP_AFTER; later ones are still tried`);
-  }
-
-  private retryLater(name: string, outcome: { answer: string; retryAfterMs?: number }, events: number, state: SendState, log: Logger): number {
-    const wait = outcome.retryAfterMs ?? this.backoff(++state.failures);
-    log.warn({ answer: outcome.answer, retryInMs: wait, events }, `notification to ${name} not taken; sending again later`);
+    health.failingSince ??= now;
+    health.lastAnswer = outcome.answer;
+    const giveUpMs = dest.GIVE_UP_AFTER * 1000;
+    if (rows && b.taken === 0) {
+      state.sending = undefined;
+      const ids = rows.map((r) => r.event.id);
+      state.refused = firstRefusals(state.refused, ids, now);
+      const n = givenUp(ids, state.refused, now, giveUpMs);
+      if (n) {
+        await this.outbox.advance(name, this.opts.relayId, n === rows.length ? b.end : rows[n - 1]!.cursor);
+        this.gaveUp(name, dest, n, state, log, outcome.answer);
+      }
+    } else if (b.refusedAt === undefined) {
+      b.refusedAt = now;
+      await this.outbox.keepBatch(name, this.opts.relayId, encodeBatch(b, dest), health.lastSuccessAt ?? now);
+    } else if (now - b.refusedAt >= giveUpMs) {
+      state.sending = undefined;
+      await this.outbox.advance(name, this.opts.relayId, b.end);
+      this.gaveUp(name, dest, b.events, state, log, outcome.answer, ' (the rest of a batch the service took part of)');
+    }
+    const wait = outcome.retryAfterMs ?? this.retryWait(++state.failures, dest);
+    log.warn({ answer: outcome.answer, retryInMs: wait, events: b.events }, `notification to ${name} not taken; sending again later`);
     return wait;
   }
 
-  /** Sends messages in order from `from`; the first that is not taken stops it (`taken`: how many went before it). */
-  private async send(
-    dest: NotificationConfig,
-    messages: readonly OutMessage[],
-    log: Logger,
-    from = 0,
-  ): Promise<{ kind: 'sent'; messages: number } | { kind: 'retry'; answer: string; retryAfterMs?: number; taken: number } | { kind: 'refused'; answer: string }> {
-    for (let i = from; i < messages.length; i++) {
-      const r = await postMessage(dest, messages[i]!, undefined, this.abort.signal);
-      if (r.kind === 'retry') return { kind: 'retry', answer: r.answer, taken: i - from, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) };
+  /** Events the service refused for GIVE_UP_AFTER: dropped, one line each time. */
+  private gaveUp(name: string, dest: NotificationConfig, events: number, state: SendState, log: Logger, answer: string, what = ''): void {
+    log.error(
+      { events, giveUpAfterS: dest.GIVE_UP_AFTER, answer },
+      `notifications to ${name} given up: ${events} event${events === 1 ? '' : 's'}${what} the service kept refusing for GIVE_UP_AFTER (${dest.GIVE_UP_AFTER} s); later ones are still tried`,
+    );
+    this.dropped(state, events, answer);
+    state.health.waiting = Math.max(0, state.health.waiting - events);
+  }
+
+  private dropped(state: SendState, events: number, answer: string): void {
+    state.health.givenUp += events;
+    state.health.lastGiveUpAt = Date.now();
+    state.health.lastAnswer = answer;
+  }
+
+  /**
+   * Sends the batch's messages in order from its first not taken; the first that is not taken stops it. After each
+   * message taken, while more remain, the batch is kept with the cursor: a crash then sends none of it twice.
+   */
+  private async send(name: string, dest: NotificationConfig, state: SendState, b: SendingBatch, log: Logger): Promise<Outcome> {
+    for (let i = b.taken; i < b.messages.length; i++) {
+      const r = await postMessage(dest, b.messages[i]!, undefined, this.abort.signal);
+      if (r.kind === 'retry') return { kind: 'retry', answer: r.answer, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) };
       if (r.kind === 'refused') return { kind: 'refused', answer: r.answer };
       log.trace({ status: r.status }, 'notification message taken');
+      b.taken = i + 1;
+      state.health.lastSuccessAt = Date.now();
+      if (b.taken < b.messages.length) await this.outbox.keepBatch(name, this.opts.relayId, encodeBatch(b, dest), state.health.lastSuccessAt);
     }
-    return { kind: 'sent', messages: messages.length - from };
+    return { kind: 'sent' };
   }
 
   /** The outbox never grows without bound, whether or not anything is configured (the dashboard's stream reads it too). */

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { scanDelayMax, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
 import { QueueIntake } from '../queue/intake.ts';
-import { relayRouteTable, routeRequest } from '../queue/route.ts';
+import { relayRoutes } from '../queue/route.ts';
 import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
@@ -28,13 +28,15 @@ import type { AppDeps } from './deps.ts';
 import { apiPlugin } from './dashboard/api.ts';
 import { dashboardPlugin } from './dashboard/index.ts';
 import { metricsPlugin } from './metrics.ts';
+import { setupPlugin } from './setup-api.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
-import { UserError } from '../config/errors.ts';
+import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../config/default-auth.ts';
+import { UserError } from '../core/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
-import { unknownNotificationTargets } from '../config/notifications.ts';
+import { notDiscordWebhooks, unknownNotificationTargets } from '../config/notifications.ts';
 
 export interface RelayOptions {
   config: Config;
@@ -110,7 +112,10 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     const m = t.scanMode?.();
     return m ? [{ target: t.name, mode: m.mode }] : [];
   });
-  const metrics = new Metrics(store.view, { held: holdStatus, scanModes, ...(store.shared ? { relay: store.shared.relayId } : {}) });
+  // Reads the outbox the deliveries write; nothing on the delivery path waits for it. Started once the scheduler runs.
+  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  const notifications = () => notifier.status();
+  const metrics = new Metrics(store.view, { held: holdStatus, scanModes, notifications, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
@@ -128,17 +133,19 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
-  const routes = relayRouteTable(targets, namedTargets(config));
+  const routes = relayRoutes(config, targets);
   const intake = new QueueIntake(
     store,
+    routes,
     () => ({ ...timing, roots: libraries.known() }),
     (results, requests) => {
       metrics.committed(requests, results);
       if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
     },
-    undefined,
-    (req) => routeRequest(routes, req),
   );
+  // The migration to explicit routes: scans queued without one (before issue 49) get theirs now, before any is due.
+  const routed = await intake.routeUnrouted();
+  if (routed) log.info({ scans: routed }, 'queued scans from before routes were stored now name the targets they go to');
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))
@@ -160,6 +167,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     : undefined;
   // What the Plex scan method needs, checked once at start (logged and shown on the dashboard).
   let setupProblems: SetupProblem[] = [];
+  // autopulse's default pair: said at every start, and on the dashboard while it stays (issue 47 item 4).
+  if (isDefaultCredentials(config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
+    setupProblems = [{ key: 'SERVER_AUTH_PASS', message: DEFAULT_AUTH_WARNING }];
+    log.warn({ key: 'SERVER_AUTH_PASS' }, DEFAULT_AUTH_WARNING);
+  }
   // Loaded only when configured: chokidar is not needed otherwise.
   const watcher = config.WATCH.ENABLED
     ? new (await import('../triggers/watch/index.ts')).FolderWatcher({ config, intake, log, ...opts.watch })
@@ -178,9 +190,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     metrics,
     driveStatus: opts.driveStatus ?? (drive ? () => drive.poller.status() : undefined),
     holdStatus,
+    notifications,
     onQueued: () => scheduler.poke(),
     setupProblems: () => setupProblems,
-    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
+    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, setupPlugin, ...(opts.plugins ?? [])],
+    ...(opts.configPath ? { configPath: opts.configPath } : {}),
   });
   const settler = new BurstSettler(log).attach(app);
   // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.
@@ -195,9 +209,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   guard?.start();
   diskSpace?.start();
   await scheduler.start();
-  for (const warning of unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()])) log.warn({ key: 'NOTIFICATIONS' }, warning);
-  // Reads the outbox the deliveries write; nothing on the delivery path waits for it.
-  const notifier = new NotifySender(store.outbox, config.NOTIFICATIONS ?? {}, log.child({ component: 'notify' }), { relayId: store.shared?.relayId ?? 'local', ...opts.notify });
+  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
+    log.warn({ key: 'NOTIFICATIONS' }, warning);
+  }
   notifier.start();
   // Learn the library roots early, so scans queued before the first HTTP request (drive changes) are bounded too.
   void libraries.check([]).catch(() => undefined);
@@ -216,14 +230,16 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const setupChecked = Promise.all(
     plexTargets.map((plex) =>
       plexSetupProblems(plex.config, plex.backend).then(
-        (problems) => {
+        (found) => {
+          // The check asks the server: an echoed answer in a message must not carry the token (targets/redact.ts).
+          const problems = found.map((p) => ({ ...p, message: (plex as Target).redact?.(p.message) ?? p.message }));
           setupProblems = [...setupProblems, ...problems];
           for (const p of problems) {
             if (opts.firstStart) log.info({ target: plex.name, key: p.key }, `next step: ${p.message}`);
             else log.warn({ target: plex.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: plex.name, err: (err as Error).message }, 'the Plex set-up check failed'),
+        (err: unknown) => log.warn({ target: plex.name, err: (plex as Target).redact?.((err as Error).message) ?? (err as Error).message }, 'the Plex set-up check failed'),
       ),
     ),
   );

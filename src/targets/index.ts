@@ -1,7 +1,7 @@
 import { namedTargets } from '../config/named-targets.ts';
 import type { Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { createTarget } from './registry.ts';
 
 export { plexBackendFor, plexTarget } from './plex/create.ts';

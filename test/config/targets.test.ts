@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { namedTargets, plexConfigView, triggerRouting } from '../../src/config/named-targets.ts';
 import { plexTargetSchema } from '../../src/config/target-kinds/plex.ts';

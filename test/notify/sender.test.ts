@@ -212,7 +212,7 @@ describe('notification sender', () => {
     }
   });
 
-  test('events older than GIVE_UP_AFTER are dropped with one log line', async () => {
+  test('events older than GIVE_UP_AFTER that were never tried are sent: the give-up counts from the first refusal', async () => {
     const j = await fake(new JsonReceiverFake());
     const { log, lines } = capture();
     const { store, sender, start } = sending({ hook: dest({ TYPE: 'json', URL: j.url, GIVE_UP_AFTER: 60 }) }, { log });
@@ -221,8 +221,8 @@ describe('notification sender', () => {
       await sender.ready();
       store.outbox.append([scanned(1, { at: Date.now() - 120_000 }), scanned(2, { at: Date.now() - 90_000 }), scanned(3)]);
       await j.until((c) => c.length >= 1);
-      assert.deepEqual(j.calls[0]!.json.events.map((e: NotifyEvent) => e.folder), [scanned(3).folder]);
-      assert.equal(lines.filter((l) => l.includes('gave up')).length, 1);
+      assert.deepEqual(j.calls[0]!.json.events.map((e: NotifyEvent) => e.folder), [scanned(1).folder, scanned(2).folder, scanned(3).folder]);
+      assert.equal(lines.filter((l) => l.includes('given up')).length, 0);
     } finally {
       await sender.stop();
     }

@@ -5,6 +5,7 @@ import { Scheduler } from '../../src/queue/scheduler.ts';
 import { RETRYING_TOLD } from '../../src/queue/events.ts';
 import { notificationSchema } from '../../src/config/notifications.ts';
 import { wants } from '../../src/notify/message.ts';
+import pg from 'pg';
 import { pino } from 'pino';
 import { bothStores } from '../helpers/both-stores.ts';
 import { waitFor } from '../helpers/relay.ts';
@@ -60,16 +61,67 @@ for (const [name, open] of STORES) {
     test('one relay at a time holds a destination, until its lease runs out; the cursor only moves forward', async () => {
       const s = await open();
       await s.outbox.append([{ kind: 'waiting', at: 1, reason: 'before' }]);
-      const start = await s.outbox.claim('discord', 'relay-a', 1000, 10_000);
-      assert.equal(start, await s.outbox.latestId(), 'a new destination starts at the newest event');
+      const start = (await s.outbox.claim('discord', 'relay-a', 1000, 10_000))!;
+      assert.deepEqual((await s.outbox.read(start.cursor, 10)).events, [], 'a new destination starts after the newest event');
       assert.equal(await s.outbox.claim('discord', 'relay-b', 1000, 10_500), undefined, 'relay-a holds it');
-      assert.equal(await s.outbox.claim('discord', 'relay-a', 1000, 10_500), start, 'its holder renews it');
-      await s.outbox.append([{ kind: 'recovered', at: 2 }]);
-      await s.outbox.advance('discord', 'relay-a', start! + 1);
-      await s.outbox.advance('discord', 'relay-b', start! + 5);
-      await s.outbox.advance('discord', 'relay-a', start!);
-      assert.equal(await s.outbox.claim('discord', 'relay-b', 1000, 12_000), start! + 1, 'relay-b takes over after the lease, where relay-a stopped');
+      assert.deepEqual(await s.outbox.claim('discord', 'relay-a', 1000, 10_500), start, 'its holder renews it');
+      await s.outbox.append([{ kind: 'recovered', at: 2 }, { kind: 'recovered', at: 3 }]);
+      const [first, second] = (await s.outbox.read(start.cursor, 10)).events;
+      assert.deepEqual([first?.event.at, second?.event.at], [2, 3]);
+      await s.outbox.advance('discord', 'relay-a', first!.cursor);
+      await s.outbox.advance('discord', 'relay-b', second!.cursor);
+      await s.outbox.advance('discord', 'relay-a', start.cursor);
+      const taken = (await s.outbox.claim('discord', 'relay-b', 1000, 12_000))!;
+      assert.equal(taken.cursor, first!.cursor, 'relay-b takes over after the lease, where relay-a stopped');
+      assert.deepEqual((await s.outbox.read(taken.cursor, 10)).events.map((e) => e.event.at), [3]);
     });
+
+    test('a batch kept with the cursor comes back with the turn, and goes when the cursor moves past it', async () => {
+      const s = await open();
+      const start = (await s.outbox.claim('discord', 'relay-a', 1000, 10_000))!;
+      await s.outbox.append([{ kind: 'recovered', at: 2 }]);
+      const read = await s.outbox.read(start.cursor, 10);
+      await s.outbox.keepBatch('discord', 'relay-a', '{"kept":1}', 10_100);
+      assert.deepEqual(await s.outbox.claim('discord', 'relay-b', 1000, 12_000), { cursor: start.cursor, batch: '{"kept":1}', sentAt: 10_100 });
+      await s.outbox.advance('discord', 'relay-b', read.end, 12_100);
+      assert.deepEqual(await s.outbox.claim('discord', 'relay-b', 1000, 12_200), { cursor: read.end, sentAt: 12_100 });
+    });
+
+    test('a reader starting at the head gets what is written from then on (the dashboard stream)', async () => {
+      const s = await open();
+      await s.outbox.append([{ kind: 'waiting', at: 1, reason: 'before' }]);
+      const head = await s.outbox.head();
+      assert.deepEqual((await s.outbox.read(head, 10)).events, []);
+      await s.outbox.append([{ kind: 'recovered', at: 2 }]);
+      const read = await s.outbox.read(head, 10);
+      assert.deepEqual(read.events.map((e) => e.event.at), [2]);
+      assert.equal(read.end, read.events[0]!.cursor);
+      assert.deepEqual((await s.outbox.read(read.end, 10)).events, []);
+    });
+
+    if (name === 'PostgreSQL') {
+      test('a cursor moved by id alone (from before the upgrade, or by an older relay during one) goes on after that id', async () => {
+        const s = await open();
+        const start = (await s.outbox.claim('d', 'relay-a', 60_000, 10_000))!;
+        for (const at of [1, 2, 3]) await s.outbox.append([{ kind: 'recovered', at }]);
+        const ids = (await s.outbox.read(start.cursor, 10)).events.map((e) => e.event.id);
+        const db = new pg.Client({ connectionString: s.url });
+        await db.connect();
+        try {
+          // An older relay sends events 1 and 2 and moves last_id only.
+          await db.query(`UPDATE event_cursors SET last_xid = '0', last_id = $1 WHERE destination = 'd'`, [ids[1]]);
+          const moved = (await s.outbox.claim('d', 'relay-a', 60_000, 10_100))!;
+          assert.deepEqual((await s.outbox.read(moved.cursor, 10)).events.map((e) => e.event.at), [3]);
+          // Events written before the upgrade (xid 0) and a cursor of then: the ones after it are sent, in id order.
+          await db.query(`UPDATE events SET xid = '0'`);
+          await db.query(`UPDATE event_cursors SET last_xid = '0', last_id = $1 WHERE destination = 'd'`, [ids[0]]);
+          const old = (await s.outbox.claim('d', 'relay-a', 60_000, 10_200))!;
+          assert.deepEqual((await s.outbox.read(old.cursor, 10)).events.map((e) => e.event.at), [2, 3]);
+        } finally {
+          await db.end();
+        }
+      });
+    }
 
     test('prune drops old events and keeps at most maxRows', async () => {
       const s = await open();

@@ -18,7 +18,8 @@ const COLOR: Record<NotifyEventKind, number> = { scanned: 0x2e9d57, removed: 0x6
  * no one. USERNAME and AVATAR_URL name the sender (autopulse's username and avatar_url, discord.rs:159-167).
  */
 export function discordMessages(dest: NotificationConfig, events: readonly StoredEvent[]): OutMessage[] {
-  const all = sections(scanLines(events));
+  // Titles, paths and answers are shown as text (escapeMarkdown), escaped after each line is cut to its length.
+  const all = sections(scanLines(events, escapeMarkdown));
   const out: OutMessage[] = [];
   for (let i = 0; i < all.length; i += DISCORD_LIMITS.embeds) {
     const chunk = all.slice(i, i + DISCORD_LIMITS.embeds);
@@ -38,6 +39,24 @@ export function discordMessages(dest: NotificationConfig, events: readonly Store
     out.push({ url: dest.URL, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
   return out;
+}
+
+/**
+ * Text from titles, paths and servers' answers, shown as it is: Discord's markdown would make
+ * `[Plex token expired](https://evil.example)` a link and a line starting with `#` a heading. Every character
+ * markdown gives a meaning (the brackets of a link, whose parentheses then mean nothing; the ':' of a bare URL,
+ * which Discord links by itself; a list's mark where a line starts) is escaped with a backslash, which Discord
+ * drops when it renders.
+ */
+export function escapeMarkdown(text: string): string {
+  return (
+    text
+      .replace(/[\\`*_~|<>[\]#]/g, (c) => `\\${c}`)
+      // A bare URL: Discord links it by itself.
+      .replace(/:\/\//g, '\\://')
+      // A list ("- x", "+ x", "1. x") or subtext ("-# x") where a line starts.
+      .replace(/^(\s*)([-+]|\d+\.)/gm, (_m, space: string, mark: string) => `${space}${mark.replace(/[-+.]/, (c) => `\\${c}`)}`)
+  );
 }
 
 /**

@@ -1,19 +1,33 @@
+import { namedTargets } from '../../config/named-targets.ts';
 import { z } from 'zod';
 import { sourceSchema, type ScanAction, type Target } from '../../core/scan.ts';
-import type { DriveStatus, SetupProblem } from '../../core/status.ts';
+import type { DriveStatus, NotificationHealth, SetupProblem } from '../../core/status.ts';
 import { scanFolderFor } from '../../paths/folder.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
-import { invalidMappedPath, invalidRequestPath, invalidText } from '../../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
+import { invalidText } from '../../core/text.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import type { RunningRelay } from '../../queue/backend.ts';
 import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
-import { scanState } from '../../queue/state.ts';
+import { scanState, shownRoute } from '../../queue/state.ts';
+
+/** The relay's target names, whose full list a shown route leaves out (scanView). */
+export function relayTargetNames(deps: Pick<AppDeps, 'targets' | 'config'>): string[] {
+  return deps.targets ? deps.targets.map((t) => t.name) : [...namedTargets(deps.config).keys()];
+}
+
+/** scanView for a relay with these targets: a route naming all of them is shown as none (null), as before routes were stored. */
+export const scanViewOf = (every: readonly string[]) => (e: QueueEntry) => viewOf(e, every);
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
+  return viewOf(e, []);
+}
+
+function viewOf(e: QueueEntry, every: readonly string[]) {
   const action: ScanAction = e.action ?? 'scan';
   return {
     id: e.id,
@@ -42,7 +56,7 @@ export function scanView(e: QueueEntry) {
     /** Why a scan that is due still waits (a shared queue with no relay that has a target), else null. */
     waiting: e.waiting ?? null,
     /** The targets it was routed to when queued (docs/targets.md); null: every target. A pending scan has no deliveries yet. */
-    targets: e.targets ?? null,
+    targets: shownRoute(e.targets, every),
     /** What each target is asked to do: scan the folder, or refresh or analyze the items at its files (docs/targets.md). */
     action,
     deliveries: e.deliveries.map((d) => ({
@@ -63,7 +77,7 @@ export function scanView(e: QueueEntry) {
     })),
   };
 }
-export type ScanView = ReturnType<typeof scanView>;
+export type ScanView = ReturnType<typeof viewOf>;
 
 /** The most a list answer of the JSON API holds, in bytes of JSON: a page stops early rather than grow past it. */
 export const PAGE_BYTES = 1024 * 1024;
@@ -203,10 +217,12 @@ export interface StatusView {
   fullDisks?: ReadonlyArray<{ path: string; freeBytes: number; holds: boolean }>;
   /** The relays sharing the queue (PostgreSQL) that run now, with their servers; absent with SQLite. */
   relays?: RunningRelay[];
+  /** Each NOTIFICATIONS destination's health; absent when none is configured. */
+  notifications?: readonly NotificationHealth[];
 }
 
 /** Target reachability is asked at most every `maxAgeMs`, so open dashboards do not hammer the media server. */
-export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus' | 'setupProblems' | 'holdStatus'>, maxAgeMs = 5000, timeoutMs = 3000) {
+export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveStatus' | 'setupProblems' | 'holdStatus' | 'notifications'>, maxAgeMs = 5000, timeoutMs = 3000) {
   let cached: { at: number; value: Promise<StatusView['targets']> } | undefined;
   const reachability = (targets: readonly Target[]) =>
     Promise.all(
@@ -224,6 +240,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
     const counts = await deps.store.view.counts();
     const relays = await deps.store.shared?.relays();
     const hold = deps.holdStatus?.();
+    const notifications = deps.notifications?.() ?? [];
     return {
       targets: await cached.value,
       problems: deps.setupProblems?.() ?? [],
@@ -232,6 +249,7 @@ export function statusSource(deps: Pick<AppDeps, 'store' | 'targets' | 'driveSta
       held: hold?.held ? { reason: 'mount guard', missing: hold.missing } : null,
       ...(hold?.fullDisks?.length ? { fullDisks: hold.fullDisks } : {}),
       ...(relays ? { relays } : {}),
+      ...(notifications.length ? { notifications } : {}),
     };
   };
 }

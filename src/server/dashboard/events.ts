@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { QueueBackend } from '../../queue/backend.ts';
+import type { OutboxCursor } from '../../queue/outbox.ts';
 
 /** How often the outbox and the open count are looked at while a page listens. */
 const LOOK_MS = 250;
@@ -16,7 +17,8 @@ export class EventFeed {
   private readonly clients = new Set<ServerResponse>();
   private timer: NodeJS.Timeout | undefined;
   private keepalive: NodeJS.Timeout | undefined;
-  private lastId: number | undefined;
+  /** Where the stream is in the outbox: read as the notification sender reads it, so a late commit is not skipped. */
+  private cursor: OutboxCursor | undefined;
   private lastOpen: number | undefined;
   private looking = false;
 
@@ -24,7 +26,7 @@ export class EventFeed {
 
   /** Takes over a response: the stream's headers, a `hello` event, then events until the page goes. */
   async attach(res: ServerResponse): Promise<void> {
-    if (this.lastId === undefined) this.lastId = await this.store.outbox.latestId();
+    this.cursor ??= await this.store.outbox.head();
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -53,7 +55,7 @@ export class EventFeed {
     clearInterval(this.keepalive);
     this.timer = this.keepalive = undefined;
     // The next page starts from what is new then, not from where the last one left.
-    this.lastId = this.lastOpen = undefined;
+    this.cursor = this.lastOpen = undefined;
   }
 
   private broadcast(text: string): void {
@@ -64,10 +66,10 @@ export class EventFeed {
     if (this.looking) return;
     this.looking = true;
     try {
-      const events = await this.store.outbox.after(this.lastId ?? 0, 200);
-      for (const e of events) {
-        this.lastId = e.id;
-        this.broadcast(`id: ${e.id}\nevent: ${e.kind}\ndata: ${JSON.stringify(e)}\n\n`);
+      if (this.cursor !== undefined) {
+        const read = await this.store.outbox.read(this.cursor, 200);
+        for (const { event: e } of read.events) this.broadcast(`id: ${e.id}\nevent: ${e.kind}\ndata: ${JSON.stringify(e)}\n\n`);
+        this.cursor = read.end;
       }
       const open = await this.store.countOpen();
       if (open !== this.lastOpen) {

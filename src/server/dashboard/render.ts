@@ -1,5 +1,5 @@
 import { sourceSchema } from '../../core/scan.ts';
-import type { DriveStatus } from '../../core/status.ts';
+import type { DriveStatus, NotificationHealth } from '../../core/status.ts';
 import { versionText } from '../../core/version.ts';
 import { escapeHtml as esc } from '../pages.ts';
 import { actionText } from '../../queue/state.ts';
@@ -59,6 +59,7 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
       ? '<li class="off"><strong>targets</strong> none on this relay</li>'
       : '<li class="bad"><span class="dot" aria-hidden="true"></span><strong>targets</strong> none enabled</li>';
   const relays = s.relays ? relaysText(s.relays) : '';
+  const notifications = (s.notifications ?? []).map((n) => notificationText(n, now)).join('');
   const driveClass = s.drive.state === 'polling' || s.drive.state === 'standby' ? 'ok' : s.drive.state === 'off' ? 'off' : 'bad';
   const held = s.held
     ? `<li class="bad" data-held="mount-guard"><span class="dot" aria-hidden="true"></span><strong>held: mount guard</strong> <span class="why">missing: ${s.held.missing.map(esc).join(', ')}</span></li>`
@@ -74,7 +75,19 @@ export function renderStatus(s: StatusView, now = Date.now()): string {
     .join('');
   // The causes that block scans lead: a set-up problem (no PLEX_TOKEN) explains a target's failed check
   // (the scanner check cannot run sudo), not the other way round.
-  return `<ul class="strip">${held}${disks}${problems}${targets}${relays}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li></ul>`;
+  return `<ul class="strip">${held}${disks}${problems}${targets}${relays}<li class="${driveClass}" data-drive="${s.drive.state}"><span class="dot" aria-hidden="true"></span><strong>drive</strong> ${driveText(s.drive, now)}</li><li class="off" data-queue-depth="${s.queue.pending + s.queue.active}"><strong>queue</strong> ${s.queue.pending} pending, ${s.queue.active} active</li>${notifications}</ul>`;
+}
+
+/** A notification destination: when its service last took a message, what waits, what was given up, and why. */
+function notificationText(n: NotificationHealth, now: number): string {
+  const cls = n.turn === 'elsewhere' ? 'off' : n.failingSince !== null ? 'bad' : 'ok';
+  const bits = [
+    n.turn === 'elsewhere' ? 'sent by another relay' : n.lastSuccessAt !== null ? `last sent ${duration(Math.max(0, now - n.lastSuccessAt))} ago` : 'nothing sent yet',
+    `${n.waiting} waiting`,
+    `${n.givenUp} given up`,
+  ];
+  const why = n.failingSince !== null ? `<span class="why">: not taken for ${duration(Math.max(0, now - n.failingSince))}${n.lastAnswer ? ` (${esc(n.lastAnswer)})` : ''}</span>` : '';
+  return `<li class="${cls}" data-notification="${esc(n.name)}" data-waiting="${n.waiting}" data-given-up="${n.givenUp}"><span class="dot" aria-hidden="true"></span><strong>${esc(n.name)}</strong> ${esc(n.type)}: ${bits.join(', ')}${why}</li>`;
 }
 
 /** The relays sharing the queue and their servers: who delivers what. Bad when none has a server. */
@@ -186,7 +199,7 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 <title>scanrelay</title><link rel="stylesheet" href="${esc(s)}/dashboard.css">
 <noscript><style>${NOSCRIPT_STYLE}</style></noscript></head>
 <body><main id="dashboard" data-api="api/${esc(s)}/" data-parts="${esc(s)}/parts" data-events="${esc(s)}/events">
-<header><h1>scanrelay <small class="muted" id="version" title="the running release (CHANGELOG.md)">${esc(versionText())}</small></h1><div id="status" role="status" aria-live="polite" aria-label="Status">${parts.status}</div></header>
+<header><h1>scanrelay <small class="muted" id="version" title="the running release (CHANGELOG.md)">${esc(versionText())}</small></h1><nav><a href="${esc(s)}/connect" id="connect-link">Connect</a>: pair the *arrs with the libraries and register their webhooks</nav><div id="status" role="status" aria-live="polite" aria-label="Status">${parts.status}</div></header>
 
 <section aria-labelledby="scan-heading" class="card">
 <h2 id="scan-heading">Manual scan</h2>

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { ActivityFeed, type RunningScan } from './activity-feed.ts';
 import type { PlexApi } from './api.ts';
 import { PlexNotificationStream, type StreamMessage, type Transport } from './notifications/stream.ts';

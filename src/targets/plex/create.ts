@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { plexConfigView } from '../../config/named-targets.ts';
 import { resolveScanMethod, type Config } from '../../config/schema.ts';
 import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { placeRewriter, type RewriteMode } from '../../paths/rewrite.ts';
 import type { PlexApi } from './api.ts';
 import { PlexApiBackend } from './backends/api.ts';

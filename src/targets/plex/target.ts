@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import { asOutcome, type AfterDelivery, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import { answeredWithout, resultFromError } from '../http.ts';
 import { analyzeFiles } from './analyze.ts';
