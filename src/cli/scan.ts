@@ -1,9 +1,11 @@
 import { Option, type Command } from 'commander';
 import { UserError } from '../config/errors.ts';
-import { resolveScanMethod, type Config } from '../config/schema.ts';
+import type { Config } from '../config/schema.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { mapIncomingPath } from '../paths/rewrite.ts';
-import { plexBackendFor } from '../targets/index.ts';
+import { plexBackendFor } from '../targets/plex/create.ts';
+import { plexKeyName, plexTargetNamed, resolveScanMethod, type PlexSettings } from '../targets/plex/settings.ts';
+import { placeRewriter } from '../paths/rewrite.ts';
 import type { PlexScanBackend } from '../targets/plex/backends/backend.ts';
 import { PlexScannerBackend } from '../targets/plex/backends/scanner/backend.ts';
 import { describeRun, exitStatusOf } from '../targets/plex/backends/scanner/run.ts';
@@ -13,6 +15,7 @@ interface ScanOptions {
   section?: string;
   directory?: string;
   method?: 'api' | 'scanner';
+  target?: string;
   dryRun?: boolean;
   json?: boolean;
 }
@@ -29,14 +32,16 @@ export function registerScan(program: Command): void {
     .option('--section <id>', 'Plex library section id (default: the section whose location holds the folder)')
     .option('--directory <path>', 'the folder to scan, exactly as Plex sees it (not mapped)')
     .addOption(new Option('--method <method>', 'override PLEX_SCAN_METHOD').choices(['api', 'scanner']))
+    .option('--target <name>', 'the Plex target named in TARGETS (default: the top-level PLEX_* keys, "plex")')
     .option('--dry-run', 'print what would run, run nothing')
     .option('--json', 'print JSON')
     .action(
       action(async (path: string | undefined, opts: ScanOptions, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
-        const folder = folderOf(config, path, opts.directory);
-        const method = opts.method ?? resolveScanMethod(config);
-        const backend = backendFor(config, method);
+        const plex = plexTargetNamed(config, opts.target);
+        const folder = folderOf(config, plex.settings, path, opts.directory);
+        const method = opts.method ?? resolveScanMethod(plex.settings);
+        const backend = backendFor(plex, method);
         const section = opts.section ?? (await sectionOf(backend, folder));
         const command = backend.describeScan(section, folder);
         const report = (extra: Record<string, unknown>) => {
@@ -76,20 +81,21 @@ export function registerScan(program: Command): void {
     );
 }
 
-/** --directory as given, else the path mapped like a request and reduced to its folder. */
-function folderOf(config: Config, path: string | undefined, directory: string | undefined): string {
+/** --directory as given, else the path mapped like a request, reduced to its folder, as this Plex names it (its REWRITE). */
+function folderOf(config: Config, plex: Pick<PlexSettings, 'REWRITE' | 'REWRITE_MODE'>, path: string | undefined, directory: string | undefined): string {
   if (path !== undefined && directory !== undefined) throw new UserError('give either a path or --directory, not both');
   if (directory !== undefined) {
     if (!directory) throw new UserError('--directory must not be empty');
     return directory;
   }
   if (!path) throw new UserError('give a path to scan, or --section <id> --directory <path>');
-  return scanFolderFor(mapIncomingPath(config, path).path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
+  const folder = scanFolderFor(mapIncomingPath(config, path).path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
+  return placeRewriter(plex.REWRITE, plex.REWRITE_MODE)?.(folder) ?? folder;
 }
 
-function backendFor(config: Config, method: 'api' | 'scanner'): PlexScanBackend {
-  if (method === 'api' && !config.PLEX_TOKEN) throw new UserError('the api method needs PLEX_TOKEN in the config (or use --method scanner)');
-  return plexBackendFor(config, method);
+function backendFor(plex: { name: string; settings: PlexSettings }, method: 'api' | 'scanner'): PlexScanBackend {
+  if (method === 'api' && !plex.settings.TOKEN) throw new UserError(`the api method needs ${plexKeyName(plex.name, 'TOKEN')} in the config (or use --method scanner)`);
+  return plexBackendFor(plex.settings, method);
 }
 
 async function sectionOf(backend: PlexScanBackend, folder: string): Promise<string> {

@@ -7,14 +7,12 @@ import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
 import { QueueIntake } from '../queue/intake.ts';
 import { relayRouteTable, routeRequest } from '../queue/route.ts';
-import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import { openQueue } from '../queue/open.ts';
 import { hostname } from 'node:os';
 import { buildTargets } from '../targets/index.ts';
-import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
-import { PlexTarget } from '../targets/plex/target.ts';
+import type { SetupProblem } from '../core/status.ts';
 import { LibraryRoots } from '../targets/library-roots.ts';
 import { scannedWanted } from '../notify/message.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
@@ -131,7 +129,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
-  const routes = relayRouteTable(targets, namedTargets(config));
+  const routes = relayRouteTable(targets, config.targets);
   const intake = new QueueIntake(
     store,
     () => ({ ...timing, roots: libraries.known() }),
@@ -199,7 +197,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   guard?.start();
   diskSpace?.start();
   await scheduler.start();
-  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
+  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...config.targets.keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
     log.warn({ key: 'NOTIFICATIONS' }, warning);
   }
   notifier.start();
@@ -215,19 +213,18 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const shown = opts.firstStart ? url : shortSecretUrl(base, config.SERVER_PASS);
   const where = opts.firstStart ? '' : ` (the full secret is SERVER_PASS in ${opts.configPath ?? 'the config file'})`;
   log.info({ url: shown, port, queue: store.location, ...(store.shared ? { relay: store.shared.relayId } : {}) }, `scan URL: ${shown}${where}`);
-  // What each Plex target's scan method needs, checked once at start against its own settings.
-  const plexTargets = targets.filter((t): t is PlexTarget => t instanceof PlexTarget);
+  // What each target's set-up needs (Plex: its scan method), checked once at start against its own settings.
   const setupChecked = Promise.all(
-    plexTargets.map((plex) =>
-      plexSetupProblems(plex.config, plex.backend).then(
+    targets.map((target) =>
+      target.setupProblems?.().then(
         (problems) => {
           setupProblems = [...setupProblems, ...problems];
           for (const p of problems) {
-            if (opts.firstStart) log.info({ target: plex.name, key: p.key }, `next step: ${p.message}`);
-            else log.warn({ target: plex.name, key: p.key }, p.message);
+            if (opts.firstStart) log.info({ target: target.name, key: p.key }, `next step: ${p.message}`);
+            else log.warn({ target: target.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: plex.name, err: (err as Error).message }, 'the Plex set-up check failed'),
+        (err: unknown) => log.warn({ target: target.name, err: (err as Error).message }, `the ${target.describe?.().type ?? target.name} set-up check failed`),
       ),
     ),
   );

@@ -12,7 +12,7 @@ import { createRelayTarget } from './relay/target.ts';
 import { createMediaBrowserTarget } from './media-browser/target.ts';
 import { createPlexTarget } from './plex/create.ts';
 
-/** Builds one kind's target from its `TARGETS` entry; `config` is the relay's (Plex's steps read relay-wide keys). */
+/** Builds one kind's target from its `TARGETS` entry; `config` is the relay's (Plex's steps read a relay-wide slice). */
 type Factory<T extends TargetType> = (name: string, entry: Extract<TargetConfig, { TYPE: T }>, log: Logger, config: Config) => Target;
 
 /**

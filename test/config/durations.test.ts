@@ -63,7 +63,7 @@ describe('durations stay within what a timer holds (issue 35, item 9)', () => {
   });
 
   test('PLEX_SCANNER_TIMEOUT 3000000: a scanner run is not killed at once (it was, after 1 ms)', async () => {
-    const { config } = parseConfig({ PLEX_SCANNER_TIMEOUT: 3_000_000 });
+    const { file: config } = parseConfig({ PLEX_SCANNER_TIMEOUT: 3_000_000 });
     const result = await runCommand({ file: 'sh', args: ['-c', 'sleep 0.3; echo scanned'] }, { timeoutMs: config.PLEX_SCANNER_TIMEOUT * 1000 });
     assert.equal(result.timedOut, false);
     assert.equal(result.status, 0);

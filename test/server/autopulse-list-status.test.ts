@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { importAutopulse } from '../../src/config/autopulse-import.ts';
-import { configSchema, scanDelayMax, type Config } from '../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { relayConfig } from '../../src/config/named-targets.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
@@ -41,7 +42,7 @@ interface Relay {
 /** The relay's app as startRelay wires it, over a given store, from an imported autopulse config. */
 async function relayOn(store: QueueBackend, yaml: string, extra: Record<string, unknown> = {}): Promise<Relay> {
   const { config } = importAutopulse(yaml, 'config.yaml', {});
-  const parsed = configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as Config;
+  const parsed = relayConfig(configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as FileConfig);
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
   const intake = new QueueIntake(store, () => timing);
   const app = await buildApp({ config: parsed, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS });

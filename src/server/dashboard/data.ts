@@ -7,7 +7,6 @@ import { ignoredBy } from '../../paths/rules.ts';
 import { invalidMappedPath, invalidRequestPath, invalidText } from '../../paths/validate.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import type { RunningRelay } from '../../queue/backend.ts';
-import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
 import { scanState } from '../../queue/state.ts';
@@ -139,19 +138,19 @@ export async function mapPreview(
   out.ignored = ignoredBy(deps.config.SERVER_IGNORE_LIST, mapped.path) ?? null;
   const roots = [...Object.keys(deps.config.SERVER_PATH_MAPPINGS), ...(deps.libraries ? (await deps.libraries.check([])).roots : [])];
   out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, roots);
-  const plex = deps.targets?.find((t): t is PlexTarget => t instanceof PlexTarget);
-  if (!plex) {
+  const plex = deps.targets?.find((t) => t.sections);
+  if (!plex?.sections) {
     out.sectionError = 'no Plex target is enabled';
     return out;
   }
-  // PLEX_REWRITE: Plex is asked about the folder as it names it.
+  // The cache is kept by the folder as Plex names it (its REWRITE); sections.find rewrites it the same way.
   const plexFolder = plex.toTargetPath ? plex.toTargetPath(out.folder) : out.folder;
   if (noSection.has(plexFolder)) {
     out.sectionError = NO_SECTION;
     return out;
   }
   try {
-    const section = await withTimeout(plex.backend.resolveSection(plexFolder), timeoutMs, 'Plex did not answer the section list in time');
+    const section = await withTimeout(plex.sections.find(out.folder), timeoutMs, 'Plex did not answer the section list in time');
     if (section) out.section = { target: plex.name, ...section };
     else {
       out.sectionError = NO_SECTION;
