@@ -28,6 +28,12 @@ module.exports = {
     forbid('notify-reads-the-outbox', layer('notify'), `${layer('targets')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The sender knows the queue\'s outbox and the services, nothing above.'),
     forbid('metrics-below-intake', layer('metrics'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The counters know the queue and the targets, nothing above.'),
     forbid(
+      'the-plex-class-stays-home',
+      '^src/(?!targets/plex/)',
+      '^src/targets/plex/target\\.ts$',
+      'The server and the CLI ask the Target contract (core/scan.ts: describe, setupProblems, sections); only the Plex kind knows its class.',
+    ),
+    forbid(
       'foundations-import-no-layer',
       `^src/(${below.join('|')})(/|\\.ts$)`,
       `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,
