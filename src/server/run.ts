@@ -224,7 +224,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
             else log.warn({ target: target.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: target.name, err: (err as Error).message }, `the ${target.describe?.().type ?? target.name} set-up check failed`),
+        (err: unknown) => log.warn({ target: target.name, err: (err as Error).message }, 'the set-up check failed'),
       ),
     ),
   );
