@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { FakeScanner } from '../fakes/scanner.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
@@ -120,5 +121,36 @@ describe('sections, sections+, scan and map on a Plex named in TARGETS', () => {
     assert.match(res.stdout, /^section: 7 \(Movies 4K\), location \/4k\/Movies$/m);
     const json = JSON.parse((await runCli(['--config', cfg, 'map', '--json', '/mnt/media/Movies/Up (2009)/up.mkv'])).stdout);
     assert.deepEqual(json.section, { id: '7', title: 'Movies 4K', location: '/4k/Movies' });
+  });
+});
+
+describe('scan --target on a target that is not a Plex', () => {
+  let jellyfin: FakeMediaServer;
+  let dir: string;
+  before(async () => {
+    dir = tempDir();
+    jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
+  });
+  after(async () => {
+    await jellyfin?.stop();
+  });
+
+  test('the named Jellyfin is sent the file as the queue would send it, after its own REWRITE', async () => {
+    const cfg = join(dir, 'jf.json');
+    writeFileSync(cfg, JSON.stringify({ PLEX_ENABLED: false, TARGETS: { jf: { TYPE: 'jellyfin', URL: jellyfin.url, API_KEY: 'jf-key', REWRITE: [{ from: '^/mnt/media/', to: '/media/' }] } } }));
+    const dry = await runCli(['--config', cfg, 'scan', '--target', 'jf', '--dry-run', '/mnt/media/Movies/Up (2009)/up.mkv']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(dry.stdout, 'would send jf (jellyfin): /media/Movies/Up (2009)\n');
+    assert.equal(jellyfin.updates.length, 0, 'a dry run sends nothing');
+    const res = await runCli(['--config', cfg, 'scan', '--target', 'jf', '--json', '/mnt/media/Movies/Up (2009)/up.mkv']);
+    assert.equal(res.code, 0, res.stderr);
+    assert.deepEqual(jellyfin.updates.map((u) => u.path), ['/media/Movies/Up (2009)/up.mkv']);
+    const out = JSON.parse(res.stdout);
+    assert.deepEqual([out.target, out.type, out.directory, out.status], ['jf', 'jellyfin', '/media/Movies/Up (2009)', 0]);
+    // Plex's own options make no sense here: refused, nothing sent.
+    const section = await runCli(['--config', cfg, 'scan', '--target', 'jf', '--section', '1', '/mnt/media/Movies/Up (2009)/up.mkv']);
+    assert.equal(section.code, 2);
+    assert.match(section.stderr, /--section, --method and --directory are for a Plex target; jf is a jellyfin target/);
+    assert.equal(jellyfin.updates.length, 1);
   });
 });
