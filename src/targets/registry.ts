@@ -32,8 +32,11 @@ export const TARGET_KINDS: { [T in TargetType]: Factory<T> } = {
   relay: (name, entry, log) => createRelayTarget(name, entry, log),
 };
 
-/** The target for one named entry, by its TYPE. */
+/** The target for one named entry, by its TYPE. Every target it builds describes itself (its TYPE, its server's URL). */
 export function createTarget(name: string, entry: TargetConfig, log: Logger, config: Config): Target {
   const factory = TARGET_KINDS[entry.TYPE] as Factory<TargetType>;
-  return factory(name, entry as never, log, config);
+  const target = factory(name, entry as never, log, config);
+  if (target.describe) return target;
+  const description = { type: entry.TYPE, ...('URL' in entry && entry.URL ? { url: entry.URL } : {}) };
+  return Object.assign(target, { describe: () => description });
 }
