@@ -6,15 +6,13 @@ import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
  * The relay-wide keys a Plex target's steps read, beside its own entry: the file checks before a scan, the
  * scanner's wrapper (docker or sudo) and the commands around a scan. Every Plex target shares them.
  */
-export const PLEX_RELAY_KEYS = [
+const PLEX_RELAY_KEYS = [
   'SERVER_FILE_CHECKS_ENABLED',
   'SERVER_MAX_FILE_CHECKS',
   'SERVER_FILE_CHECK_DELAY',
   'SERVER_FILE_EXIST_PATH_MAPPINGS',
   'SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION',
   'SERVER_SKIP_FILES_IN_PLEX',
-  'GOOGLE',
-  'RCLONE',
   'USE_DOCKER',
   'DOCKER_NAME',
   'USE_SUDO',
@@ -22,15 +20,25 @@ export const PLEX_RELAY_KEYS = [
   'RUN_COMMAND_AFTER_SCAN',
   'RUN_COMMAND_TIMEOUT',
 ] as const;
-export type PlexRelaySettings = Pick<Config, (typeof PLEX_RELAY_KEYS)[number]>;
+
+/** That slice, with the one drive key (the size check of a file already in Plex) and rclone's cache refresh. */
+export type PlexRelaySettings = Pick<Config, (typeof PLEX_RELAY_KEYS)[number]> & {
+  GOOGLE: Pick<Config['GOOGLE'], 'DISABLE_DISK_FILE_SIZE_CHECK'>;
+  RCLONE: Pick<Config['RCLONE'], 'RC_CACHE_REFRESH'>;
+};
 
 /** What one Plex target reads: its own `TARGETS` entry (the top-level PLEX_* keys for `plex`) and the relay's slice. */
 export type PlexSettings = PlexTargetConfig & PlexRelaySettings;
 
-/** A Plex target's settings from its entry and the relay's config. */
+/** A Plex target's settings from its entry and the relay's config (only the slice is kept). */
 export function plexSettings(entry: PlexTargetConfig, relay: PlexRelaySettings): PlexSettings {
-  const slice = Object.fromEntries(PLEX_RELAY_KEYS.map((k) => [k, relay[k]])) as PlexRelaySettings;
-  return { ...slice, ...entry };
+  const slice = Object.fromEntries(PLEX_RELAY_KEYS.map((k) => [k, relay[k]])) as Pick<Config, (typeof PLEX_RELAY_KEYS)[number]>;
+  return {
+    ...slice,
+    GOOGLE: { DISABLE_DISK_FILE_SIZE_CHECK: relay.GOOGLE.DISABLE_DISK_FILE_SIZE_CHECK },
+    RCLONE: { RC_CACHE_REFRESH: relay.RCLONE.RC_CACHE_REFRESH },
+    ...entry,
+  };
 }
 
 /** `auto` = the HTTP API when a token is set, else the scanner binary, as an old token-less config did. */
