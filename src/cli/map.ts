@@ -21,8 +21,9 @@ export function registerMap(program: Command): void {
     .argument('<path>', 'a path in any form (container, mount, drive)')
     .option('--json', 'print JSON')
     .option('--trigger <name>', "apply this SERVER_AUTOSCAN_TRIGGERS entry's REWRITE first, and its TARGETS/EXCLUDE_TARGETS, as its /triggers/<name> route does")
+    .option('--target <name>', 'the target whose section is shown (a Plex named in TARGETS; default: every Plex, the top-level one as `section`)')
     .action(
-      action(async (input: string, opts: { json?: boolean; trigger?: string }, cmd: Command) => {
+      action(async (input: string, opts: { json?: boolean; trigger?: string; target?: string }, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
         let path = input;
         let trigger: TriggerRoute | undefined;
@@ -44,7 +45,7 @@ export function registerMap(program: Command): void {
         const own = (name: string) => table.find((t) => t.name === name)?.rewrite?.(folder) ?? folder;
         const servers = { plex: own('plex'), jellyfin: own('jellyfin'), emby: own('emby') };
         // The same lookup the relay makes on each target with sections (every Plex): its API, or its database.
-        const sections = await sectionsOf(config, folder);
+        const sections = await sectionsOf(config, folder, opts.target);
         // `section` and `sectionError`, as before there were named targets: the top-level Plex's, else the first.
         const first = sections.find((s) => s.target === 'plex') ?? sections[0];
         const section = first?.section ?? undefined;
@@ -89,11 +90,13 @@ interface SectionView {
   error: string | null;
 }
 
-/** Each target with library sections (every Plex), asked where the folder falls, at once. */
-async function sectionsOf(config: Config, folder: string): Promise<SectionView[]> {
+/** Each target with library sections (every Plex), or only `only` (--target), asked where the folder falls, at once. */
+async function sectionsOf(config: Config, folder: string, only?: string): Promise<SectionView[]> {
+  if (only !== undefined && !config.targets.has(only)) throw new UserError(`--target: no target is named "${only}" (targets: ${[...config.targets.keys()].join(', ') || 'none'})`);
   const built = buildTargets(config, silentLogger());
   try {
-    const withSections = built.filter((t): t is Target & { sections: NonNullable<Target['sections']> } => t.sections !== undefined);
+    const withSections = built.filter((t): t is Target & { sections: NonNullable<Target['sections']> } => t.sections !== undefined && (only === undefined || t.name === only));
+    if (only !== undefined && withSections.length === 0) throw new UserError(`--target: ${only} is a ${config.targets.get(only)!.TYPE} target, which has no library sections`);
     return await Promise.all(
       withSections.map(async (t) => {
         try {

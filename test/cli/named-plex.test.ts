@@ -112,6 +112,15 @@ describe('sections, sections+, scan and map on a Plex named in TARGETS', () => {
     assert.equal(json.section, null);
     assert.match(json.sectionError, /^PLEX_TOKEN is empty/);
     assert.deepEqual(json.sections.find((s: { target: string }) => s.target === 'plex4k'), { target: 'plex4k', section: { id: '8', title: 'TV 4K', location: '/4k/TV' }, error: null });
+    // --target: that Plex's section is the section.
+    const named = await runCli(['--config', cfg, 'map', '--target', 'plex4k', '/mnt/media/TV/Dark/e1.mkv']);
+    assert.equal(named.code, 0, named.stderr);
+    assert.deepEqual(named.stdout.split('\n').filter((l) => l.startsWith('section:')), ['section: 8 (TV 4K), location /4k/TV']);
+    const namedJson = JSON.parse((await runCli(['--config', cfg, 'map', '--json', '--target', 'plex4k', '/mnt/media/TV/Dark/e1.mkv'])).stdout);
+    assert.deepEqual([namedJson.section, namedJson.sectionError], [{ id: '8', title: 'TV 4K', location: '/4k/TV' }, null]);
+    const jf = await runCli(['--config', cfg, 'map', '--target', 'jf', '/mnt/media/TV/Dark/e1.mkv']);
+    assert.equal(jf.code, 2);
+    assert.match(jf.stderr, /--target: jf is a jellyfin target, which has no library sections/);
   });
 
   test('map with only a Plex named in TARGETS shows its section as the section', async () => {
