@@ -2,12 +2,16 @@
  * The layering the code keeps (README "How it works"): imports run one way,
  *   cli / server  ->  triggers  ->  intake  ->  queue  ->  targets
  * and beside them, used by cli / server only, notify (src/notify: reads the queue's outbox, sends notifications).
- * with config, paths, core (shared types), google, rclone, db, fs and log below them all. The counters
+ * with config, paths, core (shared types), google (Google sign-in, the Drive client and rclone.conf), db, fs and log
+ * below them all. The ground floor has floors of its own, each importing only those beneath it:
+ *   config  ->  google  ->  paths, fs, db, log  ->  core The counters
  * (src/metrics) read the queue's figures and are fed by the intake and the server: between the two.
+ * src/setup (`scanrelay setup` and the dashboard's Connect page: the *arrs' and media servers' management APIs) is
+ * used by cli / server only, and uses only the foundations.
  * Checked by the test command (`npm run layers`).
  */
 const layer = (name) => `^src/${name}(/|\\.ts$)`;
-const below = ['config', 'paths', 'core', 'google', 'rclone', 'db', 'fs', 'log', 'log-file'];
+const below = ['config', 'paths', 'core', 'google', 'db', 'fs', 'log', 'log-file'];
 const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
 
 module.exports = {
@@ -27,6 +31,11 @@ module.exports = {
     forbid('only-the-top-notifies', `${layer('triggers')}|${layer('intake')}|${layer('queue')}|${layer('targets')}|${layer('metrics')}`, layer('notify'), 'Notifications read the outbox; no trigger, target or scheduler code sends them.'),
     forbid('notify-reads-the-outbox', layer('notify'), `${layer('targets')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The sender knows the queue\'s outbox and the services, nothing above.'),
     forbid('metrics-below-intake', layer('metrics'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The counters know the queue and the targets, nothing above.'),
+    forbid('setup-is-for-cli-and-server', '^src/(?!cli/|server/|setup/)', layer('setup'), 'Setting up the *arrs is a command and a page: nothing below them uses it.'),
+    forbid('setup-uses-the-foundations', layer('setup'), `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'Setup reads the config and pairs paths; it never reaches the relay\'s layers.'),
+    forbid('core-is-the-ground', '^src/core/', '^src/(?!core/)', 'core holds the vocabulary (scan, target, events, errors, logger types, text rules): it imports nothing of the project.'),
+    forbid('basics-below-google-and-config', `${layer('paths')}|${layer('fs')}|${layer('db')}|${layer('log')}|${layer('log-file')}`, `${layer('google')}|${layer('config')}`, 'paths, fs, db and the log take values, never the config or the provider.'),
+    forbid('google-below-config', layer('google'), layer('config'), 'The provider folder (Google and rclone) names the keys it reads; the config imports it, never the reverse.'),
     forbid(
       'the-plex-class-stays-home',
       '^src/(?!targets/plex/)',

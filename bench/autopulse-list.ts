@@ -10,11 +10,8 @@ import { join } from 'node:path';
 import { scanRequestSchema } from '../src/core/scan.ts';
 import type { QueueBackend } from '../src/queue/backend.ts';
 import type { EventQuery } from '../src/queue/event-list.ts';
-import { PgQueueStore } from '../src/queue/pg/store.ts';
-import { QueueStore } from '../src/queue/store.ts';
-import { postgresBinDir, startPgCluster } from '../test/helpers/postgres.ts';
 import { tempDir } from '../test/helpers/relay.ts';
-import { report } from './lib.ts';
+import { benchStores, report } from './lib.ts';
 
 const DONE = Number(process.env.BENCH_LIST_DONE ?? 10_000);
 const OPEN = Number(process.env.BENCH_LIST_OPEN ?? 1_000);
@@ -51,18 +48,7 @@ const QUERIES: Array<[string, EventQuery]> = [
 
 export async function benchAutopulseList(): Promise<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
-  const stores: Array<[string, () => Promise<{ store: QueueBackend; stop: () => void }>]> = [
-    ['SQLite', async () => ({ store: new QueueStore(join(tempDir('bench-list-'), 'queue.db')), stop: () => undefined })],
-  ];
-  if (postgresBinDir()) {
-    stores.push([
-      'PostgreSQL',
-      async () => {
-        const cluster = await startPgCluster();
-        return { store: await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'bench' }), stop: () => cluster.destroy() };
-      },
-    ]);
-  }
+  const stores = benchStores(join(tempDir('bench-list-'), 'queue.db'));
   for (const [name, open] of stores) {
     const { store, stop } = await open();
     const seeded = performance.now();

@@ -4,7 +4,7 @@
  * Target: exactly M, for N up to 100,000.
  */
 import { join } from 'node:path';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
@@ -19,7 +19,7 @@ async function burst(n: number, m: number, plex: FakePlex): Promise<Record<strin
   const scheduler = new Scheduler(store, [scanOnlyPlex(plex, log)], log, { concurrency: 8 });
   // The cap is longer than the burst, so only the debounce decides: the scan follows the last request.
   const timing = { delayMs: 1000, maxMs: 120_000 };
-  const intake = new QueueIntake(store, () => timing, () => scheduler.poke());
+  const intake = new QueueIntake(store, [], () => timing, () => scheduler.poke());
   scheduler.start();
   const before = plex.refreshes().length;
   const started = Date.now();

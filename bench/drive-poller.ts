@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Config } from '../src/config/schema.ts';
 import { writeTokenFile } from '../src/google/token-file.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { QueueStore } from '../src/queue/store.ts';
 import { openDrive } from '../src/triggers/drive/index.ts';
@@ -17,7 +17,7 @@ export function drivePollerOn(google: FakeGoogle, config: Config, dir: string) {
   const tokenfile = join(dir, 'token.json');
   writeTokenFile(tokenfile, google.issueToken());
   const store = new QueueStore(join(dir, 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 0 }));
   const log = silentLogger();
   const { watcher, cache } = openDrive(config, { cachefile, tokenfile }, log);
   const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: () => false, log });

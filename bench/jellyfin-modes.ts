@@ -11,7 +11,7 @@
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asOutcome } from '../src/core/scan.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { mediaBrowserTarget } from '../src/targets/media-browser/target.ts';
 import type { ScanModeSetting } from '../src/targets/media-browser/scan-mode.ts';
 import { FakeMediaServer } from '../test/fakes/jellyfin.ts';

@@ -1,4 +1,8 @@
 import autocannon from 'autocannon';
+import type { QueueBackend } from '../src/queue/backend.ts';
+import { PgQueueStore } from '../src/queue/pg/store.ts';
+import { QueueStore } from '../src/queue/store.ts';
+import { postgresBinDir, startPgCluster } from '../test/helpers/postgres.ts';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startNodeFlags } from '../test/helpers/relay.ts';
@@ -94,4 +98,22 @@ export function table(rows: Array<Record<string, unknown>>): string {
 export function report(name: string, rows: Array<Record<string, unknown>>, summary: Record<string, unknown>): void {
   process.stdout.write(`\n== ${name} ==\n${table(rows)}\n`);
   process.stdout.write(`${JSON.stringify({ bench: name, ...summary, rows })}\n`);
+}
+
+/** A store a bench runs against, and how to throw it away after. */
+export type BenchStore = [name: string, open: () => Promise<{ store: QueueBackend; stop: () => void }>];
+
+/** SQLite (at `sqlitePath`, in memory by default) and, when PostgreSQL's programs are installed, a throwaway cluster. */
+export function benchStores(sqlitePath = ':memory:'): BenchStore[] {
+  const stores: BenchStore[] = [['SQLite', async () => ({ store: new QueueStore(sqlitePath), stop: () => undefined })]];
+  if (postgresBinDir()) {
+    stores.push([
+      'PostgreSQL',
+      async () => {
+        const cluster = await startPgCluster();
+        return { store: await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'bench' }), stop: () => cluster.destroy() };
+      },
+    ]);
+  }
+  return stores;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run on this machine, each printing a table and a JSON line.
- * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle,targets,list,jellyfin.
+ * Figures only; nothing here asserts on time. Select with BENCH_ONLY=intake,coalesce,memory,drive,crypt,hardening,patterns,queue,idle,targets,list,jellyfin,stats,reads.
  */
 import { benchAutopulseList } from './autopulse-list.ts';
 import { benchCoalesce } from './coalesce.ts';
@@ -13,7 +13,9 @@ import { benchMemoryDrain } from './memory-drain.ts';
 import { benchPatterns } from './patterns.ts';
 import { benchPgIdle } from './pg-idle.ts';
 import { benchSharedQueue } from './shared-queue.ts';
+import { benchStats } from './stats.ts';
 import { benchTargetsDrain } from './targets-drain.ts';
+import { benchTrustReads } from './trust-reads.ts';
 
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const want = (name: string) => only.length === 0 || only.includes(name);
@@ -32,4 +34,6 @@ if (want('idle')) summary.idle = await benchPgIdle();
 if (want('targets')) summary.targets = await benchTargetsDrain();
 if (want('list')) summary.list = await benchAutopulseList();
 if (want('jellyfin')) summary.jellyfin = await benchJellyfinModes();
+if (want('stats')) summary.stats = await benchStats();
+if (want('reads')) summary.reads = await benchTrustReads();
 process.stdout.write(`\n${JSON.stringify({ bench: 'all', seconds: Math.round((Date.now() - started) / 1000), node: process.version, summary })}\n`);

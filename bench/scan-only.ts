@@ -1,7 +1,7 @@
 import { configSchema, type FileConfig } from '../src/config/schema.ts';
 import { legacyPlexTarget } from '../src/config/named-targets.ts';
 import { plexSettings } from '../src/targets/plex/settings.ts';
-import type { Logger } from '../src/log.ts';
+import type { Logger } from '../src/core/logger.ts';
 import { PlexApi } from '../src/targets/plex/api.ts';
 import { PlexApiBackend } from '../src/targets/plex/backends/api.ts';
 import { plexTarget } from '../src/targets/plex/create.ts';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tdarrTargetSchema } from '../src/config/target-kinds/tdarr.ts';
 import type { Target } from '../src/core/scan.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { QueueIntake } from '../src/queue/intake.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
@@ -105,7 +105,7 @@ export async function drain(withOthers: boolean, latencyMs: number): Promise<{ p
     targets.push(createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: fakes.urls.tdarr, DB_ID: 'db' }), log));
   }
   try {
-    const intake = new QueueIntake(store, () => ({ delayMs: 0, maxMs: 0 }));
+    const intake = new QueueIntake(store, [], () => ({ delayMs: 0, maxMs: 0 }));
     const requests = Array.from({ length: SCANS }, (_, i) => ({ folder: `/data/Movies/Movie ${i}`, files: [`/data/Movies/Movie ${i}/m${i}.mkv`], source: 'Manual' as const }));
     for (let i = 0; i < requests.length; i += 100) await intake.enqueue(requests.slice(i, i + 100));
     const scheduler = new Scheduler(store, targets, log, { concurrency: 8 });

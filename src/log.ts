@@ -1,9 +1,7 @@
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
+import type { Logger, LogLevel } from './core/logger.ts';
 import { createRequire } from 'node:module';
-import type { LogLevel } from './config/settings.ts';
 import { rotatingLogFile } from './log-file.ts';
-
-export type { Logger };
 
 export interface LogOptions {
   level: LogLevel;
@@ -118,7 +116,3 @@ function prettyStream(): NodeJS.WritableStream {
   });
 }
 
-/** A logger that drops everything, for unit tests and pure callers. */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
-}

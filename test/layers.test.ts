@@ -59,11 +59,14 @@ test('one target model: below config nothing reads PLEX_*, JELLYFIN or EMBY, and
   // type has no such keys, and this catches a read that goes around the type.
   const files = spawnSync('git', ['ls-files', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n').filter((f) => f.endsWith('.ts'));
   assert.ok(files.length > 100, 'the sources were listed');
+  // Setup writes a Plex or Jellyfin the user gave into the file's own JSON (its PLEX_* and JELLYFIN keys); it reads
+  // the relay's servers from config.targets (setup/servers.ts).
+  const editsTheFile = new Set(['src/setup/config-edit.ts']);
   const offenders: string[] = [];
   for (const file of files) {
     const text = readFileSync(join(ROOT, file), 'utf8');
     text.split('\n').forEach((line, i) => {
-      if (!file.startsWith('src/config/') && /\.(PLEX_[A-Z_]+|JELLYFIN|EMBY)\b|\[['"]PLEX_/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      if (!file.startsWith('src/config/') && !editsTheFile.has(file) && /\.(PLEX_[A-Z_]+|JELLYFIN|EMBY)\b|\[['"]PLEX_/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
       if (!file.startsWith('src/targets/plex/') && /instanceof PlexTarget\b/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
     });
   }

@@ -1,9 +1,9 @@
-import { UserError } from '../config/errors.ts';
-import { loopbackAuthorize, runRcloneAuthorize } from '../rclone/authorize.ts';
-import { BlobError, decodeConfigMap } from '../rclone/blob.ts';
+import { UserError } from '../core/errors.ts';
+import { loopbackAuthorize, runRcloneAuthorize } from '../google/rclone-authorize.ts';
+import { BlobError, decodeConfigMap } from '../google/rclone-blob.ts';
 import { googleEndpoints } from '../google/endpoints.ts';
-import { findRcloneBinary } from '../rclone/path.ts';
-import { pasteBlock } from '../rclone/paste.ts';
+import { findRcloneBinary } from '../google/rclone-path.ts';
+import { pasteBlock } from '../google/rclone-paste.ts';
 
 /**
  * `scanrelay authorize drive "<blob>"`: the browser-machine half of a headless remote setup, so that

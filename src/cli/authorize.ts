@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { authorizeRclone } from './authorize-rclone.ts';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { Config } from '../config/schema.ts';
 import { oauthClientOf } from '../google/auth.ts';
 import { writeTokenFile } from '../google/token-file.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import {
   DRIVE_SCOPE,
   OAuthError,

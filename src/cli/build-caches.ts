@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { DriveApiError } from '../google/drive-client.ts';
 import { OAuthError } from '../google/oauth.ts';
 import { openDrive, openDriveCache } from '../triggers/drive/index.ts';

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { starterConfig } from '../config/defaults.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { configExists, loadConfigFile, PASS_FOR_THIS_RUN, writeConfigFile, type LoadedConfig } from '../config/load.ts';
 import { writeServerPass } from '../config/write-pass.ts';
 import { resolveSettings, type SettingName, type Settings } from '../config/settings.ts';
 import { explainPermission } from '../fs/permission.ts';
-import { createLogger, type Logger } from '../log.ts';
+import { createLogger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { QueueUnavailableError } from '../queue/backend.ts';
 
 /** Settings from the global options of the command being run (command line > env > default). */

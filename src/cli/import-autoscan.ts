@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { configExists, loadConfigFile, writeConfigFile } from '../config/load.ts';
-import { scanDelayMax } from '../config/schema.ts';
 import { action, settingsOf } from './context.ts';
 
 export function registerImportAutoscan(program: Command): void {
@@ -65,7 +64,7 @@ function keepSharedQueue(file: string, into: Record<string, unknown>): string[] 
 
 /** Into the queue the relay will use: the file, or the shared queue when SERVER_QUEUE_URL is in the environment. */
 async function takeOverQueue(file: string, settings: ReturnType<typeof settingsOf>, priorityOf: (p: number) => number, replace?: boolean): Promise<string> {
-  const [{ QueueIntake }, { importAutoscanQueue, describeAutoscanQueueImport, autoscanQueueWait }, { openCommandQueue }] = await Promise.all([
+  const [{ configIntake }, { importAutoscanQueue, describeAutoscanQueueImport, autoscanQueueWait }, { openCommandQueue }] = await Promise.all([
     import('../queue/intake.ts'),
     import('../triggers/autoscan/queue-db.ts'),
     import('./queue-open.ts'),
@@ -73,7 +72,7 @@ async function takeOverQueue(file: string, settings: ReturnType<typeof settingsO
   const { config } = loadConfigFile(settings.config);
   const store = await openCommandQueue(settings, config, 'import-autoscan');
   try {
-    const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
+    const intake = configIntake(store, config);
     const result = await importAutoscanQueue({ file, config, intake, priorityOf, replace });
     const said = describeAutoscanQueueImport(result);
     const wait = autoscanQueueWait(result, config.SERVER_SCAN_DELAY);

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { scanDelayMax } from '../config/schema.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { openDriveCache } from '../triggers/drive/index.ts';
 import { readPlexAutoscanCache } from '../triggers/drive/plex-autoscan.ts';
-import { QueueIntake } from '../queue/intake.ts';
+import { configIntake } from '../queue/intake.ts';
 import { describeDriveImport, importDriveState } from '../triggers/drive/import.ts';
 import { describeQueueImport, importPlexAutoscanQueue } from '../triggers/plex-autoscan/import.ts';
 import { action, loadExistingConfig, loggerFor, settingsOf } from './context.ts';
@@ -31,7 +30,7 @@ export function registerImport(program: Command): void {
         }
         // The queue the relay uses: the file, or the shared queue (SERVER_QUEUE_URL) every relay reads.
         const store = await openCommandQueue(settings, config, 'import-plex-autoscan');
-        const intake = new QueueIntake(store, () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
+        const intake = configIntake(store, config);
         const lines: string[] = [];
         try {
           const state = readPlexAutoscanCache(cacheFrom);

@@ -15,6 +15,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ['sections', 'sections+'], load: async () => (await import('./sections.ts')).registerSections },
   { names: ['authorize'], load: async () => (await import('./authorize.ts')).registerAuthorize },
   { names: ['build_caches'], load: async () => (await import('./build-caches.ts')).registerBuildCaches },
+  { names: ['setup'], load: async () => (await import('./setup.ts')).registerSetup },
   { names: ['remote'], load: async () => (await import('./remote.ts')).registerRemote },
   { names: ['import-autopulse'], load: async () => (await import('./import-autopulse.ts')).registerImportAutopulse },
   { names: ['import-autoscan'], load: async () => (await import('./import-autoscan.ts')).registerImportAutoscan },

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { mapIncomingPath, placeRewriter } from '../paths/rewrite.ts';
 import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { normalizeFolder } from '../paths/mapping.ts';
 import { buildTargets } from '../targets/index.ts';
 import type { SectionRef, Target } from '../core/scan.ts';
-import { silentLogger } from '../log.ts';
+import { silentLogger } from '../core/logger.ts';
 import { scanModeOf } from '../targets/media-browser/target.ts';
 import { triggerRouting } from '../config/named-targets.ts';
 import type { TriggerRoute } from '../config/targets.ts';

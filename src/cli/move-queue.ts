@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { PgQueueStore } from '../queue/pg/store.ts';
 import { redactUrl } from '../queue/pg/connection.ts';
 import { moveQueue } from '../queue/move.ts';

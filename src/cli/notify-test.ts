@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { sendTestMessages } from '../notify/test-message.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { ScanAction } from '../core/scan.ts';
-import { actionText, scanState } from '../queue/state.ts';
+import { actionText, scanState, shownRoute } from '../queue/state.ts';
 import type { QueueEntry } from '../queue/types.ts';
 import { action, settingsOf } from './context.ts';
 import { openCommandQueue, queueConfigOf } from './queue-open.ts';
@@ -34,12 +34,13 @@ export interface QueueLine {
   stateText: string;
 }
 
-export function queueLine(entry: QueueEntry): QueueLine {
+/** `every`: the relay's target names; a route naming all of them is shown as none (null), as before routes were stored. */
+export function queueLine(entry: QueueEntry, every: readonly string[] = []): QueueLine {
   const failing = entry.deliveries.filter((d) => d.last_error);
   return {
     folder: entry.folder,
     action: entry.action ?? 'scan',
-    targets: entry.targets ?? null,
+    targets: shownRoute(entry.targets, every),
     status: entry.status,
     due: new Date(dueTime(entry)).toISOString(),
     finished: entry.finishedAt === null ? null : new Date(entry.finishedAt).toISOString(),
@@ -88,11 +89,11 @@ function unservedNote(line: QueueLine): string {
 }
 
 /** `where`: the queue file, or the shared queue's URL without its password. */
-export function formatQueue(where: string, counts: Record<string, number>, entries: QueueEntry[], now: number, history = false): string {
+export function formatQueue(where: string, counts: Record<string, number>, entries: QueueEntry[], now: number, history = false, every: readonly string[] = []): string {
   const open = (counts.pending ?? 0) + (counts.active ?? 0);
   const out = [`${where}: ${counts.pending ?? 0} pending, ${counts.active ?? 0} active (being sent or waiting to retry), ${counts.done ?? 0} done, ${counts.failed ?? 0} failed`];
   for (const e of entries) {
-    const l = queueLine(e);
+    const l = queueLine(e, every);
     // A scan stays "active" between its targets' tries; it is being sent only while a delivery is, and one that
     // failed says it waits to retry, and why.
     const when =
@@ -141,8 +142,9 @@ export function registerQueue(program: Command): void {
           // History pages hold at most 1,000 (QueueReads.listHistory); --limit 0 lists none, as for the open scans.
           const entries = opts.history ? (limit === 0 ? [] : await store.view.listHistory({ limit })) : await store.view.listOpen(limit);
           const queuefile = store.shared ? null : settings.queuefile;
-          if (opts.json) process.stdout.write(`${JSON.stringify({ queue: store.location, queuefile, counts, scans: entries.map(queueLine) })}\n`);
-          else process.stdout.write(formatQueue(store.location, counts, entries, Date.now(), opts.history));
+          const every = [...config.targets.keys()];
+          if (opts.json) process.stdout.write(`${JSON.stringify({ queue: store.location, queuefile, counts, scans: entries.map((e) => queueLine(e, every)) })}\n`);
+          else process.stdout.write(formatQueue(store.location, counts, entries, Date.now(), opts.history, every));
         } finally {
           await store.close();
         }

@@ -1,17 +1,17 @@
 import { refreshAccessToken, isExpiring } from '../google/oauth.ts';
-import { loopbackAuthorize, runRcloneAuthorize } from '../rclone/authorize.ts';
-import { authorizeCommand, authorizeBlob } from '../rclone/blob.ts';
-import { deleteRemote, editRemote, findRemote, listRemotes, readRcloneConf, renameRemote, writeRcloneConf } from '../rclone/conf.ts';
+import { loopbackAuthorize, runRcloneAuthorize } from '../google/rclone-authorize.ts';
+import { authorizeCommand, authorizeBlob } from '../google/rclone-blob.ts';
+import { deleteRemote, editRemote, findRemote, listRemotes, readRcloneConf, renameRemote, writeRcloneConf } from '../google/rclone-conf.ts';
 import { DriveClient } from '../google/drive-client.ts';
 import type { SharedDrive } from '../google/drive-types.ts';
-import { advancedDriveOptions, DRIVE_SCOPES, driveOption, optionValueProblem, scopeUrls } from '../rclone/drive-options.ts';
+import { advancedDriveOptions, DRIVE_SCOPES, driveOption, optionValueProblem, scopeUrls } from '../google/rclone-drive-options.ts';
 import { googleEndpoints, serviceAccountTokenUrl } from '../google/endpoints.ts';
-import { maskOption } from '../rclone/mask.ts';
-import { remoteNameProblem } from '../rclone/name.ts';
-import { parsePaste, PasteError, type PasteResult } from '../rclone/paste.ts';
+import { maskOption } from '../google/rclone-mask.ts';
+import { remoteNameProblem } from '../google/rclone-name.ts';
+import { parsePaste, PasteError, type PasteResult } from '../google/rclone-paste.ts';
 import { readServiceAccountKey, ServiceAccountSource } from '../google/service-account.ts';
-import { writeRemoteToSettings, type InstallSettings } from '../rclone/settings-yml.ts';
-import { formatToken, parseToken } from '../rclone/token.ts';
+import { writeRemoteToSettings, type InstallSettings } from '../google/rclone-settings-yml.ts';
+import { formatToken, parseToken } from '../google/rclone-token.ts';
 
 /**
  * `scanrelay remote`: rclone's `config` walkthrough for a drive remote (spec E6, 14 steps), with the same

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { input } from '@inquirer/prompts';
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
-import { editRemote, readRcloneConf, writeRcloneConf } from '../rclone/conf.ts';
-import { remoteNameProblem } from '../rclone/name.ts';
-import { findRcloneBinary, resolveRcloneConfPath } from '../rclone/path.ts';
-import { parsePaste, PasteError } from '../rclone/paste.ts';
+import { UserError } from '../core/errors.ts';
+import { editRemote, readRcloneConf, writeRcloneConf } from '../google/rclone-conf.ts';
+import { remoteNameProblem } from '../google/rclone-name.ts';
+import { findRcloneBinary, resolveRcloneConfPath } from '../google/rclone-path.ts';
+import { parsePaste, PasteError } from '../google/rclone-paste.ts';
 import { readServiceAccountKey } from '../google/service-account.ts';
-import { readInstallSettings } from '../rclone/settings-yml.ts';
+import { readInstallSettings } from '../google/rclone-settings-yml.ts';
 import { action } from './context.ts';
 import { parseScopeAnswer, Walkthrough, type Prompter } from './remote-walkthrough.ts';
 

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { Config } from '../config/schema.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { normalizeFolder } from '../paths/mapping.ts';
@@ -12,7 +12,7 @@ import { PlexScannerBackend } from '../targets/plex/backends/scanner/backend.ts'
 import { describeRun, exitStatusOf } from '../targets/plex/backends/scanner/run.ts';
 import { createTarget } from '../targets/registry.ts';
 import type { ScanItem } from '../core/scan.ts';
-import { silentLogger } from '../log.ts';
+import { silentLogger } from '../core/logger.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 
 interface ScanOptions {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { separatorOf } from '../paths/mapping.ts';
 import { plexApiFor } from '../targets/plex/tls-policy.ts';
 import { displayCommand } from '../targets/plex/backends/scanner/command.ts';

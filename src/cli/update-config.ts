@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { chmodSync, copyFileSync, readFileSync, statSync } from 'node:fs';
 import { addMissingKeys } from '../config/defaults.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { configExists, parseJsonText, writeConfigFile, type JsonObject } from '../config/load.ts';
 import { action, settingsOf } from './context.ts';
 

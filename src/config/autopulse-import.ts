@@ -2,14 +2,19 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { plexAutoscanDefaults } from './defaults.ts';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import { newServerPass, parseConfig, type JsonObject } from './load.ts';
 import { safeName } from './autopulse-names.ts';
+import { figmentValue } from './figment-value.ts';
+import { isDefaultCredentials } from './default-auth.ts';
 
 /*
  * Turns an autopulse config (config.toml, .yaml, .yml or .json, with its AUTOPULSE__ environment) into a
  * scanrelay config.json. autopulse's keys, defaults and their file:line are in docs/autopulse.md.
  */
+
+/** notify.rs:156: autopulse's polling backend looks every 10 s. */
+const AUTOPULSE_POLL_INTERVAL = 10;
 
 export interface AutopulseImport {
   config: JsonObject;
@@ -32,6 +37,37 @@ export const AUTOPULSE_DATABASE_URL = 'sqlite://data/autopulse.db';
 const AUTOPULSE_REQUEST_TIMEOUT = 10; // targets/mod.rs:231
 const AUTOPULSE_COMMAND_TIMEOUT = 10; // targets/command.rs:50
 const AUTOPULSE_WEBHOOK_INTERVAL = 10; // opts.rs:84
+
+
+/**
+ * `--new-password`: the imported config's SERVER_AUTH_PASS replaced by `password`, and one line per trigger
+ * saying where its sender keeps the old one (a webhook connection of an *arr, Bazarr's or a script's URL).
+ */
+export function withNewPassword(config: JsonObject, password: string): string[] {
+  config.SERVER_AUTH_PASS = password;
+  const user = String(config.SERVER_AUTH_USER ?? '');
+  const port = String(config.SERVER_PORT ?? AUTOPULSE_PORT);
+  const triggers = (config.SERVER_AUTOPULSE_TRIGGERS ?? {}) as Record<string, { TYPE?: string }>;
+  const where: Record<string, string> = {
+    sonarr: 'Sonarr: Settings > Connect > the Webhook connection',
+    sportarr: 'Sportarr: Settings > Connect > the Webhook connection',
+    radarr: 'Radarr: Settings > Connect > the Webhook connection',
+    lidarr: 'Lidarr: Settings > Connect > the Webhook connection',
+    readarr: 'Readarr: Settings > Connect > the Webhook connection',
+    bazarr: "Bazarr: Settings > Notifications (or its post-processing command), where it calls",
+    manual: 'every script or tool that calls',
+    autoscan: 'every tool (autoscan, A-Train) that calls',
+  };
+  const lines = [
+    `auth: SERVER_AUTH_PASS is now a new random password: ${password}`,
+    `  change the password (username ${user}) in each sender, or its requests are refused (401):`,
+  ];
+  for (const [name, t] of Object.entries(triggers)) {
+    lines.push(`  - ${where[t.TYPE ?? ''] ?? 'the sender that calls'} http://<this host>:${port}/triggers/${name}: Username ${user}, Password ${password}`);
+  }
+  if (Object.keys(triggers).length === 0) lines.push('  - no trigger was imported: only clients you add later need it');
+  return lines;
+}
 
 /** Trigger types served at /triggers/<name> (triggers/mod.rs:283-295); notify watches folders instead. */
 export const AUTOPULSE_ROUTE_TYPES = ['manual', 'bazarr', 'autoscan', 'sonarr', 'radarr', 'lidarr', 'readarr', 'sportarr'] as const;
@@ -58,22 +94,8 @@ export function parseAutopulseText(text: string, source: string): JsonObject {
   return doc;
 }
 
-/** figment reads an environment value as a bool, a number, or text (an array or table in brackets). */
-function envValue(raw: string): unknown {
-  const t = raw.trim();
-  if (t === 'true') return true;
-  if (t === 'false') return false;
-  if (/^[+-]?\d+$/.test(t)) return Number(t);
-  if (/^[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
-  if (/^[[{]/.test(t)) {
-    try {
-      return JSON.parse(t);
-    } catch {
-      return raw;
-    }
-  }
-  return raw;
-}
+/** figment reads an environment value with its own grammar: bare-word arrays and tables too (figment-value.ts). */
+const envValue = (raw: string): unknown => figmentValue(raw);
 
 function setPath(doc: JsonObject, path: string[], value: unknown): void {
   let at = doc;
@@ -201,7 +223,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   }
   if (app.log_level !== undefined) notes.push(`app.log_level: not carried; start scanrelay with --loglevel ${String(app.log_level).toUpperCase()}`);
   if (app.api_logging) notes.push('app.api_logging: not carried; --loglevel DEBUG logs each request');
-  if (app.base_path) notes.push(`app.base_path: ${JSON.stringify(app.base_path)} is for autopulse's UI; scanrelay's routes are at the root: have the proxy strip the prefix`);
+  // server/src/lib.rs:42-59: base_path mounts only the web UI; /triggers/, /list, /status/, /stats stay at the root.
+  if (app.base_path) notes.push(`app.base_path: ${JSON.stringify(app.base_path)} moved only autopulse's web UI; its API (/triggers/, /list, /status/, /stats) was at the root, as scanrelay's is, so senders change only host and port. scanrelay's dashboard is at /<SERVER_PASS>, not under ${JSON.stringify(app.base_path)}`);
   if (app.secure_cookies !== undefined) notes.push("app.secure_cookies: not carried (scanrelay's dashboard has no session cookie)");
   if (Array.isArray(app.trusted_proxies) && app.trusted_proxies.length) {
     config.SERVER_TRUST_PROXY = app.trusted_proxies as string[];
@@ -222,9 +245,9 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
     config.SERVER_AUTH_USER = user;
     config.SERVER_AUTH_PASS = pass;
     carried.push('auth.username, auth.password -> SERVER_AUTH_USER, SERVER_AUTH_PASS (Basic auth on /triggers/)');
-    if (user === 'admin' && pass === 'password') {
+    if (isDefaultCredentials(user, pass)) {
       warnings.push(
-        "!!! auth: autopulse's DEFAULT username and password (admin / password) were carried over, so your webhooks keep working. ANYONE WHO CAN REACH THIS PORT CAN QUEUE SCANS. Change SERVER_AUTH_USER and SERVER_AUTH_PASS, then the same in every webhook, as soon as you can !!!",
+        "!!! auth: autopulse's DEFAULT username and password (admin / password) were carried over, so your webhooks on this machine and your home network keep working; the relay refuses them (401) from any other address and warns at every start. Run import-autopulse again with --new-password (and --force) to write a strong password and print what to change in each *arr, or set SERVER_AUTH_USER and SERVER_AUTH_PASS yourself, then the same in every webhook !!!",
       );
     }
   }
@@ -304,8 +327,17 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       case 'emby': {
         entry.URL = url();
         entry.API_KEY = str(`${where}.token`, t.token, '');
-        for (const k of ['metadata_refresh_mode', 'refresh_metadata', 'path_match'] as const) {
+        for (const k of ['metadata_refresh_mode', 'refresh_metadata'] as const) {
           if (t[k] !== undefined) notes.push(`${where}.${k}: not carried; scanrelay asks ${type} to scan the folder and leaves the refresh mode to the library's settings`);
+        }
+        // emby.rs:44-58, 167-170: how library locations are compared with paths, not how items are refreshed.
+        if (t.path_match !== undefined) {
+          const match = str(`${where}.path_match`, t.path_match);
+          if (match !== 'case_sensitive' && match !== 'case_insensitive') problem(where, `path_match must be "case_sensitive" or "case_insensitive" (emby.rs:51-58), not ${JSON.stringify(match)}`);
+          else {
+            entry.PATH_MATCH = match;
+            carried.push(`${where}.path_match -> PATH_MATCH "${match}" (library folders are compared with paths ${match === 'case_insensitive' ? 'ignoring ASCII case' : 'as written'})`);
+          }
         }
         break;
       }
@@ -348,7 +380,12 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
           problem(where, 'needs path or raw');
         }
         entry.TIMEOUT = num(`${where}.timeout`, t.timeout, AUTOPULSE_COMMAND_TIMEOUT);
-        notes.push(`${where}: the command gets the folder to scan, not the file (scanrelay scans folders)${t.raw !== undefined ? '; raw runs once per path with FILE_PATH set, as in autopulse' : ''}`);
+        // command.rs:44-49, 63-68: autopulse runs it once per file, the file as the argument (path) or FILE_PATH (raw).
+        notes.push(
+          t.raw !== undefined
+            ? `${where}.raw: runs once per file with FILE_PATH set to it, as in autopulse; a scan that named no file, or more than 1000, gives its folder instead`
+            : `${where}.path: gets the scan's files (not its folder) as arguments, all in one run, where autopulse runs it once per file; a script that reads only its first argument should loop over "$@". A scan that named no file, or more than 1000, gives its folder instead`,
+        );
         break;
       }
       default:
@@ -369,6 +406,8 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   const routes: JsonObject = {};
   const watchPaths: JsonObject[] = [];
   let watchPoll = false;
+  /** Each notify trigger's debounce (s): the watcher's one SETTLE. */
+  const watchSettles: Array<[string, number]> = [];
   const watchInclude: string[] = [];
   const watchAnyFile: string[] = [];
   let maxDelay = defaultWait;
@@ -398,15 +437,19 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
       // filter: on the rewritten path, as the entry's INCLUDE/EXCLUDE (docs/watch.md); filters: on the watched
       // path before the rewrite (notify.rs:106-119), as WATCH.INCLUDE.
       const f = filterOf(where, t.filter);
-      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...rewriteOf(rules), ...f });
+      // notify.rs:47-73: recursive (true), timer and excludes are the trigger's own: each of its folders keeps them.
+      const recursive = t.recursive === undefined || t.recursive === null ? true : t.recursive === true ? true : t.recursive === false ? false : problem(`${where}.recursive`, 'must be true or false');
+      const own: JsonObject = { ...(recursive ? {} : { RECURSIVE: false }), ...(wait !== undefined ? { DELAY: wait } : {}), ...(excluded ? { EXCLUDE_TARGETS: excluded } : {}) };
+      for (const p of paths as string[]) watchPaths.push({ PATH: p, ...rewriteOf(rules), ...f, ...own });
       if (filters && (filters as string[]).length) watchInclude.push(...(filters as string[]));
       else watchAnyFile.push(where);
       if (t.backend === 'polling') watchPoll = true;
-      if (t.recursive === false) notes.push(`${where}.recursive: false is not carried; the watcher always watches sub-folders`);
-      if (t.debounce !== undefined) notes.push(`${where}.debounce: not carried; the watcher's changes wait SERVER_SCAN_DELAY`);
-      if (wait !== undefined && wait !== defaultWait) notes.push(`${where}.timer.wait (${wait} s): the watcher's scans wait SERVER_SCAN_DELAY (${defaultWait} s)`);
-      if (excluded) notes.push(`${where}.excludes: not carried on the watcher; use the targets' EXCLUDE patterns`);
-      carried.push(`${where} (notify) -> WATCH.PATHS ${(paths as string[]).join(', ')}`);
+      if (wait !== undefined) maxDelay = Math.max(maxDelay, wait);
+      // notify.rs:144: a change is reported once its file was quiet `debounce` seconds (2); the watcher has one setting.
+      const debounce = t.debounce === undefined || t.debounce === null ? 2 : num(`${where}.debounce`, t.debounce, 0);
+      watchSettles.push([where, debounce]);
+      const parts = [recursive ? undefined : 'RECURSIVE false', wait !== undefined ? `DELAY ${wait} s` : undefined, excluded ? `EXCLUDE_TARGETS ${excluded.join(', ')}` : undefined].filter(Boolean);
+      carried.push(`${where} (notify) -> WATCH.PATHS ${(paths as string[]).join(', ')}${parts.length ? ` (${parts.join(', ')})` : ''}`);
       continue;
     }
     if (!(AUTOPULSE_ROUTE_TYPES as readonly string[]).includes(type)) problem(`${where}.type`, `unknown trigger type ${JSON.stringify(type)} (autopulse has ${[...AUTOPULSE_ROUTE_TYPES, 'notify'].join(', ')})`);
@@ -430,7 +473,21 @@ export function importAutopulse(text: string, source: string, env: NodeJS.Proces
   config.SERVER_AUTOPULSE_TRIGGERS = routes;
   carried.push(`triggers -> SERVER_AUTOPULSE_TRIGGERS (served at /triggers/<name>): ${Object.entries(routes).map(([n, e]) => `${n} (${String((e as JsonObject).TYPE)})`).join(', ')}`);
   if (watchPaths.length) {
-    config.WATCH = { ENABLED: true, PATHS: watchPaths, POLL: watchPoll, ...(watchInclude.length ? { INCLUDE: [...new Set(watchInclude)] } : {}) };
+    // notify.rs:151-156: the polling backend looks every 10 s.
+    const settle = Math.max(...watchSettles.map(([, d]) => d));
+    config.WATCH = {
+      ENABLED: true,
+      PATHS: watchPaths,
+      POLL: watchPoll,
+      ...(watchPoll ? { POLL_INTERVAL: AUTOPULSE_POLL_INTERVAL } : {}),
+      ...(settle > 0 && settle !== 2 ? { SETTLE: settle } : {}),
+      ...(watchInclude.length ? { INCLUDE: [...new Set(watchInclude)] } : {}),
+    };
+    if (watchPoll) carried.push(`notify backend polling -> WATCH.POLL, every ${AUTOPULSE_POLL_INTERVAL} s as autopulse (notify.rs:156)`);
+    if (settle > 0 && settle !== 2) carried.push(`notify debounce -> WATCH.SETTLE ${settle} s (a changed file is taken once it was unchanged that long)`);
+    const differ = watchSettles.filter(([, d]) => d !== settle);
+    if (differ.length) notes.push(`${differ.map(([w, d]) => `${w}.debounce (${d} s)`).join(', ')}: the watcher has one WATCH.SETTLE for every folder; it is the longest, ${settle} s`);
+    if (settle === 0) notes.push('notify debounce 0: WATCH.SETTLE stays 2 s, the shortest the watcher takes (a file still being written is not taken)');
     if (watchInclude.length && watchAnyFile.length) {
       notes.push(`${watchAnyFile.join(', ')}: no filters, but another notify trigger's filters are WATCH.INCLUDE, which applies to every watched folder; add a pattern that matches its files`);
     } else if (!watchInclude.length) {

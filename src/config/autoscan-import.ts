@@ -1,6 +1,6 @@
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { plexAutoscanDefaults } from './defaults.ts';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import { newServerPass, parseConfig, type JsonObject } from './load.ts';
 
 /*

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 
 /*
  * Container-style overrides: SCANRELAY__<KEY> and SCANRELAY__<SECTION>__<KEY> set any key, nested ones

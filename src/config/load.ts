@@ -4,7 +4,7 @@ import { distance } from 'fastest-levenshtein';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import type { z } from 'zod';
 import { nestedEnvOverrides, setAtPath } from './env-nested.ts';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import { findJsonProblem, objectKeyOrder } from './json-position.ts';
 import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
 import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config, type FileConfig } from './schema.ts';

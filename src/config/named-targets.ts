@@ -1,4 +1,4 @@
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { ScanAction } from '../core/scan.ts';
 import type { Config, FileConfig, ServerKey } from './schema.ts';
 import { triggerSelection, type TriggerRoute } from './targets.ts';
@@ -21,7 +21,7 @@ export function namedTargets(config: FileConfig): Map<string, TargetConfig> {
     const section = config[key];
     if (!section.ENABLED) continue;
     // The section's keys, and the defaults of everything a TARGETS entry has beyond them.
-    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, REWRITE_MODE: 'first', INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined), REFRESH_METADATA: false, METADATA_REFRESH_MODE: 'FullRefresh', SCAN_MODE: section.SCAN_MODE });
+    out.set(name, { TYPE: name, URL: section.URL, API_KEY: section.API_KEY, REWRITE: section.REWRITE, REWRITE_MODE: 'first', INCLUDE: [], EXCLUDE: [], REQUEST: targetRequestSchema.parse(undefined), REFRESH_METADATA: false, METADATA_REFRESH_MODE: 'FullRefresh', PATH_MATCH: 'case_sensitive', SCAN_MODE: section.SCAN_MODE });
   }
   for (const [name, entry] of Object.entries(config.TARGETS ?? {})) if (!out.has(name)) out.set(name, entry);
   return out;
@@ -36,9 +36,20 @@ export function legacyPlexTarget(config: FileConfig): PlexTargetConfig | undefin
   return plexTargetSchema.parse(entry);
 }
 
+/**
+ * The target a key of the file stands for: every PLEX_* key is the target `plex`, JELLYFIN and EMBY the targets
+ * `jellyfin` and `emby`; undefined for any other key (those stay keys of the relay's config).
+ */
+export function targetOfServerKey(key: string): 'plex' | 'jellyfin' | 'emby' | undefined {
+  if (key.startsWith('PLEX_')) return 'plex';
+  if (key === 'JELLYFIN') return 'jellyfin';
+  if (key === 'EMBY') return 'emby';
+  return undefined;
+}
+
 /** Every key of the file that names one of the plex_autoscan servers (PLEX_*, JELLYFIN, EMBY). */
 function isServerKey(key: string): key is ServerKey {
-  return key.startsWith('PLEX_') || key === 'JELLYFIN' || key === 'EMBY';
+  return targetOfServerKey(key) !== undefined;
 }
 
 /** The relay's config from the file's: the servers' keys become `targets` (namedTargets), once. */

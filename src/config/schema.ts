@@ -21,8 +21,11 @@ const bool = (def: boolean) => z.boolean().default(def);
 const stringList = () => z.array(z.string()).default([]);
 const pathMappings = () => pathMappingsSchema.default({});
 
-/** The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route. */
-export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers'];
+/**
+ * The relay's own first path segments: a SERVER_PASS starting with one would lose its scan URL to that route
+ * (autopulse's /list, /stats and /status/ are served beside the dashboard: `GET /list` would answer their page).
+ */
+export const RESERVED_PATHS = ['metrics', 'healthz', 'health', 'api', 'triggers', 'list', 'stats', 'status'];
 
 export { PLEX_DATABASE_PATH_DEFAULT, PLEX_SCANNER_DEFAULT, PLEX_SUPPORT_DIR_DEFAULT } from './plex-keys.ts';
 
@@ -82,7 +85,17 @@ export const driveSchema = z
 const watchPathSchema = z.union([
   z.string(),
   z
-    .object({ PATH: z.string().min(1), REWRITE: rewriteRules(), REWRITE_MODE: rewriteMode(), INCLUDE: regexList(), EXCLUDE: regexList(), PRIORITY: z.number().int().default(0), ...triggerRouteFields })
+    .object({
+      PATH: z.string().min(1),
+      REWRITE: rewriteRules(),
+      REWRITE_MODE: rewriteMode(),
+      INCLUDE: regexList(),
+      EXCLUDE: regexList(),
+      PRIORITY: z.number().int().default(0),
+      /** false: only what is directly in PATH, not in its sub-folders (autopulse's notify `recursive`, notify.rs:169-178). Absent: true. */
+      RECURSIVE: z.boolean().optional(),
+      ...triggerRouteFields,
+    })
     .refine(oneSelection, ONE_SELECTION),
 ]);
 
@@ -95,6 +108,8 @@ export const watchSchema = z
     EXCLUDE: regexList(),
     POLL: bool(false),
     POLL_INTERVAL: positiveSeconds(60),
+    /** A new or changed file is taken once it stayed unchanged this long (autopulse's notify `debounce`, 2 s: notify.rs:144). */
+    SETTLE: positiveSeconds(2),
   })
   .prefault({})
   .refine((w) => !w.ENABLED || w.PATHS.length > 0, { message: 'ENABLED needs at least one folder in PATHS', path: ['PATHS'] });

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
+import type { LogLevel } from '../core/logger.ts';
 import { defaultStateFiles } from './plex-autoscan-layout.ts';
 
 /** Process-level settings, named as plex_autoscan names them. */
@@ -16,7 +17,6 @@ export interface Settings {
   layout?: string;
 }
 
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 export type SettingName = Exclude<keyof Settings, 'layout' | 'configFrom'>;
 

@@ -76,9 +76,13 @@ export function oneSelection(route: TriggerRoute): boolean {
 }
 export const ONE_SELECTION = { message: 'TARGETS and EXCLUDE_TARGETS: use one of them', path: ['EXCLUDE_TARGETS'] };
 
-/** The target names a trigger's requests may go to; undefined: every target. */
-export function triggerSelection(route: TriggerRoute | undefined, names: readonly string[]): string[] | undefined {
+/**
+ * The target names a trigger's requests may go to; undefined: every target. The one rule for every trigger's
+ * TARGETS / EXCLUDE_TARGETS (scanrelay's own, autoscan's and autopulse's, live or taken over).
+ */
+export function triggerSelection(route: Pick<TriggerRoute, 'TARGETS' | 'EXCLUDE_TARGETS'> | undefined, names: readonly string[]): string[] | undefined {
   if (route?.TARGETS) return [...route.TARGETS];
-  if (route?.EXCLUDE_TARGETS) return names.filter((n) => !route.EXCLUDE_TARGETS!.includes(n));
+  // A relay without targets has nothing to leave out.
+  if (route?.EXCLUDE_TARGETS && names.length) return names.filter((n) => !route.EXCLUDE_TARGETS!.includes(n));
   return undefined;
 }

@@ -75,6 +75,15 @@ function contains(list: BlockList, address: string): boolean {
 }
 
 const PRIVATE = blockList(Object.keys(RANGES));
+const HOME = blockList(['loopback', 'uniquelocal']);
+
+/**
+ * Whether a client address is this machine or a home network: loopback, RFC 1918 (10/8, 172.16/12, 192.168/16)
+ * or an IPv6 unique local address (fc00::/7), an IPv4 one in IPv6 form (::ffff:10.0.0.5) as IPv4.
+ */
+export function isHomeAddress(address: string): boolean {
+  return contains(HOME, address);
+}
 
 /**
  * The trust function for fastify's `trustProxy`: (address of a hop, its index from the relay, 0 = the

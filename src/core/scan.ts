@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { invalidText, tooLong } from '../paths/validate.ts';
+import { invalidText, tooLong } from './text.ts';
 import type { ScannedItem } from './events.ts';
 import type { SetupProblem } from './status.ts';
 
 /**
- * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (paths/validate.ts).
+ * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (core/text.ts).
  * A trigger answers 400 before it gets here; this is the queue's own door, for every trigger and command.
  */
 const storedText = z.string().superRefine((value, ctx) => {
@@ -225,4 +225,11 @@ export interface Target {
   setupProblems?(): Promise<SetupProblem[]>;
   /** Its library sections, for the kinds that have them (Plex). */
   readonly sections?: TargetSections;
+  /**
+   * Its library roots hold a path whatever the case of its ASCII letters (a Windows or UNC server: autopulse's
+   * emby `path_match: case_insensitive`, emby.rs:167-170). Absent: compared as written.
+   */
+  readonly pathsIgnoreCase?: boolean;
+  /** The text with this target's secrets taken out (targets/redact.ts), for what is said about it elsewhere. */
+  redact?(text: string): string;
 }

@@ -1,6 +1,6 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /** SQLite's answer when a write finds no room (SQLITE_FULL), or the file system's (ENOSPC, EDQUOT). */
 export function isDiskFull(err: unknown): boolean {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 /** Another program's SQLite file, opened read-only (it is never changed); a failure names what it is. */
 export function openReadOnly(file: string, what: string): Database.Database {

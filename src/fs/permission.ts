@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 /** A file-system error that a chown (or running as another user) fixes. */
 export function isPermissionError(err: unknown): err is NodeJS.ErrnoException & { path: string } {

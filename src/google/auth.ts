@@ -1,20 +1,30 @@
-import { UserError } from '../config/errors.ts';
-import type { DriveConfig } from '../config/schema.ts';
-import type { Logger } from '../log.ts';
+import { UserError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
 import { isExpiring, refreshAccessToken, type OAuthClient, type OAuthToken } from './oauth.ts';
 import type { AccessTokenSource } from './drive-client.ts';
 import { RcloneRemoteSource } from './rclone-remote.ts';
-import { googleEndpoints, serviceAccountTokenUrl, type GoogleEndpoints } from './endpoints.ts';
+import { googleEndpoints, serviceAccountTokenUrl, type ConfiguredEndpoints, type GoogleEndpoints } from './endpoints.ts';
 import { ServiceAccountSource, readServiceAccountKey } from './service-account.ts';
 import { readTokenFile, writeTokenFile } from './token-file.ts';
 
+/**
+ * What signing in to Google reads of the config's GOOGLE section (config/schema.ts driveSchema): the section is
+ * handed down as it is, and this folder names only the keys it uses, so it needs nothing from config/.
+ */
+export interface GoogleSignIn extends ConfiguredEndpoints {
+  CLIENT_ID: string;
+  CLIENT_SECRET: string;
+  SERVICE_ACCOUNT_FILE: string;
+  RCLONE_REMOTE: string;
+}
+
 /** The endpoints the drive monitor uses: the GOOGLE section's, unless the environment overrides them (endpoints.ts). */
-export function driveMonitorEndpoints(config: DriveConfig, env: NodeJS.ProcessEnv = process.env): GoogleEndpoints {
+export function driveMonitorEndpoints(config: GoogleSignIn, env: NodeJS.ProcessEnv = process.env): GoogleEndpoints {
   return googleEndpoints({ env, configured: config });
 }
 
 /** The OAuth client from the GOOGLE section. */
-export function oauthClientOf(config: DriveConfig, endpoints = driveMonitorEndpoints(config)): OAuthClient {
+export function oauthClientOf(config: GoogleSignIn, endpoints = driveMonitorEndpoints(config)): OAuthClient {
   return {
     clientId: config.CLIENT_ID,
     clientSecret: config.CLIENT_SECRET,
@@ -66,7 +76,7 @@ export class TokenFileSource implements AccessTokenSource {
 
 /** Picks how to authenticate: SERVICE_ACCOUNT_FILE, then RCLONE_REMOTE, then the token file. */
 export function tokenSourceFor(
-  config: DriveConfig,
+  config: GoogleSignIn,
   opts: { tokenfile: string; rcloneConfigPath?: string; rcloneBinary?: string; log?: Logger },
   endpoints = driveMonitorEndpoints(config),
 ): AccessTokenSource {

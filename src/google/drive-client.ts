@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
+import { silentLogger } from '../core/logger.ts';
 import {
   CHANGE_FIELDS,
   FILE_FIELDS,

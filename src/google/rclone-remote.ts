@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { UserError } from '../config/errors.ts';
-import type { Logger } from '../log.ts';
+import { UserError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
 import { isExpiring, refreshAccessToken, type OAuthToken } from './oauth.ts';
 import type { AccessTokenSource } from './drive-client.ts';
-import { findRemote, readRcloneConf } from '../rclone/conf.ts';
-import { resolveRcloneConfPath } from '../rclone/path.ts';
-import { parseToken } from '../rclone/token.ts';
+import { findRemote, readRcloneConf } from './rclone-conf.ts';
+import { resolveRcloneConfPath } from './rclone-path.ts';
+import { parseToken } from './rclone-token.ts';
 import { expandPath } from '../paths/expand.ts';
 import { serviceAccountTokenUrl, type GoogleEndpoints } from './endpoints.ts';
 import { ServiceAccountSource, parseServiceAccountKey, readServiceAccountKey } from './service-account.ts';

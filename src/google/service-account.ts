@@ -1,7 +1,7 @@
 import { createSign } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { expandPath } from '../paths/expand.ts';
 import type { AccessTokenSource } from './drive-client.ts';
 import { DRIVE_SCOPE, postTokenForm } from './oauth.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { OAuthToken } from './oauth.ts';
 
 /** Reads `--tokenfile`; undefined when it does not exist yet. */

@@ -4,7 +4,8 @@ import { ancestors, joinPath, mapPath, normalizeFolder, parentFolder } from '../
 import { mapIncomingPath } from '../paths/rewrite.ts';
 import { scanFolderFor, statProbe, type FolderProbe } from '../paths/folder.ts';
 import { ignoredBy, priorityMatch } from '../paths/rules.ts';
-import { invalidMappedPath, invalidRequestPath, invalidText } from '../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
+import { invalidInputText } from '../core/text.ts';
 import { MAX_FOLDERS_PER_REQUEST, tooManyFolders, type ScanPath, type ScanIntent } from './intent.ts';
 
 export type PathOutcome =
@@ -208,8 +209,9 @@ export class PathProblem extends Error {
 }
 
 /**
- * The text fields of a request get the check its paths get (invalidText): a NUL byte or a lone surrogate in a
- * title is a 400 naming the field, not a queue that cannot store it (or stores something else than answered).
+ * The text fields of a request get the check its paths get (invalidInputText): a NUL byte, a lone surrogate or
+ * another control character in a title is a 400 naming the field, not a queue that cannot store it (or stores
+ * something else than answered), nor a log line split in two.
  */
 export function invalidIntentText(intent: Pick<ScanIntent, 'event' | 'title' | 'ids'>): string | undefined {
   const fields: Array<[string, unknown]> = [
@@ -221,7 +223,7 @@ export function invalidIntentText(intent: Pick<ScanIntent, 'event' | 'title' | '
     ]),
   ];
   for (const [name, value] of fields) {
-    const problem = typeof value === 'string' ? invalidText(value) : undefined;
+    const problem = typeof value === 'string' ? invalidInputText(value) : undefined;
     if (problem) return `${name} ${problem}`;
   }
   return undefined;

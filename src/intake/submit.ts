@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { Source } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { FolderProbe } from '../paths/folder.ts';
 import type { QueueIntake } from '../queue/intake.ts';

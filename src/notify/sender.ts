@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotificationConfig, NotificationsConfig } from '../config/notifications.ts';
 import type { StoredEvent } from '../core/events.ts';
 import type { NotificationHealth } from '../core/status.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Outbox } from '../queue/outbox.ts';
 import { postMessage } from './http.ts';
 import { maskUrl } from './mask.ts';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /** True when the path exists; any error (ENOENT, ENOTCONN of a dropped FUSE mount, EACCES) counts as missing. */
 export function anchorExists(path: string): boolean {

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { roomAt } from '../db/disk-full.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /** A disk the relay keeps an eye on: named by a file on it (an anchor, the queue file). */
 export interface WatchedDisk {

@@ -1,50 +1,25 @@
+import { invalidInputText, tooLong } from '../core/text.ts';
 import { isAbsolutePath } from './mapping.ts';
 
 const DOT_DOT_SEGMENT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
-
-/**
- * The longest path the queue keeps, in UTF-8 bytes, the same on both stores. PostgreSQL's B-tree indexes (a
- * pending scan per folder, a scan's files) refuse an entry over 2,704 bytes when it does not compress (random
- * names, CJK); 2,400 leaves room for the other columns of the entry.
- */
-export const MAX_PATH_BYTES = 2400;
-
-/** A half of a UTF-16 surrogate pair without its other half: no UTF-8 spelling, so a store would change it. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * Why a text can not be stored as it is (the queue's stores must keep what they answer), or undefined: a NUL
- * byte (PostgreSQL refuses it in text) or a lone surrogate (both stores would keep U+FFFD instead).
- */
-export function invalidText(value: string): string | undefined {
-  if (value.includes('\0')) return 'must not contain a NUL byte';
-  if (LONE_SURROGATE.test(value)) return 'must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): it is not valid Unicode';
-  return undefined;
-}
 
 /** Why a requested path cannot be scanned, or undefined when it is fine. Checked before and after mapping. */
 export function invalidRequestPath(path: unknown): string | undefined {
   if (path === undefined || path === null) return 'filepath is missing: send the path of a file or folder to scan';
   if (typeof path !== 'string') return 'filepath must be a string';
   if (path.trim() === '') return 'filepath is missing or empty';
-  const text = invalidText(path);
+  const text = invalidInputText(path);
   if (text) return `filepath ${text}`;
   if (DOT_DOT_SEGMENT.test(path)) return 'filepath must not contain a ".." segment';
   return tooLong(path);
-}
-
-/** Why a path is too long for the queue (MAX_PATH_BYTES), or undefined. */
-export function tooLong(path: string): string | undefined {
-  // Characters first: a string of fewer than MAX_PATH_BYTES / 3 characters fits whatever they are.
-  if (path.length * 3 <= MAX_PATH_BYTES) return undefined;
-  const bytes = Buffer.byteLength(path, 'utf8');
-  return bytes > MAX_PATH_BYTES ? `filepath is ${bytes} bytes long (UTF-8); the queue keeps paths of up to ${MAX_PATH_BYTES} bytes` : undefined;
 }
 
 export function invalidMappedPath(path: string): string | undefined {
   if (!isAbsolutePath(path)) {
     return `path "${path}" is not absolute after SERVER_PATH_MAPPINGS; add a mapping for it or send the full path`;
   }
+  const text = invalidInputText(path);
+  if (text) return `after SERVER_PATH_MAPPINGS the path ${text}`;
   const long = tooLong(path);
   if (long) return `${long.replace(/^filepath/, 'after SERVER_PATH_MAPPINGS the path')}`;
   return undefined;

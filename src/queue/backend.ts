@@ -108,6 +108,12 @@ export interface SharedQueue {
   /** The running relays and their servers as people read them ("plex (Living Room)"), for the dashboard. */
   relays(): Promise<RunningRelay[]>;
   /**
+   * The target names (`plex`, `jellyfin`) the other relays sharing this queue have had lately, as last read (at
+   * open, then with each lease renewal; no round trip here): routing sends them what this relay's targets do not
+   * decide (queue/route.ts withPeerTargets).
+   */
+  peerTargets(): readonly string[];
+  /**
    * Takes a serial target's one-at-a-time turn across relays (true; also when this relay holds it already) or
    * finds another relay holding it (false). Held until releaseTurn, across a lost connection and a database
    * restart; a relay that dies holding it loses it once its lease runs out, and the relay that takes it then
@@ -179,6 +185,11 @@ export interface QueueBackend {
    */
   retryWaitingNow(targets: readonly string[], now?: number): Awaitable<number>;
   failUnknownTargets(targets: readonly string[], now?: number): Awaitable<number>;
+  /**
+   * At start, the migration to explicit routes: open scans stored without one (NULL) get the list `routeOf` gives
+   * for their folder and files, or `every` target when none takes them (queue/lifecycle.ts routeUnroutedSteps).
+   */
+  routeUnrouted(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): Awaitable<number>;
   nextWakeAt(targets?: readonly string[]): Awaitable<number | undefined>;
   countOpen(): Awaitable<number>;
   pruneHistory(keep: number): Awaitable<number>;

@@ -7,9 +7,20 @@ import { longestPrefix, relativeTo } from '../paths/mapping.ts';
  * getting requests is never scanned).
  */
 export function dueAt(firstAt: number, lastAt: number, delayMs: number, maxMs: number): number {
-  const debounced = lastAt + delayMs;
-  if (maxMs <= 0) return debounced;
-  return Math.min(debounced, firstAt + maxMs);
+  return mergedDueAt(-Infinity, firstAt, lastAt, delayMs, maxMs);
+}
+
+/**
+ * When a pending scan is due once another request joins it: no sooner than it was already due, nor than the new
+ * request's own debounce (`now + delayMs`, its trigger's delay), so a scan merged from requests with different
+ * delays waits for the latest of them, as autopulse keeps the later can_process of two requests for one path
+ * (database/src/conn.rs:311-318). The cap (`maxMs` after the first request) still bounds an endless stream.
+ * With one delay for every request this is dueAt(): the earlier due time is never the later.
+ */
+export function mergedDueAt(pendingDue: number, firstAt: number, now: number, delayMs: number, maxMs: number): number {
+  const latest = Math.max(pendingDue, now + delayMs);
+  if (maxMs <= 0) return latest;
+  return Math.min(latest, firstAt + maxMs);
 }
 
 /** Two requests for one scan: a delete and a create of the same folder amount to a modification. */

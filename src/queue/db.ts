@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isBusy, openSqlite } from '../db/sqlite.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { migrationFiles, newerSchemaError } from './rows.ts';
 
 /** How long one queue statement may block waiting for another process's lock. */

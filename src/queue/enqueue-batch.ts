@@ -1,10 +1,13 @@
 import { isUpgradeEvent, type NormalizedScanRequest, type UpdateType } from '../core/scan.ts';
 import { ancestors, longestPrefix, relativeTo } from '../paths/mapping.ts';
-import { crossesRoot, descendantRange, dueAt, mergeUpdateType, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
+import { crossesRoot, descendantRange, mergeUpdateType, mergedDueAt, removalApart, removalDueAt, removalHoldUntil } from './coalesce.ts';
 import { routeKey } from './route.ts';
+import { runAsync, runSync, step, type Steps } from './steps.ts';
 import { MAX_FILES_PER_SCAN, type EnqueueResult, type ScanRow, type Timing } from './types.ts';
 
 type Awaitable<T> = T | Promise<T>;
+
+export { runAsync, runSync };
 
 /** The columns of a new pending scan. */
 export interface NewScan {
@@ -72,25 +75,10 @@ export interface EnqueueIO {
 }
 
 /** One step of an enqueue: a call on the store's IO. */
-type Step = (io: EnqueueIO) => unknown;
-export type EnqueueSteps<T> = Generator<Step, T, unknown>;
+export type EnqueueSteps<T> = Steps<EnqueueIO, T>;
 
 function* call<R>(f: (io: EnqueueIO) => Awaitable<R>): EnqueueSteps<R> {
-  return (yield f) as R;
-}
-
-/** Runs the steps on a synchronous store (SQLite, inside its transaction). */
-export function runSync<T>(steps: EnqueueSteps<T>, io: EnqueueIO): T {
-  let r = steps.next();
-  while (!r.done) r = steps.next(r.value(io));
-  return r.value;
-}
-
-/** Runs the steps on an asynchronous store (PostgreSQL, inside its transaction). */
-export async function runAsync<T>(steps: EnqueueSteps<T>, io: EnqueueIO): Promise<T> {
-  let r = steps.next();
-  while (!r.done) r = steps.next(await r.value(io));
-  return r.value;
+  return yield* step(f);
 }
 
 /** A pending scan as this transaction last left it (written back by flush()). */
@@ -162,7 +150,8 @@ export class EnqueueBatch {
       // plex_autoscan serves the smallest number first: the most urgent request decides.
       holder.priority = Math.min(holder.priority, req.priority);
       holder.lastAt = this.now;
-      holder.dueAt = removal ? removalDueAt(holder.firstAt, delayMs, this.timing.maxMs) : dueAt(holder.firstAt, this.now, delayMs, this.timing.maxMs);
+      // Never due before any of its requests: a short-delay request does not pull forward a long-delay one.
+      holder.dueAt = removal ? removalDueAt(holder.firstAt, delayMs, this.timing.maxMs) : mergedDueAt(holder.dueAt, holder.firstAt, this.now, delayMs, this.timing.maxMs);
       holder.updateType = mergeUpdateType(holder.updateType, req.updateType);
       if (isUpgradeEvent(req.event)) holder.upgrade = 1;
       holder.title = req.title ?? holder.title;
@@ -218,7 +207,10 @@ export class EnqueueBatch {
     let priority = req.priority;
     let updateType: UpdateType = req.updateType;
     let upgrade = isUpgradeEvent(req.event) ? 1 : 0;
+    // The absorbed scans' own due times: the new scan waits for the latest of them too.
+    let belowDue = -Infinity;
     for (const d of below) {
+      belowDue = Math.max(belowDue, Number(d.due_at));
       upgrade |= d.upgrade;
       firstAt = Math.min(firstAt, d.first_at);
       requests += d.requests;
@@ -226,7 +218,7 @@ export class EnqueueBatch {
       updateType = mergeUpdateType(updateType, d.update_type as UpdateType);
     }
     const { maxMs } = this.timing;
-    const due = removal ? removalDueAt(firstAt, delayMs, maxMs) : dueAt(firstAt, this.now, delayMs, maxMs);
+    const due = removal ? removalDueAt(firstAt, delayMs, maxMs) : mergedDueAt(belowDue, firstAt, this.now, delayMs, maxMs);
     const columns: NewScan = {
       folder: req.folder,
       requests,

@@ -1,6 +1,9 @@
 import { scanRequestSchema, type NormalizedScanRequest, type ScanRequest } from '../core/scan.ts';
 import { isBusy } from '../db/sqlite.ts';
 import { QueueUnavailableError, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
+import type { Config } from '../config/schema.ts';
+import { scanDelayMax } from '../config/schema.ts';
+import { relayRoutes, routeRequest, withPeerTargets, type RouteEntry } from './route.ts';
 import type { EnqueueResult, Timing } from './types.ts';
 
 const BUSY_RETRY_EVERY_MS = 50;
@@ -23,32 +26,56 @@ export class QueueIntake {
   private scheduled = false;
   /** A commit is running (an asynchronous store): the next batch waits for it and grows meanwhile. */
   private committing = false;
+  /** The table with the other relays' targets (table()), and the list of theirs it was built from. */
+  private withPeers: { peers: readonly string[]; table: readonly RouteEntry[] } | undefined;
 
   constructor(
     private readonly store: QueueBackend,
+    /**
+     * The routing table (queue/route.ts relayRoutes): where each request goes is decided here, once, before it is
+     * stored, as the explicit list of its targets ([]: none takes it, answered `unrouted` and not queued). Required:
+     * an intake that could queue without it is a path that skips the targets' INCLUDE/EXCLUDE. On a shared queue
+     * the other relays' targets are added as they come and go (table()).
+     */
+    private readonly routes: readonly RouteEntry[],
     private readonly timing: () => Timing,
     private readonly onCommitted: (results: EnqueueResult[], requests: NormalizedScanRequest[]) => void = () => {},
     /** How long a batch keeps retrying while the queue file is locked by another process. */
     private readonly busyRetryMs = 2000,
-    /**
-     * Where each request goes (queue/route.ts routeRequest), decided here, once, before it is stored: undefined
-     * every target, [] none (the request is answered `unrouted` and not queued). Absent: every request goes to
-     * the targets it names, or all.
-     */
-    private readonly route?: (req: NormalizedScanRequest) => string[] | undefined,
   ) {}
+
+  /**
+   * The table requests are routed by: this relay's targets and, on a shared queue, the other relays' (withPeerTargets,
+   * from the list the store keeps fresh; rebuilt only when that list changes).
+   */
+  private table(): readonly RouteEntry[] {
+    const peers = this.store.shared?.peerTargets();
+    if (!peers?.length) return this.routes;
+    if (this.withPeers?.peers !== peers) this.withPeers = { peers, table: withPeerTargets(this.routes, peers) };
+    return this.withPeers.table;
+  }
+
+  /**
+   * Gives the scans queued without a route (before issue 49) theirs, by this intake's table; before any is due. A
+   * relay without targets leaves them: they go to every relay's servers. Returns how many it routed.
+   */
+  async routeUnrouted(): Promise<number> {
+    const table = this.table();
+    if (!table.length) return 0;
+    return this.store.routeUnrouted((scan) => routeRequest(table, scan) ?? [], table.map((r) => r.name));
+  }
 
   /**
    * Routes requests: the ones some target takes, with their route in `targets`, and for each request either its
    * index among those or the answer of a request no target takes.
    */
   private routed(requests: NormalizedScanRequest[]): { kept: NormalizedScanRequest[]; answer: (results: EnqueueResult[]) => EnqueueResult[] } {
-    if (!this.route) return { kept: requests, answer: (r) => r };
     const kept: NormalizedScanRequest[] = [];
     const at: Array<number | EnqueueResult> = [];
+    const table = this.table();
     for (const req of requests) {
       const { targets: _selection, ...rest } = req;
-      const route = this.route(req);
+      const route = routeRequest(table, req);
       if (route && route.length === 0) {
         at.push({ id: 0, status: 'unrouted', folder: req.folder, dueAt: Date.now() });
         continue;
@@ -160,4 +187,12 @@ function refusesData(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return /^(22|23|54)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/.test(code);
+}
+
+/**
+ * The intake of a command that queues without running a relay (the plex_autoscan, autoscan and autopulse
+ * takeovers): the config's routing table and scan delays, as the server's own intake has them.
+ */
+export function configIntake(store: QueueBackend, config: Config): QueueIntake {
+  return new QueueIntake(store, relayRoutes(config), () => ({ delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 }));
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import type { QueueBackend } from './backend.ts';
 import { QueueStore } from './store.ts';
 import { instanceFile, RelayInstance } from './instance.ts';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NormalizedScanRequest, ScanItem, Source, UpdateType } from '../core/scan.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { relativeTo } from '../paths/mapping.ts';
 import { routeNames } from './route.ts';
 import type { DeliveryRow, PartRow, QueueEntry, ScanRow } from './types.ts';

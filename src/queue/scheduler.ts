@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asOutcome, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../core/scan.ts';
 import type { ScannedItem } from '../core/events.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { backoffMs } from './coalesce.ts';
 import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';

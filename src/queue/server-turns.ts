@@ -1,5 +1,5 @@
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /** After a failed question, the next one (a Plex down at start is asked again, not at every look). */
 const ASK_AGAIN_MS = 30_000;

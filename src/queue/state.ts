@@ -38,3 +38,13 @@ export function actionText(action: ScanAction | undefined): string | null {
   if (action === 'analyze') return 'analyze the media of the items at its files';
   return null;
 }
+
+/**
+ * A stored route as people read it (the dashboard, `scanrelay queue`): null when it names exactly the targets the
+ * relay has (`every`), which says nothing a reader needs, as before routes were stored; else its names.
+ */
+export function shownRoute(route: readonly string[] | undefined, every: readonly string[]): string[] | null {
+  if (!route) return null;
+  const all = every.length > 0 && route.length === every.length && every.every((n) => route.includes(n));
+  return all ? null : [...route];
+}

@@ -2,18 +2,18 @@ import { RelayLock } from './file-lock.ts';
 import type Database from 'better-sqlite3';
 import { isBusy } from '../db/sqlite.ts';
 import type { NormalizedScanRequest, ScanItem } from '../core/scan.ts';
-import { descendantRange, removalRecheckAt } from './coalesce.ts';
 import { EnqueueBatch, runSync, type EnqueueIO } from './enqueue-batch.ts';
 import { freeSpace, openQueueDb } from './db.ts';
 import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
-import { routeNames } from './route.ts';
+import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, routeUnroutedSteps, type LifecycleIO } from './lifecycle.ts';
+import { runSync as run } from './steps.ts';
 import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import { SqliteOutbox } from './outbox.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 export { QUEUE_BUSY_TIMEOUT_MS } from './db.ts';
 export type { DeliveryRow, EnqueueResult, EnqueueStatus, HistoryFilter, QueueEntry, ScanRow, Timing } from './types.ts';
@@ -109,11 +109,23 @@ export class QueueStore implements QueueBackend {
         `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS pendingDue FROM scans
          WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = ? OR (folder >= ? AND folder < ?))`,
       ),
-      deferDue: db.prepare(`UPDATE scans SET due_at = ? WHERE id = ?`),
       activate: db.prepare(`UPDATE scans SET status = 'active' WHERE id = ?`),
       addDelivery: db.prepare(
         `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at, priority)
          SELECT ?, ?, 'waiting', 0, ?, priority FROM scans WHERE id = ?`,
+      ),
+      addFailedDelivery: db.prepare(
+        `INSERT OR IGNORE INTO deliveries (scan_id, target, status, attempts, next_at, priority, last_error, finished_at)
+         SELECT ?, ?, 'failed', 0, ?, priority, ?, ? FROM scans WHERE id = ?`,
+      ),
+      setDue: db.prepare(`UPDATE scans SET due_at = ?, hold_until = CASE WHEN ? THEN NULL ELSE hold_until END WHERE id = ?`),
+      reopenScan: db.prepare(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = ?`),
+      reopenDeliveries: db.prepare(`UPDATE deliveries SET status = 'waiting', next_at = ?, finished_at = NULL WHERE scan_id = ? AND status IN ('waiting', 'failed')`),
+      openCount: db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM deliveries WHERE scan_id = ? AND status IN ('waiting', 'sending')`),
+      sending: db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM deliveries WHERE scan_id = ? AND status = 'sending'`),
+      openDeliveryRows: db.prepare<[], { scan_id: number; target: string }>(`SELECT scan_id, target FROM deliveries WHERE status IN ('waiting', 'sending') ORDER BY scan_id, target`),
+      orphans: db.prepare<[], Pick<ScanRow, 'id' | 'targets'>>(
+        `SELECT id, targets FROM scans s WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ORDER BY id`,
       ),
       dueDeliveries: db.prepare<[string, number, number], DeliveryRow>(
         // INDEXED BY: walk the claim order and stop at LIMIT; the planner would otherwise sort every due row.
@@ -149,7 +161,6 @@ export class QueueStore implements QueueBackend {
       ),
       scan: db.prepare<[number], ScanRow>(`SELECT * FROM scans WHERE id = ?`),
       files: db.prepare<[number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path`),
-      deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
       countOpen: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM scans WHERE status IN ('pending', 'active')`),
       pruneHistory: db.prepare<[number], { id: number }>(
         `SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC LIMIT -1 OFFSET ?`,
@@ -175,7 +186,63 @@ export class QueueStore implements QueueBackend {
       },
       addPart: (part) => void stmt.addPart.run(part),
     };
+    this.life = {
+      scan: (id) => stmt.scan.get(id),
+      duePending: (now, limit) => stmt.duePending.all(now, limit),
+      openFilesScansAt: (folder, low, high) => stmt.openFilesScansAt.get(folder, low, high)!,
+      setDue: (id, at, clearHold) => void stmt.setDue.run(at, clearHold ? 1 : 0, id),
+      activate: (scans, now) => {
+        for (const { id, deliveries } of scans) {
+          stmt.activate.run(id);
+          for (const d of deliveries) {
+            if (d.error === undefined) stmt.addDelivery.run(id, d.target, d.at, id);
+            else stmt.addFailedDelivery.run(id, d.target, d.at, d.error, now, id);
+          }
+        }
+      },
+      finishDelivery: (scanId, target, o, now) => {
+        stmt.finishDelivery.run({ scanId, target, status: o.status, error: o.error ?? null, detail: o.detail ?? null, now });
+        const { open, failed } = stmt.openDeliveries.get(scanId)!;
+        if (!open && !failed) {
+          stmt.finishScan.run('done', now, scanId);
+          stmt.deleteParts.run(scanId);
+        }
+        return { open: open ?? 0, failed: failed ?? 0 };
+      },
+      openDeliveries: (scanId) => stmt.openCount.get(scanId)!.n,
+      endScan: (scanId, status, now) => {
+        stmt.finishScan.run(status, now, scanId);
+        stmt.deleteParts.run(scanId);
+      },
+      requeueParts: (scanId, now) => this.requeueParts(scanId, now),
+      addEvents: (events) => this.outbox.add([...events]),
+      openDeliveryRows: () => stmt.openDeliveryRows.all(),
+      orphans: () => stmt.orphans.all(),
+      sending: (scanId) => stmt.sending.get(scanId)!.n > 0,
+      deleteScans: (ids) => {
+        for (const id of ids) {
+          stmt.deleteParts.run(id);
+          stmt.deleteFiles.run(id);
+          stmt.deleteDeliveries.run(id);
+          stmt.deleteScan.run(id);
+        }
+      },
+      reopen: (scanId, now) => {
+        stmt.reopenScan.run(scanId);
+        stmt.reopenDeliveries.run(now, scanId);
+      },
+      finishedBeyond: (keep) => stmt.pruneHistory.all(keep).map((r) => r.id),
+      unrouted: () =>
+        db
+          .prepare<[], { id: number; folder: string }>(`SELECT id, folder FROM scans WHERE targets IS NULL AND status IN ('pending', 'active') ORDER BY id`)
+          .all()
+          .map((r) => ({ ...r, files: stmt.files.all(r.id).map((f) => f.path) })),
+      setRoute: (id, key) => void db.prepare(`UPDATE scans SET targets = ? WHERE id = ?`).run(key, id),
+    };
   }
+
+  /** The lifecycle rules' reads and writes (queue/lifecycle.ts), on this file. */
+  private readonly life: LifecycleIO;
 
   /** The enqueue rules' reads and writes (EnqueueBatch), on this file. */
   private readonly io: EnqueueIO;
@@ -226,38 +293,7 @@ export class QueueStore implements QueueBackend {
    * call, so a large backlog falling due at once never stalls the event loop (the scheduler calls again).
    */
   activateDue(targets: readonly string[], now = Date.now(), limit = 1000): number {
-    return this.db.transaction(() => {
-      const due = this.stmt.duePending.all(now, limit);
-      let activated = 0;
-      for (const row of due) {
-        if (row.removal && this.holdRemoval(row, now)) continue;
-        this.stmt.activate.run(row.id);
-        // A removal scan's deliveries are due a moment later: the claim order (priority, next_at, scan id)
-        // then hands out the scans of new files activated in the same pass first.
-        const at = row.removal ? now + 1 : now;
-        // Its route, decided when it was queued: those of its targets this relay has (all, for a scan without one).
-        const route = routeNames(row.targets);
-        const to = route ? targets.filter((t) => route.includes(t)) : targets;
-        for (const t of to) this.stmt.addDelivery.run(row.id, t, at, row.id);
-        // Every target it was routed to is gone from the config since: it fails, for all to see, instead of waiting for ever.
-        if (route && to.length === 0) this.stmt.finishScan.run('failed', now, row.id);
-        activated++;
-      }
-      return activated;
-    }).immediate();
-  }
-
-  /**
-   * A due removal scan waits while scans of new files at or below its folder are open (pending, or active
-   * and not yet delivered everywhere), so they go first as their own folders; until its hold_until at most.
-   * True when it was put off.
-   */
-  private holdRemoval(row: Pick<ScanRow, 'id' | 'folder' | 'hold_until'>, now: number): boolean {
-    if (row.hold_until === null || now >= row.hold_until) return false;
-    const at = removalRecheckAt(row.hold_until, this.stmt.openFilesScansAt.get(row.folder, ...descendantRange(row.folder))!, now);
-    if (at === undefined) return false;
-    this.stmt.deferDue.run(at, row.id);
-    return true;
+    return this.db.transaction(() => run(activateSteps(localReach(targets), now, limit), this.life)).immediate();
   }
 
   /**
@@ -306,25 +342,7 @@ export class QueueStore implements QueueBackend {
   }
 
   completeDelivery(scanId: number, target: string, result: Completion['result'], now = Date.now()): CompleteResult {
-    return this.db.transaction(() => {
-      if (result.event) this.outbox.add([result.event]);
-      this.stmt.finishDelivery.run({
-        scanId,
-        target,
-        status: result.status,
-        error: result.error ?? null,
-        detail: result.detail ?? null,
-        now,
-      });
-      const { open, failed } = this.stmt.openDeliveries.get(scanId)!;
-      if (open) return { scanFinished: undefined };
-      const status: 'done' | 'failed' = failed ? 'failed' : 'done';
-      this.stmt.finishScan.run(status, now, scanId);
-      // A scan that failed for good gives back the requests it took in, each queued on its own.
-      const requeued = status === 'failed' ? this.requeueParts(scanId, now) : [];
-      this.stmt.deleteParts.run(scanId);
-      return requeued.length ? { scanFinished: status, requeued } : { scanFinished: status };
-    }).immediate();
+    return this.db.transaction(() => run(completeSteps(scanId, target, result, now), this.life) as CompleteResult).immediate();
   }
 
   /** Queues the parts of a failed scan again, due now, with the files of theirs it held. Returns their folders. */
@@ -370,27 +388,14 @@ export class QueueStore implements QueueBackend {
       .run(now, now, ...targets).changes;
   }
 
-  /** Deliveries for targets no longer configured can never finish: fail them so their scans complete. */
+  /** See queue/lifecycle.ts failUnknownSteps. */
   failUnknownTargets(targets: readonly string[], now = Date.now()): number {
-    const list = targets.map(() => '?').join(',') || "''";
-    const rows = this.db
-      .prepare<string[], { scan_id: number; target: string }>(
-        `SELECT scan_id, target FROM deliveries WHERE status IN ('waiting', 'sending') AND target NOT IN (${list})`,
-      )
-      .all(...targets);
-    for (const r of rows) {
-      this.completeDelivery(r.scan_id, r.target, { status: 'failed', error: `target ${r.target} is no longer configured` }, now);
-    }
-    // Active scans with no deliveries at all (every target removed) get the current targets.
-    this.db.transaction(() => {
-      const orphans = this.db
-        .prepare<[], { id: number }>(
-          `SELECT id FROM scans s WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id)`,
-        )
-        .all();
-      for (const { id } of orphans) for (const t of targets) this.stmt.addDelivery.run(id, t, now, id);
-    }).immediate();
-    return rows.length;
+    return this.db.transaction(() => run(failUnknownSteps(localReach(targets), now), this.life)).immediate();
+  }
+
+  /** See QueueBackend.routeUnrouted. */
+  routeUnrouted(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): number {
+    return this.db.transaction(() => run(routeUnroutedSteps(routeOf, every), this.life)).immediate();
   }
 
   /**
@@ -425,53 +430,19 @@ export class QueueStore implements QueueBackend {
 
   /** Keeps the newest `keep` finished scans, and gives the space they held back to the file system. */
   pruneHistory(keep: number): number {
-    const pruned = this.db.transaction(() => {
-      const old = this.stmt.pruneHistory.all(keep);
-      for (const { id } of old) {
-        this.stmt.deleteParts.run(id);
-        this.stmt.deleteFiles.run(id);
-        this.stmt.deleteDeliveries.run(id);
-        this.stmt.deleteScan.run(id);
-      }
-      return old.length;
-    }).immediate();
+    const pruned = this.db.transaction(() => run(pruneSteps(keep), this.life)).immediate();
     if (pruned) freeSpace(this.db);
     return pruned;
   }
 
   /** Removes an open scan (the dashboard's delete). Returns false when it is not open. */
   cancel(id: number): boolean {
-    return this.db.transaction(() => {
-      const row = this.stmt.scan.get(id);
-      if (!row || (row.status !== 'pending' && row.status !== 'active')) return false;
-      if (this.stmt.deliveriesOf.all(id).some((d) => d.status === 'sending')) return false;
-      this.stmt.deleteParts.run(id);
-      this.stmt.deleteFiles.run(id);
-      this.stmt.deleteDeliveries.run(id);
-      this.stmt.deleteScan.run(id);
-      return true;
-    }).immediate();
+    return this.db.transaction(() => run(cancelSteps(id), this.life)).immediate();
   }
 
   /** Makes an open scan due now, or puts a failed one back to be delivered again. */
   retryNow(id: number, now = Date.now()): boolean {
-    return this.db.transaction(() => {
-      const row = this.stmt.scan.get(id);
-      if (!row) return false;
-      if (row.status === 'pending') {
-        // "Scan now" means now: a removal scan no longer waits for the imports below it.
-        this.db.prepare(`UPDATE scans SET due_at = ?, hold_until = NULL WHERE id = ?`).run(now, id);
-        return true;
-      }
-      if (row.status === 'active' || row.status === 'failed') {
-        this.db.prepare(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = ?`).run(id);
-        this.db
-          .prepare(`UPDATE deliveries SET status = 'waiting', next_at = ?, finished_at = NULL WHERE scan_id = ? AND status IN ('waiting', 'failed')`)
-          .run(now, id);
-        return true;
-      }
-      return false;
-    }).immediate();
+    return this.db.transaction(() => run(retryNowSteps(id, now), this.life)).immediate();
   }
 
   /** A relay's own queue: held until close(), so that move-queue refuses to run under it (queue/file-lock.ts). */

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from './event-list.ts';
 import { toEntry } from './rows.ts';
+import { COUNTS_SQL, countsOf, historySql, openListSql, SQLITE_DIALECT } from './reads.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type HistoryFilter, type QueueEntry, type ScanRow } from './types.ts';
 
 export { LIST_FILES } from './types.ts';
@@ -15,11 +16,9 @@ export class QueueView {
   constructor(private readonly db: Database.Database) {
     this.stmt = {
       eventCounts: db.prepare<[], { process_status: string; n: number }>(EVENT_COUNTS_SQL),
-      countByStatus: db.prepare<[], { status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`),
+      countByStatus: db.prepare<[], { status: string; n: number }>(COUNTS_SQL),
       scan: db.prepare<[number], ScanRow>(`SELECT * FROM scans WHERE id = ?`),
-      open: db.prepare<[number, number], ScanRow>(
-        `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT ? OFFSET ?`,
-      ),
+      open: db.prepare<[number, number], ScanRow>(openListSql(SQLITE_DIALECT)),
       files: db.prepare<[number, number], { path: string }>(`SELECT path FROM scan_files WHERE scan_id = ? ORDER BY path LIMIT ?`),
       sampleSize: db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM scan_files WHERE scan_id = ?`),
       deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ? ORDER BY target`),
@@ -27,9 +26,7 @@ export class QueueView {
   }
 
   counts(): Record<string, number> {
-    const out: Record<string, number> = { pending: 0, active: 0, done: 0, failed: 0 };
-    for (const r of this.stmt.countByStatus.all()) out[r.status] = r.n;
-    return out;
+    return countsOf(this.stmt.countByStatus.all());
   }
 
   /** One scan, with its whole sample of files (at most MAX_FILES_PER_SCAN). */
@@ -44,29 +41,15 @@ export class QueueView {
   }
 
   listHistory(filter: HistoryFilter = {}): QueueEntry[] {
-    const where = [`status IN ('done', 'failed')`];
-    const params: Array<string | number> = [];
-    if (filter.status) {
-      where.push('status = ?');
-      params.push(filter.status);
-    }
-    if (filter.source) {
-      where.push('source = ?');
-      params.push(filter.source);
-    }
-    if (filter.text) {
-      where.push(`instr(lower(folder), lower(?)) > 0`);
-      params.push(filter.text);
-    }
-    params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000), Math.max(0, filter.offset ?? 0));
+    const { sql, params } = historySql(filter, SQLITE_DIALECT);
     return this.db
-      .prepare<Array<string | number>, ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .prepare<Array<string | number>, ScanRow>(sql)
       .all(...params)
       .map((r) => this.toEntry(r, LIST_FILES));
   }
 
   listEvents(query: EventQuery): QueueEntry[] {
-    const { sql, params } = eventListSql(query, () => '?', (hay, needle) => `instr(${hay}, ${needle}) > 0`);
+    const { sql, params } = eventListSql(query, SQLITE_DIALECT.ph, SQLITE_DIALECT.contains);
     return this.db
       .prepare<Array<string | number>, ScanRow>(sql)
       .all(...params)

@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { manualScanOff, sendError } from './reply.ts';
@@ -14,6 +14,7 @@ import { secretRouterOptions, secretUrlRewrite } from './secret-url.ts';
 import { crossSiteRefusal, registerBrowserHeaders } from './browser.ts';
 import { FailureBucket, makeGuards } from './guard.ts';
 import { WrongSecretLog } from './wrong-secret.ts';
+import { FailedAuthLog } from './failed-auth.ts';
 import { connectionCap, drainOversizedBody, shedSlowConnections, softFileLimit, TIMEOUTS } from './limits.ts';
 import { redactSecret } from './redact.ts';
 import { isBusy } from '../db/sqlite.ts';
@@ -111,11 +112,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const wrongSecret = new WrongSecretLog(deps.log);
   app.addHook('onClose', async () => wrongSecret.close());
   const failures = new FailureBucket(deps.authFailuresPerMinute);
-  const guards = makeGuards(config, sendError, failures, (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url));
+  const failedAuth = new FailedAuthLog(deps.log);
+  const guards = makeGuards(config, sendError, failures, (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url), failedAuth);
   const guard = guards.secret;
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
   // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md).
-  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures).basic);
+  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures, undefined, failedAuth).basic);
   else await autoscanRoutes(app, pluginDeps);
 
   // The managers' Webhook connection sends POST, or PUT when the user picks it.

@@ -1,11 +1,15 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Config } from '../config/schema.ts';
+import { FileHasher, HASH_FILE_TIME_LIMIT_MS, type FileHasherOptions } from '../fs/file-hash.ts';
 import { scanIntentSchema, type ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
-import type { Logger } from '../log.ts';
-import { MetaConflictError } from '../queue/backend.ts';
+import type { Logger } from '../core/logger.ts';
+import { insideKnownLibrary, isPlainAbsolute, type LibraryPlace } from '../paths/library.ts';
+import { mapPath } from '../paths/mapping.ts';
+import { mapIncomingPath } from '../paths/rewrite.ts';
+import { MetaConflictError, type QueueMetaStore } from '../queue/backend.ts';
 import type { PluginDeps } from './deps.ts';
 
 /*
@@ -49,14 +53,77 @@ export function parseHold(value: string | undefined): Hold | undefined {
   }
 }
 
-/** utils/src/checksum.rs: the file's sha256 in lower-case hex; undefined when it cannot be read (not there yet). */
-export function sha256(path: string): Promise<string | undefined> {
+/** How long a client's request waits for its file's hash before it is answered as held (the hash goes on). */
+export const REQUEST_HASH_WAIT_MS = 2_000;
+/** How long a sweep waits for the targets' library folders (cached; a server that is down is not asked again at once). */
+const PLACES_WAIT_MS = 30_000;
+
+/**
+ * The library folders a request of a trigger whose scans go to `targets` (all when absent) may have its file
+ * read in: SERVER_FILE_EXIST_PATH_MAPPINGS keys (where the relay sees the media, named as the relay's disk names
+ * them), SERVER_PATH_MAPPINGS keys, and each of those targets' own libraries (Plex's section locations, ...),
+ * the last two reached through the relay's mapping and the target's REWRITE, as a scan of the path would be.
+ */
+export async function hashPlaces(
+  config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_PATH_REWRITES'>,
+  libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
+  targets: readonly string[] | undefined,
+  /** How long to wait for the targets' folders (cached; a server that is down or hangs adds none), and when to stop. */
+  wait: { ms: number; stop?: Promise<void> },
+): Promise<LibraryPlace[]> {
+  const toRelay = (path: string) => mapIncomingPath(config, path).path;
+  const own = (libraries ? await withinMs(libraries.places(targets), wait.ms, wait.stop) : undefined) ?? [];
+  return [
+    { roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) },
+    { roots: Object.keys(config.SERVER_PATH_MAPPINGS), name: toRelay },
+    ...own.map((p) => ({ roots: p.roots, name: (path: string) => (p.name ? p.name(toRelay(path)) : toRelay(path)), ...(p.ignoreCase ? { ignoreCase: true } : {}) })),
+  ];
+}
+
+/**
+ * As hashPlaces, for a path the queue keeps (already the relay's: mapped at intake): the library folders a scan's
+ * path may be looked at in, for autopulse's found_status (autopulse-events.ts foundStatusOf).
+ */
+export async function scanPlaces(
+  config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS'>,
+  libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
+  targets: readonly string[] | undefined,
+  wait: { ms: number; stop?: Promise<void> },
+): Promise<LibraryPlace[]> {
+  const own = (libraries ? await withinMs(libraries.places(targets), wait.ms, wait.stop) : undefined) ?? [];
+  return [{ roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) }, { roots: Object.keys(config.SERVER_PATH_MAPPINGS) }, ...own];
+}
+
+/** Where the relay looks for a queued scan's path on its disk (SERVER_FILE_EXIST_PATH_MAPPINGS), or undefined outside the known libraries. */
+export function scanDiskPath(path: string, places: readonly LibraryPlace[], config: Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS'>): string | undefined {
+  if (!insideKnownLibrary(path, places)) return undefined;
+  const disk = mapPath(config.SERVER_FILE_EXIST_PATH_MAPPINGS, path).path;
+  return isPlainAbsolute(disk) ? disk : undefined;
+}
+
+/**
+ * Where the relay reads the file a client named (its path after the trigger's REWRITE), or undefined when it may
+ * read nothing there: the path must be plain and inside a known library (paths/library.ts). It is read where
+ * SERVER_FILE_EXIST_PATH_MAPPINGS says the relay sees the server's path, else as it was named (autopulse reads
+ * the rewritten path on its own disk, utils/src/checksum.rs).
+ */
+export function hashDiskPath(path: string, places: readonly LibraryPlace[], config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_PATH_REWRITES'>): string | undefined {
+  if (!insideKnownLibrary(path, places)) return undefined;
+  const seen = mapPath(config.SERVER_FILE_EXIST_PATH_MAPPINGS, mapIncomingPath(config, path).path);
+  const disk = seen.match ? seen.path : path;
+  return isPlainAbsolute(disk) ? disk : undefined;
+}
+
+/** `p`'s value, or undefined when it takes longer than `ms`, fails, or `stop` comes first. */
+function withinMs<T>(p: Promise<T>, ms: number, stop?: Promise<void>): Promise<T | undefined> {
   return new Promise((resolve) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('error', () => resolve(undefined))
-      .on('data', (chunk) => hash.update(chunk))
-      .on('end', () => resolve(hash.digest('hex')));
+    const timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref?.();
+    void stop?.then(() => (clearTimeout(timer), resolve(undefined)));
+    p.then(
+      (v) => (clearTimeout(timer), resolve(v)),
+      () => (clearTimeout(timer), resolve(undefined)),
+    );
   });
 }
 
@@ -66,6 +133,22 @@ export function holdExpired(h: Pick<Hold, 'createdAt'>, now: number, cleanupDays
 }
 
 export class TooManyHolds extends Error {}
+
+/**
+ * Rows taken over from autopulse's queue (import-autopulse), recorded as requests already released to their scan:
+ * /status/<uuid> answers for each as autopulse did, and the sweep drops them after SERVER_AUTOPULSE_CLEANUP_DAYS.
+ */
+export async function recordTakenOver(
+  meta: Pick<QueueMetaStore, 'set'>,
+  rows: ReadonlyArray<{ uuid: string; trigger: string; path: string; scanId: number; folder: string }>,
+  now = Date.now(),
+): Promise<void> {
+  for (const r of rows) {
+    const intent: ScanIntent = { kind: 'scan', source: 'API', event: 'autopulse takeover', title: `autopulse trigger ${r.trigger}`, updateType: 'Modified', paths: [{ path: r.path, kind: 'guess' }] };
+    const h: Hold = { id: r.uuid, trigger: r.trigger, path: r.path, hash: '', found: 'found', createdAt: now, updatedAt: now, foundAt: now, scanId: r.scanId, scanFolder: r.folder, intent };
+    await meta.set(HOLD_PREFIX + h.id, JSON.stringify(h));
+  }
+}
 
 /**
  * The held requests of one relay's routes: `hold` writes one, a sweep every SERVER_FILE_CHECK_DELAY seconds hashes
@@ -79,11 +162,37 @@ export class HashHolds {
   private open = 0;
   /** Holds written by this relay so far: those written while a sweep runs are not in what it read. */
   private added = 0;
+  private readonly hasher: FileHasher;
+  private readonly fileTimeLimitMs: number;
+  /** Resolved by close(): a sweep stops waiting for the targets' libraries. */
+  private readonly stopped: Promise<void>;
+  private stop!: () => void;
 
   constructor(
     private readonly deps: PluginDeps,
     private readonly log: Logger,
-  ) {}
+    hashing: FileHasherOptions = {},
+  ) {
+    this.hasher = new FileHasher(hashing);
+    this.fileTimeLimitMs = hashing.fileTimeLimitMs ?? HASH_FILE_TIME_LIMIT_MS;
+    this.stopped = new Promise((resolve) => (this.stop = resolve));
+  }
+
+  /**
+   * utils/src/checksum.rs: the sha256 (lower-case hex) of the file a request of a trigger going to `targets` named;
+   * undefined when it is not there, not a regular file, not inside a known library (then nothing is read), or not
+   * hashed within `waitMs`. All four look the same to the client.
+   */
+  async sha256(path: string, targets: readonly string[] | undefined, opts: { waitMs: number; first?: boolean; places?: LibraryPlace[] }): Promise<string | undefined> {
+    const until = Date.now() + opts.waitMs;
+    // The targets' libraries are cached; a server slow to list them (down, hanging) counts against the same wait.
+    // (The config's own folders are known at once.)
+    const places = opts.places ?? (await hashPlaces(this.deps.config, this.deps.libraries, targets, { ms: opts.waitMs, stop: this.stopped }));
+    const disk = hashDiskPath(path, places, this.deps.config);
+    if (disk === undefined) return undefined;
+    const answer = await this.hasher.hash(disk, { waitMs: Math.max(0, until - Date.now()), ...(opts.first ? { first: true } : {}) });
+    return answer.kind === 'digest' ? answer.hex : undefined;
+  }
 
   /** Counts the open holds a previous run left, before the routes answer, then checks them at once. */
   async start(): Promise<void> {
@@ -98,6 +207,9 @@ export class HashHolds {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    // Every hash the sweep waits for is answered at once: close() never waits for a file or a server.
+    this.stop();
+    this.hasher.close();
     await this.sweeping;
   }
 
@@ -134,7 +246,26 @@ export class HashHolds {
     const { config, store } = this.deps;
     const addedBefore = this.added;
     let open = 0;
-    for (const [key, value] of await store.meta.list(HOLD_PREFIX)) {
+    const rows = await store.meta.list(HOLD_PREFIX);
+    // Every open hold's file is asked for at once: the hasher reads a few at a time, and the pass waits for none
+    // longer than a file's time limit, so a hung mount or a huge file never stalls it.
+    const sums = new Map<string, Promise<string | undefined>>();
+    if (config.SERVER_FILE_CHECKS_ENABLED) {
+      const placesFor = new Map<string, Promise<LibraryPlace[]>>();
+      for (const [key, value] of rows) {
+        const h = parseHold(value);
+        if (!h || h.scanId !== undefined || h.found === 'found') continue;
+        const targets = h.intent.targets;
+        const which = targets ? JSON.stringify(targets) : '*';
+        let places = placesFor.get(which);
+        // A server that never lists its libraries leaves them unknown for this pass: nothing there is read.
+        if (!places) placesFor.set(which, (places = hashPlaces(config, this.deps.libraries, targets, { ms: PLACES_WAIT_MS, stop: this.stopped })));
+        const sum = places.then((p) => this.sha256(h.path, targets, { waitMs: this.fileTimeLimitMs + 1_000, places: p }));
+        sum.catch(() => undefined);
+        sums.set(key, sum);
+      }
+    }
+    for (const [key, value] of rows) {
       if (this.closed) return;
       const h = parseHold(value);
       const now = Date.now();
@@ -149,7 +280,7 @@ export class HashHolds {
         continue;
       }
       // Checked once more before it expires, as autopulse's run checks its files before its cleanup (runner.rs:373-375).
-      const actual = config.SERVER_FILE_CHECKS_ENABLED ? await sha256(h.path) : h.hash;
+      const actual = config.SERVER_FILE_CHECKS_ENABLED ? await sums.get(key) : h.hash;
       if (actual === h.hash) {
         await this.release(key, value, h);
         continue;

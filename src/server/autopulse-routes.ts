@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AutopulseTrigger } from '../config/schema.ts';
+import { triggerSelection } from '../config/targets.ts';
 import type { ScanPath, ScanIntent } from '../intake/intent.ts';
 import { PathProblem } from '../intake/resolve.ts';
 import { submitIntent } from '../intake/submit.ts';
@@ -7,8 +8,15 @@ import { compilePattern, leftOutByPatterns } from '../paths/pattern.ts';
 import { rewritePath } from '../paths/rewrite.ts';
 import { EVENT_SORT_COLUMNS, processStatusOf, type EventSort } from '../queue/event-list.ts';
 import type { QueueEntry } from '../queue/types.ts';
-import { HashHolds, sha256, TooManyHolds, type Hold } from './autopulse-holds.ts';
+import type { LibraryPlace } from '../paths/library.ts';
+import { invalidRequestPath } from '../paths/validate.ts';
+import { invalidInputText, invalidText } from '../core/text.ts';
+import { HashHolds, REQUEST_HASH_WAIT_MS, scanDiskPath, scanPlaces, TooManyHolds, type Hold } from './autopulse-holds.ts';
+import { hashFor, hashIds } from '../core/file-hash.ts';
+import { configTemplateRoute } from './autopulse-config-template.ts';
+import { collapseSlashes, failedTimes, fileEventId, foundStatusOf, indexBody, openHolds, pageWithHolds, parseFileEventId, pathOfTag, readHolds } from './autopulse-events.ts';
 import { AutopulseParseError, autopulseWebhookPaths, type AutopulsePath, type AutopulseWebhookType } from '../triggers/autopulse/paths.ts';
+import { QUEUES_WORK } from './browser.ts';
 import type { PluginDeps } from './deps.ts';
 import type { Hook } from './guard.ts';
 
@@ -23,24 +31,38 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
   const { config } = deps;
   const triggers = config.SERVER_AUTOPULSE_TRIGGERS;
   app.get('/health', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+  // routes/index.rs:10-17: the version, with no credentials.
+  app.get('/', async () => indexBody());
   // routes/stats.rs: the counts, with no credentials, and how long reading them took (ms). Each scan counts once,
   // in the process status /list and /status give it (queue/event-list.ts): autopulse's get_stats counts its
   // events' process_status the same way, and total is every event (manager.rs:163-175).
+  // It needs no credentials, so anyone may call it in a loop: the counts are read at most once a second, and
+  // the calls in between (and those while a read runs) share that answer, `speed` included.
+  let stats: { at: number; answer: Promise<unknown> } | undefined;
   app.get('/stats', async () => {
-    const start = performance.now();
-    const c = await deps.store.view.eventCounts();
-    const stats = { total: c.pending + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending };
-    return { stats, speed: Math.round((performance.now() - start) * 1000) / 1000 };
+    const now = Date.now();
+    if (stats && now - stats.at < STATS_MAX_AGE_MS) return stats.answer;
+    const answer = readStats(deps.store);
+    stats = { at: now, answer };
+    // A failed read is not kept: the next call reads again.
+    answer.catch(() => {
+      if (stats?.answer === answer) stats = undefined;
+    });
+    return answer;
   });
 
   if (!config.SERVER_AUTH_USER || !config.SERVER_AUTH_PASS) {
     const off = async (_req: FastifyRequest, reply: FastifyReply) =>
-      reply.code(404).type('text/plain; charset=utf-8').send("autopulse's /triggers/, /list and /status/ routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set");
+      reply.code(404).type('text/plain; charset=utf-8').send("autopulse's /triggers/, /list, /status/ and /api/config-template routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set");
     app.all('/triggers/*', off);
     app.get('/list', off);
     app.get('/status/*', off);
+    app.get('/api/config-template', off);
     return;
   }
+
+  // Bazarr's "Generate Autopulse Configuration" (routes/config.rs).
+  configTemplateRoute(app, guard);
 
   // Requests held for their hash, in the queue (autopulse-holds.ts), checked again after a restart.
   const holds = new HashHolds(deps, deps.log);
@@ -52,16 +74,27 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     const q = listQueryOf(req.query);
     if (typeof q === 'string') return text(reply, 400, `Query deserialize error: ${q}`);
     if (q.sort === undefined) return text(reply, 500, 'invalid sort field');
-    const entries = await deps.store.view.listEvents(q.sort);
-    return reply.send(entries.map(eventOfScan));
+    // Requests held for their hash are rows of autopulse's list too (pending, not found).
+    const rows = await pageWithHolds(q.sort, await readHolds(deps.store), async (page) => deps.store.view.listEvents(page), (e) => processStatusOf(e.status, e.deliveries));
+    const scans = rows.flatMap((r) => ('hold' in r ? [] : [r.scan]));
+    const found = await withFound(scans.map(eventOfScan), scans);
+    return reply.send(rows.map((r) => ('hold' in r ? eventOfHold(r.hold) : found[scans.indexOf(r.scan)])));
   });
 
   // routes/status.rs: one event by its id. A scan's id is the relay's scan number; a held request's is its uuid.
   app.get<{ Params: { id: string } }>('/status/:id', { onRequest: guard }, async (req, reply) => {
     const id = req.params.id;
-    if (/^[1-9]\d{0,15}$/.test(id)) {
+    // A held request's id is a uuid: an id PostgreSQL cannot even compare (a NUL) is no event (it was a 500).
+    if (invalidText(id)) return text(reply, 404, 'Event not found');
+    const file = parseFileEventId(id);
+    if (file) {
+      // One file of a scan, by the id a trigger's answer gave it (autopulse-events.ts fileEventId).
+      const entry = await deps.store.view.get(file.scanId);
+      const path = entry && (pathOfTag(entry, file.tag) ?? (entry.fileCount > entry.files.length ? entry.folder : undefined));
+      if (entry && path !== undefined) return reply.send((await withFound([{ ...eventOfScan(entry), id, file_path: path, file_hash: hashFor(entry, path) ?? null }], [entry]))[0]);
+    } else if (/^[1-9]\d{0,15}$/.test(id)) {
       const entry = await deps.store.view.get(Number(id));
-      if (entry) return reply.send(eventOfScan(entry));
+      if (entry) return reply.send((await withFound([eventOfScan(entry)], [entry]))[0]);
     } else {
       const hold = await holds.get(id);
       if (hold) {
@@ -74,16 +107,34 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     return text(reply, 404, 'Event not found');
   });
 
-  // autopulse's excludes name targets (runner.rs:258-262); the named targets are TARGETS' keys.
-  const targetNames = Object.keys((config as { TARGETS?: Record<string, unknown> }).TARGETS ?? {});
+  // autopulse's excludes name targets (runner.rs:258-262): every named target (TARGETS and the top-level PLEX_*,
+  // JELLYFIN, EMBY), as the take-over of its queue reads them.
+  const targetNames = [...config.targets.keys()];
   const compiled = new Map(Object.entries(triggers).map(([name, t]) => [name, { include: t.INCLUDE.map(compilePattern), exclude: t.EXCLUDE.map(compilePattern) }]));
   /** path_filter.rs:15-17: included (or no include list) and not excluded, on the rewritten path. */
   const allows = (name: string, path: string) => {
     const f = compiled.get(name)!;
     return leftOutByPatterns(f.include, f.exclude, path) === undefined;
   };
-  // rewrite.rs:76-85: every rule in turn, each replacing all its matches.
-  const rewrite = (t: AutopulseTrigger, path: string) => (t.REWRITE.length ? rewritePath(t.REWRITE, path).path : path);
+  // rewrite.rs:76-85: every rule in turn, each replacing all its matches; a "//" it leaves is one separator.
+  const rewrite = (t: AutopulseTrigger, path: string) => collapseSlashes(t.REWRITE.length ? rewritePath(t.REWRITE, path).path : path);
+  /** An event's found_status as autopulse's file check would have it by now (autopulse-events.ts foundStatusOf). */
+  // The disk is looked at only inside a library the scan's targets know, as for ?hash= (paths/library.ts); the
+  // folders are read once per answer, for each set of targets.
+  const withFound = async (events: Array<Record<string, unknown>>, scans: readonly QueueEntry[]) => {
+    const placesOf = new Map<string, Promise<LibraryPlace[]>>();
+    const lookFor = (scan: QueueEntry) => {
+      if (!config.SERVER_FILE_CHECKS_ENABLED) return undefined;
+      const targets = [...new Set(scan.deliveries.map((d) => d.target))].sort();
+      const key = targets.join('\0');
+      return async (path: string) => {
+        let places = placesOf.get(key);
+        if (!places) placesOf.set(key, (places = scanPlaces(config, deps.libraries, targets.length ? targets : undefined, { ms: REQUEST_HASH_WAIT_MS })));
+        return scanDiskPath(path, await places, config);
+      };
+    };
+    return Promise.all(events.map(async (ev, i) => ({ ...ev, found_status: await foundStatusOf(String(ev.file_path), scans[i]!.status, lookFor(scans[i]!)) })));
+  };
 
   await app.register(async (sub) => {
     // autopulse reads the raw body whatever its content type, and an empty one means "read the query" (triggers.rs:34-41).
@@ -128,16 +179,19 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       return reply.send(
         wanted.flatMap((p, i) => {
           const s = result.scans[i];
-          return s && s.status !== 'ignored' ? [scanEvent(name, p.path, p.search ? 'not_found' : 'found', s.id, s.due)] : [];
+          return s && s.status !== 'ignored' ? [{ ...scanEvent(name, p.path, p.search ? 'not_found' : 'found', s.id, s.due), id: fileEventId(s.id, s.path) }] : [];
         }),
       );
     });
 
-    sub.get<{ Params: { name: string }; Querystring: Record<string, string | string[]> }>('/triggers/:name', { onRequest: guard }, async (req, reply) => {
+    // GET queues a scan as autopulse's does, so it is refused across sites like a POST (browser.ts); HEAD
+    // (which fastify would otherwise run through this handler) never queues one.
+    sub.get<{ Params: { name: string }; Querystring: Record<string, string | string[]> }>('/triggers/:name', { onRequest: guard, exposeHeadRoute: false, config: QUEUES_WORK }, async (req, reply) => {
       const query = queryOf(req.query);
       if (!query) return text(reply, 400, QUERY_ERROR);
       return getInner(req, reply, req.params.name, query);
     });
+    sub.head('/triggers/:name', { onRequest: guard }, async (_req, reply) => reply.code(405).header('allow', 'GET, POST').send());
   });
 
   /** triggers.rs:127-248: a manual (or bazarr) trigger takes ?path=&hash=, an autoscan one ?dir=. */
@@ -147,6 +201,11 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
     if (t.TYPE === 'manual' || t.TYPE === 'bazarr' || t.TYPE === 'autoscan') {
       const wantsManual = t.TYPE !== 'autoscan';
       if (wantsManual !== (query.kind === 'manual')) return text(reply, 400, 'Invalid query parameters');
+      // A control character (a newline, a NUL) or a ".." is a 400 before the path or its hash is looked at
+      // (issue 47 items 1 and 2), naming the field as the query does.
+      const field = query.kind === 'manual' ? 'path' : 'dir';
+      const bad = invalidRequestPath(query.path)?.replace(/^filepath/, field) ?? (query.kind === 'manual' && query.hash !== undefined ? hashProblem(query.hash) : undefined);
+      if (bad) return text(reply, 400, bad);
       const path = rewrite(t, query.path);
       // A filtered path is answered 204 with nothing queued (triggers.rs:145-148, 200-203).
       if (!allows(name, path)) return reply.code(204).send();
@@ -154,13 +213,16 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
       const scans: ScanPath[] = [{ path, kind: t.TYPE === 'autoscan' ? 'folder' : 'guess' }];
       if (query.kind === 'manual' && query.hash !== undefined && config.SERVER_FILE_CHECKS_ENABLED) {
         // autopulse checks the file's sha256 before it is scanned (runner.rs:53-100): until it matches (the file
-        // is missing, or still being written), nothing is sent, and the file is checked again.
-        const actual = await sha256(path);
+        // is missing, or still being written), nothing is sent, and the file is checked again. Only a regular file
+        // inside a library the trigger's targets know is read; anything else, and a file not hashed within a
+        // couple of seconds, is held as not found (autopulse-holds.ts).
+        const intent = manualIntent(t, name, scans, query, targetNames);
+        const actual = await holds.sha256(path, intent.targets, { waitMs: REQUEST_HASH_WAIT_MS, first: true });
         if (actual !== query.hash) {
           found = actual === undefined ? 'not_found' : 'hash_mismatch';
           let hold: Hold;
           try {
-            hold = await holds.hold(name, path, query.hash, found, intentOf(t, name, 'Manual', scans, t.DELAY, targetNames));
+            hold = await holds.hold(name, path, query.hash, found, intent);
           } catch (err) {
             if (err instanceof TooManyHolds) return text(reply, 503, err.message);
             throw err;
@@ -170,18 +232,42 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
         }
         found = 'found';
       }
-      const result = await submit(intentOf(t, name, 'Manual', scans, t.DELAY, targetNames), req, reply, deps);
+      const result = await submit(manualIntent(t, name, scans, query, targetNames), req, reply, deps);
       if (!result) return reply;
       const s = result.scans[0];
       if (!s || s.status === 'ignored') return text(reply, 500, s && 'reason' in s ? s.reason : 'the path was not queued');
-      return reply.send(scanEvent(name, path, found, s.id, s.due, query.kind === 'manual' ? query.hash : undefined));
+      return reply.send({ ...scanEvent(name, path, found, s.id, s.due, query.kind === 'manual' ? query.hash : undefined), id: fileEventId(s.id, s.path) });
     }
     // A webhook trigger called with GET (triggers.rs:246).
     return reply.code(200).type('text/plain; charset=utf-8').send('Not implemented');
   }
 }
 
+/** How old a /stats answer may be. */
+export const STATS_MAX_AGE_MS = 1000;
+
+async function readStats(store: PluginDeps['store']) {
+  const start = performance.now();
+  const c = await store.view.eventCounts();
+  // A request held for its file or hash is autopulse's pending row (runner.rs:37-107): counted as pending.
+  const held = openHolds(await readHolds(store)).length;
+  const stats = { total: c.pending + held + c.retry + c.complete + c.failed, processed: c.complete, retrying: c.retry, failed: c.failed, pending: c.pending + held };
+  return { stats, speed: Math.round((performance.now() - start) * 1000) / 1000 };
+}
+
 type Query = { kind: 'manual'; path: string; hash?: string } | { kind: 'autoscan'; path: string };
+
+/** A manual (bazarr, autoscan) trigger's intent; a `hash` goes with it for the forward target (core/file-hash.ts). */
+function manualIntent(t: AutopulseTrigger, name: string, scans: ScanPath[], query: Query, targetNames: readonly string[]): ScanIntent {
+  const intent = intentOf(t, name, 'Manual', scans, t.DELAY, targetNames);
+  return query.kind === 'manual' && query.hash !== undefined && scans.length === 1 ? { ...intent, ids: hashIds(scans[0]!.path, query.hash) } : intent;
+}
+
+/** A hash is kept with its held request: it must be text the queue can store. */
+function hashProblem(hash: string): string | undefined {
+  const problem = invalidInputText(hash);
+  return problem ? `hash ${problem}` : undefined;
+}
 
 /** serde's untagged TriggerQueryParams (triggers.rs:17-22): `path` (and `hash`) first, else `dir`. */
 function queryOf(q: Record<string, string | string[]> | undefined): Query | undefined {
@@ -221,6 +307,7 @@ export function waitOf(t: Pick<AutopulseTrigger, 'DELAY' | 'EVENT_DELAYS'>, even
 const SOURCES = { sonarr: 'Sonarr', sportarr: 'Sonarr', radarr: 'Radarr', lidarr: 'Lidarr', readarr: 'Readarr', manual: 'Manual', bazarr: 'Manual', autoscan: 'Manual' } as const;
 
 export function intentOf(t: AutopulseTrigger, name: string, event: string, paths: ScanPath[], delay: number | undefined, targetNames: readonly string[]): ScanIntent {
+  const targets = triggerSelection(t, targetNames);
   return {
     kind: 'scan',
     source: SOURCES[t.TYPE],
@@ -229,7 +316,7 @@ export function intentOf(t: AutopulseTrigger, name: string, event: string, paths
     updateType: paths.every((p) => p.kind === 'gone') ? 'Deleted' : 'Modified',
     paths,
     ...(delay !== undefined ? { delay } : {}),
-    ...(t.TARGETS ? { targets: [...t.TARGETS] } : t.EXCLUDE_TARGETS && targetNames.length ? { targets: targetNames.filter((n) => !t.EXCLUDE_TARGETS!.includes(n)) } : {}),
+    ...(targets ? { targets } : {}),
   };
 }
 
@@ -289,6 +376,11 @@ function listQueryOf(q: Record<string, string | string[]> | undefined): string |
   const rawSort = one(q?.sort);
   const status = one(q?.status);
   const search = one(q?.search);
+  // PostgreSQL refuses a NUL in text (a 500 it was); no stored path holds one, on either store.
+  for (const [key, value] of [['status', status], ['search', search]] as const) {
+    const problem = value === undefined ? undefined : invalidText(value);
+    if (problem) return `${key}: ${problem}`;
+  }
   let sort: EventSort = 'created_at';
   let asc = false;
   if (rawSort !== undefined) {
@@ -315,8 +407,9 @@ function sourceOf(e: Pick<QueueEntry, 'title' | 'source'>): string {
 /**
  * A queued scan as autopulse's ScanEvent (database/src/models.rs:77-119). One scan stands for every request for
  * its folder (they are merged), so file_path is its one file, or its folder when it has several or none;
- * targets_hit the targets it reached; failed_times the most attempts a target took; found_status "found", since a
- * request held for its hash is queued only once it matched.
+ * targets_hit the targets it reached; failed_times the most failed attempts of a target; found_status "found", since a
+ * request held for its hash is queued only once it matched (the routes look again: withFound); file_hash the hash a
+ * manual request gave for its file (core/file-hash.ts).
  */
 export function eventOfScan(e: QueueEntry): Record<string, unknown> {
   const waiting = e.deliveries.filter((d) => d.status === 'waiting' && d.attempts > 0);
@@ -326,10 +419,10 @@ export function eventOfScan(e: QueueEntry): Record<string, unknown> {
     event_source: sourceOf(e),
     event_timestamp: naive(e.firstAt),
     file_path: e.fileCount === 1 && e.files.length === 1 ? e.files[0] : e.folder,
-    file_hash: null,
+    file_hash: e.fileCount === 1 && e.files.length === 1 ? (hashFor(e, e.files[0]!) ?? null) : null,
     process_status: processStatusOf(e.status, e.deliveries),
     found_status: 'found',
-    failed_times: Math.max(0, ...e.deliveries.map((d) => d.attempts)),
+    failed_times: failedTimes(e.deliveries),
     next_retry_at: waiting.length ? naive(Math.min(...waiting.map((d) => d.next_at))) : null,
     targets_hit: e.deliveries
       .filter((d) => d.status === 'done')

@@ -30,16 +30,19 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
   const { config } = deps;
   app.get('/health', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
 
-  const triggers = Object.entries(config.SERVER_AUTOSCAN_TRIGGERS);
-  if (!config.SERVER_AUTH_USER || !config.SERVER_AUTH_PASS) {
-    app.all('/triggers/*', async (req, reply) =>
-      sendError(req, reply, 404, "autoscan's /triggers/ routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set"),
-    );
-    return;
-  }
-
+  // The credentials and the triggers are read on each request: `scanrelay setup` may change them in a running
+  // relay (server/setup-api.ts). Without both credentials the routes are off.
+  const routesOff = () => !config.SERVER_AUTH_USER || !config.SERVER_AUTH_PASS;
   // Checked before the body is read, and failures count in the same bucket as a wrong secret's (guard.ts).
-  const requireAuth = deps.guards.basic;
+  const requireAuth: typeof deps.guards.basic = (req, reply, done) => {
+    if (routesOff()) {
+      reply.header('connection', 'close');
+      sendError(req, reply, 404, "autoscan's /triggers/ routes are off: they carry no secret, so they need SERVER_AUTH_USER and SERVER_AUTH_PASS set");
+      return;
+    }
+    deps.guards.basic(req, reply, done);
+  };
+  app.all('/triggers/*', { onRequest: requireAuth }, async (req, reply) => sendError(req, reply, 404, 'not found'));
   const manual = config.SERVER_AUTOSCAN_TRIGGERS.manual;
   const manualRewrite = placeRewriter(manual?.REWRITE);
   const manualRouting = triggerRouting(config, manual as TriggerRoute | undefined);
@@ -99,8 +102,10 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
   });
   app.route({ method: [...NOT_ALLOWED], url: '/triggers/a-train/:drive', onRequest: requireAuth, handler: notAllowed('POST') });
 
-  for (const [name, trigger] of triggers) {
-    if (name === 'manual' || name === 'a-train') continue;
+  /** A trigger's route as its settings are now; undefined for a name SERVER_AUTOSCAN_TRIGGERS lacks. */
+  const triggerDeps = (name: string): PluginDeps | undefined => {
+    if (name === 'manual' || name === 'a-train' || !Object.hasOwn(config.SERVER_AUTOSCAN_TRIGGERS, name)) return undefined;
+    const trigger = config.SERVER_AUTOSCAN_TRIGGERS[name]!;
     const rewrite = placeRewriter(trigger.REWRITE);
     const routing = triggerRouting(config, trigger as TriggerRoute);
     // The same recognizers and intake as POST /<secret>; the trigger's rewrite and priority are added.
@@ -114,16 +119,25 @@ export async function autoscanRoutes(app: FastifyInstance, deps: PluginDeps): Pr
       if (intent?.kind === 'scan') Object.assign(intent, { priority: trigger.PRIORITY }, routing);
       return intent;
     });
-    const routeDeps = { ...deps, recognizers };
-    app.route({
-      // autoscan serves POST; the managers' Webhook connection can also send PUT.
-      method: ['POST', 'PUT'],
-      url: `/triggers/${name}`,
-      onRequest: requireAuth,
-      handler: (req, reply) => handleScanPost(req, reply, routeDeps),
-    });
-    app.route({ method: [...NOT_ALLOWED], url: `/triggers/${name}`, onRequest: requireAuth, handler: notAllowed('POST, PUT') });
-  }
+    return { ...deps, recognizers };
+  };
+  app.route<{ Params: { name: string } }>({
+    // autoscan serves POST; the managers' Webhook connection can also send PUT.
+    method: ['POST', 'PUT'],
+    url: '/triggers/:name',
+    onRequest: requireAuth,
+    handler: (req, reply) => {
+      const routeDeps = triggerDeps(req.params.name);
+      return routeDeps ? handleScanPost(req, reply, routeDeps) : sendError(req, reply, 404, 'not found');
+    },
+  });
+  const allowed = notAllowed('POST, PUT');
+  app.route<{ Params: { name: string } }>({
+    method: [...NOT_ALLOWED],
+    url: '/triggers/:name',
+    onRequest: requireAuth,
+    handler: (req, reply) => (triggerDeps(req.params.name) ? allowed(req, reply) : sendError(req, reply, 404, 'not found')),
+  });
 }
 
 /**

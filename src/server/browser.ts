@@ -50,12 +50,26 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function crossSiteRefusal(trustProxy: boolean, send: (req: FastifyRequest, reply: FastifyReply, status: number, message: string) => FastifyReply) {
   return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (!STATE_CHANGING.has(req.method)) return done();
+    if (!STATE_CHANGING.has(req.method) && !queuesWork(req)) return done();
     const why = crossSiteReason(req, trustProxy);
     if (!why) return done();
     reply.header('connection', 'close');
     send(req, reply, 403, why);
   };
+}
+
+/**
+ * Route config of a GET that queues work (autopulse's GET /triggers/<name>): an <img> on another site must not
+ * queue scans through it any more than a form's POST may.
+ */
+export const QUEUES_WORK = { queuesWork: true };
+const queuesWork = (req: FastifyRequest): boolean => req.routeOptions.config?.queuesWork === true;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A GET (or HEAD) that queues work: refused across sites (crossSiteRefusal). */
+    queuesWork?: boolean;
+  }
 }
 
 /** Why a browser's request came from another site, or undefined when it did not (or no browser sent it). */

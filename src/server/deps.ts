@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.ts';
 import type { DriveControl, DriveStatus, NotificationHealth, SetupProblem } from '../core/status.ts';
 import type { Target } from '../core/scan.ts';
 import type { Recognizer } from '../intake/intent.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { HoldStatus } from '../paths/anchors.ts';
 import type { FolderProbe } from '../paths/folder.ts';
@@ -26,7 +26,7 @@ export interface AppDeps {
   /** Called after a scan was made due again from the dashboard or the API (wakes the scheduler). */
   onQueued?: () => void;
   /** Whether folders lie in a library of an enabled target (built with the targets); absent: not checked. */
-  libraries?: Pick<LibraryRoots, 'check'>;
+  libraries?: Pick<LibraryRoots, 'check' | 'places'>;
   /** The enabled targets, for status displays and the mapping preview (never called to scan from here). */
   targets?: readonly Target[];
   metrics?: Metrics;
@@ -44,6 +44,8 @@ export interface AppDeps {
   maxConnections?: number;
   /** The queue disk's state when writes are refused for lack of space (default: one for the store's file). */
   diskFull?: DiskFullMonitor;
+  /** The config file the relay was started with: `scanrelay setup` has the running relay read its new triggers from it. */
+  configPath?: string;
   /** Failed credential checks per client and minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
   authFailuresPerMinute?: number;
 }

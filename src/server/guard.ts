@@ -1,5 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDefaultCredentials } from '../config/default-auth.ts';
 import type { Config } from '../config/schema.ts';
+import { isHomeAddress } from '../config/trust-proxy.ts';
+import type { FailedAuthLog } from './failed-auth.ts';
 import { basicAuthMatches, makeSecretCheck } from './secret.ts';
 
 /** Failed credential checks (401/404) a client may make per window before it is answered 429. */
@@ -54,9 +57,15 @@ export function makeGuards(
   failures = new FailureBucket(),
   /** Told about each request refused for a wrong secret (WrongSecretLog). */
   onWrongSecret?: (req: FastifyRequest) => void,
+  /** Told about each request refused for its Basic auth (one line a minute per client). */
+  failedAuth?: Pick<FailedAuthLog, 'record'>,
 ): Guards {
   const isSecret = makeSecretCheck(config.SERVER_PASS);
-  const needsBasic = Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
+  // Read on each request: `scanrelay setup` may give a running relay credentials (server/setup-api.ts).
+  const needsBasic = () => Boolean(config.SERVER_AUTH_USER || config.SERVER_AUTH_PASS);
+  // autopulse's admin/password is what anyone tries first: it opens the relay only to this machine and the
+  // home network (a setup moved from autopulse keeps running), never to an address on the internet.
+  const defaultPair = () => isDefaultCredentials(config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
   const refuse = (req: FastifyRequest, reply: FastifyReply, status: 401 | 404): void => {
     reply.header('connection', 'close');
     const wait = failures.fail(req.ip);
@@ -68,19 +77,35 @@ export function makeGuards(
     if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="scanrelay", charset="UTF-8"');
     send(req, reply, status, status === 404 ? 'not found' : 'authentication required');
   };
-  const basicOk = (req: FastifyRequest) => !needsBasic || basicAuthMatches(req.headers.authorization, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS);
+  /** Why the request's Basic auth is refused, or undefined when it passes. */
+  const basicProblem = (req: FastifyRequest): string | undefined => {
+    if (!needsBasic()) return undefined;
+    const header = req.headers.authorization;
+    if (!basicAuthMatches(header, config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
+      return header === undefined ? 'no credentials sent' : /^Basic\s/i.test(header) ? 'wrong user name or password' : 'not Basic credentials';
+    }
+    if (defaultPair() && !isHomeAddress(req.ip)) {
+      return "autopulse's default admin/password, from an address that is neither loopback nor a private network (change SERVER_AUTH_USER and SERVER_AUTH_PASS: `scanrelay import-autopulse --new-password`)";
+    }
+    return undefined;
+  };
+  const basicOk = (req: FastifyRequest, reply: FastifyReply): boolean => {
+    const problem = basicProblem(req);
+    if (!problem) return true;
+    failedAuth?.record(req.ip, problem, req.routeOptions.url);
+    refuse(req, reply, 401);
+    return false;
+  };
   return {
     secret: (req, reply, done) => {
       if (!isSecret((req.params as { secret?: string }).secret)) {
         onWrongSecret?.(req);
         return refuse(req, reply, 404);
       }
-      if (!basicOk(req)) return refuse(req, reply, 401);
-      done();
+      if (basicOk(req, reply)) done();
     },
     basic: (req, reply, done) => {
-      if (!basicOk(req)) return refuse(req, reply, 401);
-      done();
+      if (basicOk(req, reply)) done();
     },
   };
 }

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { scanDelayMax, type Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
 import { QueueIntake } from '../queue/intake.ts';
-import { relayRouteTable, routeRequest } from '../queue/route.ts';
+import { relayRoutes } from '../queue/route.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import { openQueue } from '../queue/open.ts';
@@ -26,9 +26,11 @@ import type { AppDeps } from './deps.ts';
 import { apiPlugin } from './dashboard/api.ts';
 import { dashboardPlugin } from './dashboard/index.ts';
 import { metricsPlugin } from './metrics.ts';
+import { setupPlugin } from './setup-api.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
-import { UserError } from '../config/errors.ts';
+import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../config/default-auth.ts';
+import { UserError } from '../core/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
 import { NotifySender, type SenderOptions } from '../notify/sender.ts';
@@ -129,17 +131,19 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
-  const routes = relayRouteTable(targets, config.targets);
+  const routes = relayRoutes(config, targets);
   const intake = new QueueIntake(
     store,
+    routes,
     () => ({ ...timing, roots: libraries.known() }),
     (results, requests) => {
       metrics.committed(requests, results);
       if (results.length) scheduler.wakeBy(Math.min(...results.map((r) => r.dueAt)));
     },
-    undefined,
-    (req) => routeRequest(routes, req),
   );
+  // The migration to explicit routes: scans queued without one (before issue 49) get theirs now, before any is due.
+  const routed = await intake.routeUnrouted();
+  if (routed) log.info({ scans: routed }, 'queued scans from before routes were stored now name the targets they go to');
   // Loaded only when configured: the drive client, cache and poller cost memory a relay without them never needs.
   const inPlexCheck = config.GOOGLE.ENABLED
     ? (await import('../targets/plex/in-plex-check.ts')).openInPlexCheck(config, log.child({ component: 'drive' }))
@@ -161,6 +165,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     : undefined;
   // What the Plex scan method needs, checked once at start (logged and shown on the dashboard).
   let setupProblems: SetupProblem[] = [];
+  // autopulse's default pair: said at every start, and on the dashboard while it stays (issue 47 item 4).
+  if (isDefaultCredentials(config.SERVER_AUTH_USER, config.SERVER_AUTH_PASS)) {
+    setupProblems = [{ key: 'SERVER_AUTH_PASS', message: DEFAULT_AUTH_WARNING }];
+    log.warn({ key: 'SERVER_AUTH_PASS' }, DEFAULT_AUTH_WARNING);
+  }
   // Loaded only when configured: chokidar is not needed otherwise.
   const watcher = config.WATCH.ENABLED
     ? new (await import('../triggers/watch/index.ts')).FolderWatcher({ config, intake, log, ...opts.watch })
@@ -182,7 +191,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     notifications,
     onQueued: () => scheduler.poke(),
     setupProblems: () => setupProblems,
-    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, ...(opts.plugins ?? [])],
+    plugins: [apiPlugin, dashboardPlugin, metricsPlugin, setupPlugin, ...(opts.plugins ?? [])],
+    ...(opts.configPath ? { configPath: opts.configPath } : {}),
   });
   const settler = new BurstSettler(log).attach(app);
   // plex_autoscan's pending scans in the same queue file are taken over once, before delivery starts.

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /*
  * After a burst of requests V8 keeps the heap it grew to: its memory reducer waits for a quiet spell it

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 
 /*
  * Requests at a wrong secret URL are answered 404 (guard.ts) and would leave no trace at INFO, so an operator

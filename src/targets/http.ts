@@ -177,15 +177,20 @@ export function classifyServiceStatus(status: number, what: string, body = ''): 
   return new TargetError('fatal', status === 404 ? `${message} (check the URL, and its URL base if the service has one)` : message, status);
 }
 
-/** Replaces every secret in a text: an error or a log line never carries a key, token or password. */
+/**
+ * Replaces every secret in a text, in each form a server may echo it: as it is, URL-encoded, and in base64 (an
+ * Authorization header: "Basic " and base64 of user:password), base64url and base64 without padding. An error
+ * or a log line never carries a key, token or password. The longest form goes first, so none leaves a tail.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
+  const forms = new Set<string>();
   for (const secret of secrets) {
     if (!secret) continue;
-    out = out.split(secret).join('***');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('***');
+    const b64 = Buffer.from(secret, 'utf8').toString('base64');
+    for (const form of [secret, encodeURIComponent(secret), b64, b64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url')]) forms.add(form);
   }
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) if (form && out.includes(form)) out = out.split(form).join('***');
   return out;
 }
 

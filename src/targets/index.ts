@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { createTarget } from './registry.ts';
 
 /**

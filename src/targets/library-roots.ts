@@ -1,6 +1,6 @@
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
-import { longestPrefix } from '../paths/mapping.ts';
+import type { Logger } from '../core/logger.ts';
+import { withinRoots, type LibraryPlace } from '../paths/library.ts';
 
 /** What the enabled targets say about some folders (see LibraryRoots.check). */
 export interface LibraryCheck {
@@ -25,7 +25,7 @@ export class LibraryRoots {
   private readonly inflight = new Map<string, Promise<string[]>>();
 
   constructor(
-    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath'>[],
+    private readonly targets: readonly Pick<Target, 'name' | 'libraryRoots' | 'toTargetPath' | 'pathsIgnoreCase'>[],
     private readonly log: Logger,
     private readonly maxAgeMs = 60_000,
     /**
@@ -41,9 +41,24 @@ export class LibraryRoots {
     return this.targets.filter((t) => !t.toTargetPath).flatMap((t) => this.cache.get(t.name)?.roots ?? []);
   }
 
+  /**
+   * The library folders each of these targets (every target when absent) is known to have, with how it names the
+   * relay's paths (its REWRITE): where the relay may look at its own disk on a client's word (paths/library.ts). A
+   * target that cannot be asked now brings the folders it had last, or none.
+   */
+  async places(names?: readonly string[]): Promise<LibraryPlace[]> {
+    const read = await this.read(false);
+    return this.targets
+      .filter((t) => names === undefined || names.includes(t.name))
+      .map((t) => {
+        const toTarget = t.toTargetPath;
+        return { roots: read.byTarget.get(t.name) ?? [], ...(toTarget ? { name: (path: string) => toTarget(path) } : {}), ...(t.pathsIgnoreCase ? { ignoreCase: true } : {}) };
+      });
+  }
+
   async check(folders: readonly string[]): Promise<LibraryCheck> {
     let read = await this.read(false);
-    const isOutside = (f: string) => !this.targets.some((t) => inside(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? []));
+    const isOutside = (f: string) => !this.targets.some((t) => withinRoots(t.toTargetPath ? t.toTargetPath(f) : f, read.byTarget.get(t.name) ?? [], t.pathsIgnoreCase));
     let outside = folders.filter(isOutside);
     // A library added since the last read: ask again before refusing.
     if (outside.length && read.cached) {
@@ -103,8 +118,4 @@ export class LibraryRoots {
     );
     return { roots: [...new Set(all)], unknown, cached, byTarget };
   }
-}
-
-function inside(folder: string, roots: readonly string[]): boolean {
-  return longestPrefix(folder, roots, (r) => r) !== undefined;
 }

@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import type { TargetConfig, TargetType } from '../config/targets.ts';
 import type { Target } from '../core/scan.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/logger.ts';
 import { createAudiobookshelfTarget } from './audiobookshelf/target.ts';
 import { createTdarrTarget } from './tdarr/target.ts';
 import { createFileflowsTarget } from './fileflows/target.ts';
@@ -11,6 +11,7 @@ import { createCommandTarget } from './command/target.ts';
 import { createRelayTarget } from './relay/target.ts';
 import { createMediaBrowserTarget } from './media-browser/target.ts';
 import { createPlexTarget } from './plex/create.ts';
+import { redactingLogger, redactorFor, redactTargetErrors, targetSecrets } from './redact.ts';
 
 /** Builds one kind's target from its `TARGETS` entry; `config` is the relay's (Plex's steps read a relay-wide slice). */
 type Factory<T extends TargetType> = (name: string, entry: Extract<TargetConfig, { TYPE: T }>, log: Logger, config: Config) => Target;
@@ -35,7 +36,9 @@ export const TARGET_KINDS: { [T in TargetType]: Factory<T> } = {
 /** The target for one named entry, by its TYPE. Every target it builds describes itself (its TYPE, its server's URL). */
 export function createTarget(name: string, entry: TargetConfig, log: Logger, config: Config): Target {
   const factory = TARGET_KINDS[entry.TYPE] as Factory<TargetType>;
-  const target = factory(name, entry as never, log, config);
+  // Whatever the kind, its error texts and log lines never carry its secrets (redact.ts, docs/targets.md).
+  const redact = redactorFor(targetSecrets(entry as Record<string, unknown>));
+  const target = redactTargetErrors(factory(name, entry as never, redactingLogger(log, redact), config), redact);
   if (target.describe) return target;
   const description = { type: entry.TYPE, ...('URL' in entry && entry.URL ? { url: entry.URL } : {}) };
   return Object.assign(target, { describe: () => description });

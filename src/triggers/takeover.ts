@@ -1,3 +1,4 @@
+import type { EnqueueResult } from '../queue/types.ts';
 import { createHash } from 'node:crypto';
 import type { ScanRequest } from '../core/scan.ts';
 import type { QueueIntake } from '../queue/intake.ts';
@@ -12,6 +13,8 @@ export interface QueueTakeover {
   skipped: Array<{ path: string; reason: string }>;
   /** Not queued because these rows were taken over before (without `replace`): when. */
   already?: string;
+  /** What each request queued became, in the order toRequests gave them (absent when nothing was queued). */
+  results?: EnqueueResult[];
 }
 
 /** One take-over as its marker remembers it. `digest` is absent in markers written before it was kept. */
@@ -63,5 +66,5 @@ export async function takeOverOnce(opts: {
     value: (value) => JSON.stringify([...takenBefore(value).filter((t) => !same(t)), { file: opts.file, at: new Date().toISOString(), rows, digest }].slice(-KEEP_TAKEN)),
   });
   if (!results) return { file: opts.file, rows, queued: 0, skipped: [], already: takenBefore(prior).find(same)?.at ?? 'before' };
-  return { file: opts.file, rows, queued: requests.length, skipped };
+  return { file: opts.file, rows, queued: requests.length, skipped, results };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
@@ -287,7 +287,7 @@ describe('the takeovers into a shared queue', () => {
       const said: string[] = [];
       const log = { ...silentLogger(), info: (_: unknown, msg: string) => void said.push(msg), debug: (_: unknown, msg: string) => void said.push(msg) } as unknown as ReturnType<typeof silentLogger>;
       // Both start together: each reads the file and finds no marker, so only the enqueue's own check keeps it to one.
-      await Promise.all(relays.map((store) => importQueueAtStart({ queuefile: file, config, intake: new QueueIntake(store, () => ({ delayMs: 0, maxMs: 0 })), log })));
+      await Promise.all(relays.map((store) => importQueueAtStart({ queuefile: file, config, intake: new QueueIntake(store, [], () => ({ delayMs: 0, maxMs: 0 })), log })));
       assert.equal(said.filter((m) => /took over plex_autoscan's queue .*3 queued/.test(m)).length, 1, said.join('\n'));
       assert.equal(said.filter((m) => /was already taken over/.test(m)).length, 1, said.join('\n'));
       assert.equal(await totalRequests(relays[0]!), 3, 'each of the 3 rows queued once');
@@ -305,7 +305,7 @@ describe('the takeovers into a shared queue', () => {
     const store = await PgQueueStore.open({ url, relayId: 'relay-a' });
     const said: string[] = [];
     const log = { ...silentLogger(), info: (_: unknown, msg: string) => void said.push(msg), debug: () => {} } as unknown as ReturnType<typeof silentLogger>;
-    const start = () => importQueueAtStart({ queuefile: file, config, intake: new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 0 })), log });
+    const start = () => importQueueAtStart({ queuefile: file, config, intake: new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 0 })), log });
     try {
       await start();
       await start();

@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/relay.ts';
 test('a pending scan names the targets it was routed to and the action it asks for; a plain scan to every target says neither', async () => {
   const store = new QueueStore(join(tempDir(), 'queue.db'));
   try {
-    const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 180_000 }));
+    const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 180_000 }));
     await intake.enqueue([
       { folder: '/data/Movies/Heat (1995)', files: ['/data/Movies/Heat (1995)/Heat (1995).mkv'], source: 'Manual', targets: ['plex4k', 'books'], action: 'refresh' },
       { folder: '/data/TV/Dark/Season 1', source: 'Sonarr' },

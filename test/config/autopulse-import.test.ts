@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { applyAutopulseEnv, importAutopulse } from '../../src/config/autopulse-import.ts';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { loadConfigFile } from '../../src/config/load.ts';
 import { ROOT, runCli, spawnRelay, tempDir } from '../helpers/relay.ts';
 
@@ -289,6 +289,36 @@ describe('scanrelay import-autopulse (CLI)', () => {
     const again = await runCli(['import-autopulse', join(FIX, 'example-config.yaml'), '--config', out]);
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /exists and was left as it is/);
+  });
+
+  test('issue 47 item 10: the PostgreSQL URL of app.database_url is printed without its password', async () => {
+    const dir = tempDir('autopulse-cli-');
+    const yaml = join(dir, 'config.yaml');
+    writeFileSync(yaml, 'app:\n  database_url: postgres://autopulse:Hunter2-pw@db.lan:5432/autopulse\n');
+    const run = await runCli(['import-autopulse', yaml, '--config', join(dir, 'config.json')]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!run.stdout.includes('Hunter2-pw'), run.stdout);
+    assert.match(run.stdout, /--database postgres:\/\/autopulse:\*\*\*@db\.lan:5432\/autopulse/);
+  });
+
+  test("issue 47 item 4: the summary says the default admin/password is limited to home addresses; --new-password writes a strong one and says what to change in each *arr", async () => {
+    const dir = tempDir('autopulse-cli-');
+    const out = join(dir, 'config.json');
+    const plain = await runCli(['import-autopulse', join(FIX, 'example-config.yaml'), '--config', out]);
+    assert.match(plain.stdout, /accepted only from loopback and private addresses: run again with --new-password/);
+    const run = await runCli(['import-autopulse', join(FIX, 'example-config.yaml'), '--config', out, '--force', '--new-password']);
+    assert.equal(run.code, 0, run.stderr);
+    const written = JSON.parse(readFileSync(out, 'utf8')) as Obj;
+    assert.equal(written.SERVER_AUTH_USER, 'admin');
+    assert.notEqual(written.SERVER_AUTH_PASS, 'password');
+    assert.ok(written.SERVER_AUTH_PASS.length >= 20 && /^[A-Za-z0-9_-]+$/.test(written.SERVER_AUTH_PASS), written.SERVER_AUTH_PASS);
+    assert.ok(run.stdout.includes(`SERVER_AUTH_PASS is now a new random password: ${written.SERVER_AUTH_PASS}`));
+    assert.match(run.stdout, new RegExp(`Sonarr: Settings > Connect > the Webhook connection http://<this host>:2875/triggers/sonarr: Username admin, Password ${written.SERVER_AUTH_PASS}`));
+    assert.match(run.stdout, /every script or tool that calls http:\/\/<this host>:2875\/triggers\/manual/);
+    assert.doesNotMatch(run.stdout, /DEFAULT username and password|accepted only from loopback/);
+    // Another run: another password.
+    const again = await runCli(['import-autopulse', join(FIX, 'example-config.yaml'), '--config', out, '--force', '--new-password']);
+    assert.notEqual((JSON.parse(readFileSync(out, 'utf8')) as Obj).SERVER_AUTH_PASS, written.SERVER_AUTH_PASS, again.stdout);
   });
 
   test("the written config starts the relay, which answers autopulse's sonarr webhook on /triggers/sonarr", async () => {

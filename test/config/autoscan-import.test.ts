@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { goDurationSeconds, importAutoscan } from '../../src/config/autoscan-import.ts';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { autoscanDb } from '../helpers/autoscan-db.ts';

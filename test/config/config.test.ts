@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { addMissingKeys, plexAutoscanDefaults } from '../../src/config/defaults.ts';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { formatConfigJson, parseConfig } from '../../src/config/load.ts';
 import { scanDelayMax } from '../../src/config/schema.ts';
 import { resolveScanMethod } from '../../src/targets/plex/settings.ts';

@@ -79,7 +79,7 @@ describe('durations stay within what a timer holds (issue 35, item 9)', () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const log = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const { config } = parseConfig({ WATCH: { ENABLED: true, PATHS: [root], POLL: true, POLL_INTERVAL: 1e10 } });
-    const watcher = new FolderWatcher({ config, intake: new QueueIntake(store, () => ({ delayMs: 1000, maxMs: 1000 })), log });
+    const watcher = new FolderWatcher({ config, intake: new QueueIntake(store, [], () => ({ delayMs: 1000, maxMs: 1000 })), log });
     try {
       await watcher.start();
       // Half a second of the watcher's life: before the bound this was about a thousand error lines.

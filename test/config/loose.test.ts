@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 
 // The rule: a config that plex_autoscan started with also starts here, with one warning per loose value.
 describe('loose values plex_autoscan accepted', () => {

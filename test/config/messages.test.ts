@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { findJsonProblem } from '../../src/config/json-position.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { runCli, spawnRelay, tempDir } from '../helpers/relay.ts';

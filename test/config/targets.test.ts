@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { triggerRouting } from '../../src/config/named-targets.ts';
 import { plexSettings } from '../../src/targets/plex/settings.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 import { postForm, postJson, runCli, spawnRelay, waitFor, type RelayProcess } from '../helpers/relay.ts';
@@ -139,6 +140,36 @@ describe('relays with different targets, one PostgreSQL queue', () => {
       await b.kill();
       await north.stop();
       await south.stop();
+    }
+  });
+
+  test("relay A with Plex only, relay B with Jellyfin only: a webhook to A reaches both servers; A's Plex EXCLUDE leaves Plex out, not Jellyfin", async () => {
+    const plex = await new FakePlex({ friendlyName: 'A Plex' }).start();
+    const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key', name: 'B Jellyfin' }).start();
+    const url = await cluster.createDatabase();
+    const b = await spawnRelay({ config: relayConfig(url, 'relay-b', undefined, { JELLYFIN: { ENABLED: true, URL: jellyfin.url, API_KEY: 'jf-key' } }) });
+    let a: RelayProcess | undefined;
+    try {
+      // B has recorded its Jellyfin before A opens the queue (A reads the others' targets then, and at each renewal).
+      const page = (relay: RelayProcess) => fetch(relay.url, { headers: { accept: 'text/html' } }).then((r) => r.text());
+      await waitFor(async () => /relay-b: jellyfin \(B Jellyfin\)/.test(await page(b)), 15_000, 'B to record its Jellyfin');
+      const plexEntry = { TYPE: 'plex', URL: plex.url, TOKEN: plex.token, WAIT_FOR_EXTERNAL_SCANNERS: false, EXCLUDE: ['/Concerts/'] };
+      a = await spawnRelay({ config: relayConfig(url, 'relay-a', undefined, { TARGETS: { plex: plexEntry } }) });
+      assert.equal((await send(a, 'Both Servers')).status, 200);
+      assert.equal((await send(a, 'Concerts/Live')).status, 200);
+      const updated = () => jellyfin.updates.map((u) => u.path).sort();
+      const want = ['/data/TV/Both Servers/episode.mkv', '/data/TV/Concerts/Live/episode.mkv'];
+      await waitFor(async () => updated().length >= 2 && scanned(plex).length >= 1 && (await queueCount(a!)) === 0, 60_000, 'both scans delivered');
+      assert.deepEqual(scanned(plex), ['/data/TV/Both Servers']);
+      assert.deepEqual(updated(), want);
+      const delivered = async (folder: string) => (await history(a!)).find((h) => h.folder === folder)?.deliveries.map((d) => [d.name, d.status, d.relay]).sort();
+      assert.deepEqual(await delivered('/data/TV/Both Servers'), [['jellyfin (B Jellyfin)', 'done', 'relay-b'], ['plex (A Plex)', 'done', 'relay-a']]);
+      assert.deepEqual(await delivered('/data/TV/Concerts/Live'), [['jellyfin (B Jellyfin)', 'done', 'relay-b']]);
+    } finally {
+      await a?.kill();
+      await b.kill();
+      await plex.stop();
+      await jellyfin.stop();
     }
   });
 });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parsePaste } from '../../src/rclone/paste.ts';
+import { parsePaste } from '../../src/google/rclone-paste.ts';
 import { startFakeGoogle, type FakeGoogle } from '../fakes/google-remote.ts';
 import { rcloneContinue, rcloneCreate, rcloneDump, rcloneShow } from '../helpers/rclone.ts';
 import { CLI, tempDir } from '../helpers/relay.ts';

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { advancedDriveOptions } from '../../src/rclone/drive-options.ts';
+import { advancedDriveOptions } from '../../src/google/rclone-drive-options.ts';
 import { startFakeGoogle, type FakeGoogle } from '../fakes/google-remote.ts';
 import { rcloneAuthorizeLine, rcloneContinue, rcloneCreate, rcloneDump, rcloneListRemotes, rcloneShow } from '../helpers/rclone.ts';
 import { CLI, ROOT, tempDir } from '../helpers/relay.ts';

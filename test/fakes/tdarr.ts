@@ -11,6 +11,9 @@ import { RecordingServer, type FakeAnswer, type RecordedCall } from './recording
  * `libraries` holds each library's folder: a scanFindNew or scanFresh of another path makes that path the
  * library's folder, as Tdarr's author says it does (HaveAGitGat/Tdarr #577: the library "loses history and thinks
  * that is the new library path"; scan a subfolder's files with scanFolderWatcher instead).
+ * `POST /api/v2/cruddb` with `{"data": {"collection": "LibrarySettingsJSONDB", "mode": "getById", "docID"}}` answers
+ * that library's settings document (`_id`, `name`, `folder` its source folder, ...), as scripts driving Tdarr's API
+ * read it. What Tdarr answers for an unknown id is not documented: the fake answers an empty body, which is not JSON.
  */
 export class FakeTdarr extends RecordingServer {
   readonly scans: Array<{ dbID: string; mode: string; arrayOrPath: string | string[] }> = [];
@@ -37,6 +40,13 @@ export class FakeTdarr extends RecordingServer {
       this.scans.push({ dbID, mode, arrayOrPath: arrayOrPath as string | string[] });
       if (mode !== 'scanFolderWatcher' && arrayOrPath !== '') this.libraries[dbID] = arrayOrPath as string;
       return { status: 200, body: 'OK' };
+    }
+    if (call.method === 'POST' && call.path === '/api/v2/cruddb') {
+      const data = ((call.body as { data?: Record<string, unknown> } | undefined)?.data ?? {}) as Record<string, unknown>;
+      if (data.collection !== 'LibrarySettingsJSONDB' || data.mode !== 'getById' || typeof data.docID !== 'string') return { status: 400, body: { message: 'unsupported cruddb request' } };
+      const folder = Object.hasOwn(this.libraries, data.docID) ? this.libraries[data.docID] : undefined;
+      if (folder === undefined) return { status: 200 };
+      return { status: 200, body: { _id: data.docID, name: `Library ${data.docID}`, folder, cache: '/temp', output: '', processLibrary: true, folderWatching: false } };
     }
     return { status: 404, body: { message: `Route ${call.method}:${call.path} not found`, error: 'Not Found', statusCode: 404 } };
   }

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { TokenFileSource } from '../../src/google/auth.ts';
 import { DriveClient } from '../../src/google/drive-client.ts';
 import { RcloneRemoteSource } from '../../src/google/rclone-remote.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../src/config/schema.ts';
 import { relayConfig } from '../../src/config/named-targets.ts';
-import { silentLogger, type Logger } from '../../src/log.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import type { FolderProbe } from '../../src/paths/folder.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { QueueStore } from '../../src/queue/store.ts';
@@ -33,7 +33,7 @@ export async function buildTestApp(
   const parsed = relayConfig(configSchema.parse({ SERVER_PASS: SECRET, SERVER_SCAN_DELAY: 60, ...config }) as FileConfig);
   const store = new QueueStore(join(dir, 'queue.db'));
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
-  const intake = new QueueIntake(store, () => timing);
+  const intake = new QueueIntake(store, [], () => timing);
   const { log = silentLogger(), ...rest } = extra;
   const app = await buildApp({ config: parsed, log, intake, store, recognizers: DEFAULT_RECOGNIZERS, ...rest });
   await app.ready();

@@ -30,7 +30,8 @@ for (const m of discordMessages(dest, events)) {
 const body = fake.calls[0]!.json;
 await fake.stop();
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+// Discord drops a markdown escape's backslash when it shows the text (notify/services/discord.ts escapes).
+const esc = (s: string) => s.replace(/\\(.)/g, '$1').replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 const hex = (n: number) => `#${n.toString(16).padStart(6, '0')}`;
 const embeds = (body.embeds as Array<{ title: string; description: string; color: number; timestamp: string }>)
   .map((e) => `<div class="embed" style="border-color:${hex(e.color)}"><div class="title">${esc(e.title)}</div><div class="desc">${esc(e.description).replace(/\n/g, '<br>')}</div><div class="foot">${new Date(e.timestamp).toUTCString()}</div></div>`)

@@ -6,9 +6,10 @@ import { configSchema, type Config, type FileConfig } from '../../src/config/sch
 import { legacyPlexTarget, namedTargets } from '../../src/config/named-targets.ts';
 import { plexSettings, type PlexSettings } from '../../src/targets/plex/settings.ts';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/core/logger.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { QueueStore } from '../../src/queue/store.ts';
+import type { QueueBackend } from '../../src/queue/backend.ts';
 import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
 import { PlexDatabase } from '../../src/targets/plex/database.ts';
 import { RcloneRc } from '../../src/targets/plex/rclone-rc.ts';
@@ -129,6 +130,31 @@ export function runQueue(targets: Target[], opts: { concurrency?: number; log?: 
     async close() {
       await scheduler.stop();
       store.close();
+    },
+  };
+}
+
+/**
+ * runQueue over any store (SQLite or PostgreSQL, from bothStores()): a running scheduler, and an enqueue that
+ * answers with the scan's id once it is queued. The caller's bothStores() closes a PostgreSQL store.
+ */
+export async function runQueueOn(
+  store: QueueBackend,
+  targets: Target[],
+  opts: { concurrency?: number; log?: Logger } = {},
+): Promise<{ store: QueueBackend; scheduler: Scheduler; enqueue: (folder: string, files?: string[], extra?: Record<string, unknown>) => Promise<number>; close: () => Promise<void> }> {
+  const scheduler = new Scheduler(store, targets, opts.log ?? pino({ level: 'silent' }), { concurrency: opts.concurrency ?? 4, retryBaseMs: 50, retryMaxMs: 200 });
+  await scheduler.start();
+  return {
+    store,
+    scheduler,
+    async enqueue(folder, files = [], extra = {}) {
+      const [r] = await store.enqueueMany([{ folder, files, source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 0, ...extra } as any], { delayMs: 0, maxMs: 0 });
+      scheduler.poke();
+      return r!.id;
+    },
+    async close() {
+      await scheduler.stop();
     },
   };
 }

@@ -236,6 +236,13 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
   });
 }
 
+/** `p`, or a failure naming `what` after `ms`: bounds a promise the code under test might never settle. */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** Polls until `check` returns a truthy value or the time runs out (bounded). */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
   const until = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import { startRelay, type Relay, type RelayOptions } from '../../src/server/run.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { tempDir } from './relay.ts';

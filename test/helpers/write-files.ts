@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { writeConfigFile } from '../../src/config/load.ts';
 import { writeTokenFile } from '../../src/google/token-file.ts';
-import { writeRcloneConf } from '../../src/rclone/conf.ts';
+import { writeRcloneConf } from '../../src/google/rclone-conf.ts';
 
 const dir = process.argv[2]!;
 writeConfigFile(join(dir, 'config.json'), { SERVER_PASS: 'x' });

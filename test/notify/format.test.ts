@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../src/core/events.ts';
 import type { ScanItem } from '../../src/core/scan.ts';
 import { postMessage } from '../../src/notify/http.ts';
 import { maskUrl, scrub } from '../../src/notify/mask.ts';
-import { discordMessages } from '../../src/notify/services/discord.ts';
+import { discordMessages, escapeMarkdown } from '../../src/notify/services/discord.ts';
 import { deliveryEvent } from '../../src/queue/events.ts';
 import { DiscordFake } from '../fakes/discord.ts';
 
@@ -49,6 +49,25 @@ test('a full disk reads as its reason while waiting, and as its folder when it h
   ];
   const [message] = discordMessages(dest, events);
   const embeds = JSON.parse(message!.body).embeds as Array<{ title: string; description: string }>;
-  assert.deepEqual(embeds.map((e) => [e.title, e.description]), [['Waiting', reason], ['Recovered', 'room on /mnt/unionfs back after 3 min']]);
+  assert.deepEqual(embeds.map((e) => [e.title, e.description]), [['Waiting', escapeMarkdown(reason)], ['Recovered', 'room on /mnt/unionfs back after 3 min']]);
+  assert.equal((await postMessage(dest, message!)).kind, 'sent');
+});
+
+test('issue 47 item 10: Discord shows titles, paths and reasons as text: no link, no heading, no list, no bare URL link', async () => {
+  const dest = notificationSchema.parse({ TYPE: 'discord', URL: discord.webhookUrl });
+  const events: StoredEvent[] = [
+    { id: 1, kind: 'failed', at: 1000, target: 'plex', title: '[Plex token expired](https://evil.example)', folder: '/data/TV/# Heading', reason: 'see https://evil.example/login' },
+    { id: 2, kind: 'failed', at: 1000, target: 'plex', folder: '/data/TV/x', reason: 'line one\n# big heading\n- a list\n1. numbered\n> quote *bold* __under__ `code` ||spoiler||' },
+  ];
+  const [message] = discordMessages(dest, events);
+  const description = (JSON.parse(message!.body).embeds as Array<{ description: string }>)[0]!.description;
+  // What Discord's markdown would act on, unescaped: a masked link, a bare URL, a heading, a list, a quote, emphasis.
+  const unescaped = (re: RegExp) => new RegExp(`(?<!\\\\)${re.source}`, 'm').test(description);
+  assert.ok(!unescaped(/\]\(/) && !unescaped(/\[/), description);
+  assert.ok(!unescaped(/https?:\/\//), description);
+  assert.ok(!/^\s*(#|[-+] |\d+\. |>)/m.test(description), description);
+  assert.ok(!unescaped(/\*/) && !unescaped(/_/) && !unescaped(/`/) && !unescaped(/\|/), description);
+  // The words are all still there, in order, once the escapes are dropped as Discord drops them.
+  assert.match(description.replace(/\\(.)/g, '$1'), /\[Plex token expired\]\(https:\/\/evil\.example\) — \/data\/TV\/# Heading/);
   assert.equal((await postMessage(dest, message!)).kind, 'sent');
 });

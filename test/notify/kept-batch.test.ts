@@ -14,7 +14,7 @@ import { QueueStore } from '../../src/queue/store.ts';
 import { DiscordFake } from '../fakes/discord.ts';
 import type { NotifyCall } from '../fakes/notify-services.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
-import { spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { spawnRelay, tempDir, waitFor, within, type RelayProcess } from '../helpers/relay.ts';
 
 // Issue 52, item 6: a batch of Discord messages got a 429 on message 2, then a kill -9 and a restart sent message 1
 // again: how many messages were taken was kept only in memory. It is now kept with the destination's cursor.
@@ -23,15 +23,6 @@ import { spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/rela
 const TWELVE: NotifyEvent[] = Array.from({ length: 12 }, (_, i) => ({ kind: 'scanned', at: Date.now(), target: `server${i}`, folder: `/data/Movies/Movie ${i}` }));
 const embeds = (calls: NotifyCall[]) => calls.map((c) => [c.status, c.json.embeds.length]);
 const titles = (calls: NotifyCall[]) => calls.filter((c) => c.status === 204).flatMap((c) => c.json.embeds.map((e: { title: string }) => e.title as string));
-
-async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('a Discord batch taken in part is not sent again after a restart', () => {
   let cluster: PgCluster;

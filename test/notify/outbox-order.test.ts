@@ -9,6 +9,7 @@ import { addEvents } from '../../src/queue/pg/outbox.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { JsonReceiverFake, type NotifyCall } from '../fakes/notify-services.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
+import { within } from '../helpers/relay.ts';
 
 // Issue 52, item 1: outbox ids come from a sequence, and transactions on different connections commit out of id
 // order. A sender that read "id > cursor" and moved its cursor to the highest id it read never sent a lower id that
@@ -18,16 +19,6 @@ import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 const hook = (url: string) => ({ hook: notificationSchema.parse({ TYPE: 'json', URL: url, BATCH_SECONDS: 0 }) });
 const scanned = (i: number): NotifyEvent => ({ kind: 'scanned', at: Date.now(), target: 'plex', folder: `/data/Movies/Movie ${i}` });
 const folders = (calls: NotifyCall[]) => calls.filter((c) => c.status === 200).flatMap((c) => c.json.events.map((e: NotifyEvent) => e.folder as string));
-
-/** Resolves when `p` does; fails after `ms` with `what` (the old sender never sends the skipped event). */
-async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('the PostgreSQL outbox with writers committing out of id order', () => {
   let cluster: PgCluster;

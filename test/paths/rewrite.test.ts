@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli, tempDir } from '../helpers/relay.ts';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { expandGoTemplate, mapIncomingPath, placeRewriter, rewriteFirstMatch, rewritePath } from '../../src/paths/rewrite.ts';
 import type { Intent } from '../../src/intake/intent.ts';
@@ -220,7 +220,7 @@ describe('placeRewriter: REWRITE_MODE first (autoscan) and all (autopulse)', () 
 describe('every target kind honours REWRITE_MODE (the path each one is sent)', () => {
   test('plex, jellyfin, emby, tdarr, command, sonarr: "all" runs the chain, "first" stops', async () => {
     const { buildTargets } = await import('../../src/targets/index.ts');
-    const { silentLogger } = await import('../../src/log.ts');
+    const { silentLogger } = await import('../../src/core/logger.ts');
     const chain = [
       { from: '^/downloads/', to: '/media/' },
       { from: '^/media/tv/(.*)$', to: '/data/TV/$1' },

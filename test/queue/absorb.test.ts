@@ -1,31 +1,32 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { scanRequestSchema, type ScanItem, type ScanRequest, type Target, type DeliveryResult } from '../../src/core/scan.ts';
-import { QueueStore } from '../../src/queue/store.ts';
-import { runQueue } from '../helpers/plex-target.ts';
+import { runQueueOn } from '../helpers/plex-target.ts';
 import { waitFor } from '../helpers/relay.ts';
+import { bothStores } from '../helpers/both-stores.ts';
+
+const { stores } = bothStores();
 
 const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });
 const ROOTS = ['/data/Movies', '/data/TV', '/data/TV/Anime'];
 
-describe('absorption and library roots', () => {
-  test('a folder above a library root never absorbs the pending scans below the root', () => {
-    const s = new QueueStore(':memory:');
+for (const [storeName, openStore] of stores) describe(`absorption and library roots (${storeName})`, () => {
+  test('a folder above a library root never absorbs the pending scans below the root', async () => {
+    const s = await openStore();
     const timing = { delayMs: 60_000, maxMs: 0, roots: ROOTS };
-    s.enqueueMany([req('/data/TV/Dark/Season 01'), req('/data/Movies/Heat')], timing, 1000);
-    const [above] = s.enqueueMany([req('/data')], timing, 2000);
+    await s.enqueueMany([req('/data/TV/Dark/Season 01'), req('/data/Movies/Heat')], timing, 1000);
+    const [above] = await s.enqueueMany([req('/data')], timing, 2000);
     assert.equal(above!.status, 'queued');
-    assert.equal(s.countOpen(), 3);
+    assert.equal(await s.countOpen(), 3);
     // Nor does a request inside a library merge into a pending folder above its root.
-    const [inside] = s.enqueueMany([req('/data/Movies/Up')], timing, 3000);
+    const [inside] = await s.enqueueMany([req('/data/Movies/Up')], timing, 3000);
     assert.equal(inside!.status, 'queued');
     assert.equal(inside!.folder, '/data/Movies/Up');
     // Nested libraries are roots too: a TV scan does not take in the Anime library's scans.
-    s.enqueueMany([req('/data/TV/Anime/Show')], timing, 3000);
-    const [tv] = s.enqueueMany([req('/data/TV')], timing, 4000);
-    assert.deepEqual(s.view.listOpen().map((e) => e.folder).sort(), ['/data', '/data/Movies/Heat', '/data/Movies/Up', '/data/TV', '/data/TV/Anime/Show']);
-    assert.equal(s.view.get(tv!.id)!.requests, 2, 'Dark/Season 01 is inside the TV root and merged');
-    s.close();
+    await s.enqueueMany([req('/data/TV/Anime/Show')], timing, 3000);
+    const [tv] = await s.enqueueMany([req('/data/TV')], timing, 4000);
+    assert.deepEqual((await s.view.listOpen()).map((e) => e.folder).sort(), ['/data', '/data/Movies/Heat', '/data/Movies/Up', '/data/TV', '/data/TV/Anime/Show']);
+    assert.equal((await s.view.get(tv!.id))!.requests, 2, 'Dark/Season 01 is inside the TV root and merged');
   });
 
   test('no request is lost: when a scan that absorbed others fails for good, the absorbed scans are delivered on their own', async () => {
@@ -39,24 +40,26 @@ describe('absorption and library roots', () => {
       },
       available: async () => ({ ok: true }),
     };
-    const q = runQueue([target]);
+    const q = await runQueueOn(await openStore(), [target]);
     try {
-      // Library roots unknown (the server was down): "/" is accepted and takes in the pending scans below it.
-      const later = { delayMs: 60_000, maxMs: 0 };
-      q.store.enqueueMany([req('/data/TV/Dark/Season 01', { files: ['/data/TV/Dark/Season 01/e1.mkv'] }), req('/data/Movies/Heat', { event: 'Upgrade' })], later);
-      const [root] = q.store.enqueueMany([req('/')], { delayMs: 0, maxMs: 0 });
+      // Library roots unknown (the server was down): "/" is accepted and takes in the pending scans below it. All are
+      // due at once: a merged scan waits for the latest of its requests' due times (queue/coalesce.ts mergedDueAt),
+      // and nothing runs between these enqueues, so nothing is delivered before "/" takes them in.
+      const later = { delayMs: 0, maxMs: 0 };
+      await q.store.enqueueMany([req('/data/TV/Dark/Season 01', { files: ['/data/TV/Dark/Season 01/e1.mkv'] }), req('/data/Movies/Heat', { event: 'Upgrade' })], later);
+      const [root] = await q.store.enqueueMany([req('/')], { delayMs: 0, maxMs: 0 });
       assert.equal(root!.status, 'merged');
-      assert.equal(q.store.countOpen(), 1);
+      assert.equal(await q.store.countOpen(), 1);
       q.scheduler.poke();
       await waitFor(() => seen.length >= 3, 10_000, 'the absorbed scans delivered after "/" failed');
       assert.deepEqual(seen.slice(1).sort(), ['/data/Movies/Heat', '/data/TV/Dark/Season 01']);
-      await waitFor(() => q.store.countOpen() === 0, 10_000, 'queue drained');
-      const heat = q.store.view.listHistory().find((e) => e.folder === '/data/Movies/Heat')!;
+      await waitFor(async () => await q.store.countOpen() === 0, 10_000, 'queue drained');
+      const heat = (await q.store.view.listHistory()).find((e) => e.folder === '/data/Movies/Heat')!;
       assert.equal(heat.status, 'done');
       assert.equal(heat.upgrade, true, 'what the absorbed request was is kept');
-      const dark = q.store.view.listHistory().find((e) => e.folder === '/data/TV/Dark/Season 01')!;
+      const dark = (await q.store.view.listHistory()).find((e) => e.folder === '/data/TV/Dark/Season 01')!;
       assert.deepEqual(dark.files, ['/data/TV/Dark/Season 01/e1.mkv']);
-      assert.equal(q.store.view.get(root!.id)!.status, 'failed');
+      assert.equal((await q.store.view.get(root!.id))!.status, 'failed');
     } finally {
       await q.close();
     }
@@ -72,13 +75,13 @@ describe('absorption and library roots', () => {
       },
       available: async () => ({ ok: true }),
     };
-    const q = runQueue([target]);
+    const q = await runQueueOn(await openStore(), [target]);
     try {
       const later = { delayMs: 60_000, maxMs: 0 };
-      const [top] = q.store.enqueueMany([req('/data')], later);
-      const [below] = q.store.enqueueMany([req('/data/TV/Show')], later);
+      const [top] = await q.store.enqueueMany([req('/data')], later);
+      const [below] = await q.store.enqueueMany([req('/data/TV/Show')], later);
       assert.equal(below!.id, top!.id, 'merged into the pending folder above');
-      q.store.retryNow(top!.id);
+      await q.store.retryNow(top!.id);
       q.scheduler.poke();
       await waitFor(() => seen.includes('/data/TV/Show'), 10_000, 'the merged request delivered on its own');
     } finally {

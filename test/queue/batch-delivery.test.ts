@@ -27,6 +27,7 @@ after(() => cluster?.destroy());
 
 async function setup(concurrency: number, open: () => Promise<QueueBackend> = async () => new QueueStore(':memory:')) {
   const tdarr = await new FakeTdarr().start();
+  tdarr.libraries.lib = '/data'; // the library's folder: the scans below are in it
   const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
   const store = await open();
   const targets = [createTdarrTarget('tdarr', tdarrTargetSchema.parse({ TYPE: 'tdarr', URL: tdarr.url, DB_ID: 'lib' }), silent), mediaBrowserTarget('jellyfin', jellyfin.url, 'jf-key', silent, undefined, 'jf')];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { NormalizedScanRequest } from '../../src/core/scan.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';

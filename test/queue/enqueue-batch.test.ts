@@ -5,6 +5,9 @@ import fc from 'fast-check';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { tempDir } from '../helpers/relay.ts';
+import { bothStores } from '../helpers/both-stores.ts';
+
+const { stores } = bothStores();
 
 // One enqueue transaction merges in memory and writes each pending scan once (EnqueueBatch). Whatever a
 // burst holds, the queue must end exactly as if every request had been committed on its own.
@@ -55,17 +58,16 @@ test('a burst committed in one transaction leaves the queue as one commit per re
   );
 });
 
-test('a burst of 1,000 requests for one folder is one scan counting 1,000 requests', () => {
-  const store = new QueueStore(join(tempDir('scanrelay-batch-'), 'queue.db'));
+for (const [storeName, openStore] of stores) test(`a burst of 1,000 requests for one folder is one scan counting 1,000 requests (${storeName})`, async () => {
+  const store = await openStore();
   const requests = Array.from({ length: 1000 }, (_, i) => normalize({ folder: '/tv/Dark/Season 01', file: i % 2 ? 'a.mkv' : 'b.mkv', priority: i === 500 ? -1 : 2, updateType: 'Created' }));
-  const results = store.enqueueMany(requests, { delayMs: 5_000, maxMs: 0 }, 1_000);
+  const results = await store.enqueueMany(requests, { delayMs: 5_000, maxMs: 0 }, 1_000);
   assert.equal(new Set(results.map((r) => r.id)).size, 1);
   assert.equal(results[0]!.status, 'queued');
   assert.ok(results.slice(1).every((r) => r.status === 'merged'));
-  const [entry] = store.view.listOpen();
+  const [entry] = await store.view.listOpen();
   assert.equal(entry!.requests, 1000);
   // The most urgent request decides: lower numbers go first (plex_autoscan threads.py:11-40).
   assert.equal(entry!.priority, -1);
   assert.deepEqual(entry!.files, ['/tv/Dark/Season 01/a.mkv', '/tv/Dark/Season 01/b.mkv']);
-  store.close();
 });

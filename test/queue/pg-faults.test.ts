@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { silentLogger, type Logger } from '../../src/log.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
-import { UserError } from '../../src/config/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { scanRequestSchema, type NormalizedScanRequest } from '../../src/core/scan.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
@@ -36,6 +36,20 @@ describe('redactUrl: every form of password node-postgres accepts is hidden', ()
     test(form, () => {
       assert.equal(redactUrl(url), shown);
       assert.ok(!redactUrl(url).includes(PW) && !redactUrl(url).includes('tail'));
+    });
+  }
+
+  // Issue 47 item 10: node-postgres reads "relay:p@hunter2#rest@db" as host "hunter2", and its connection error
+  // ("getaddrinfo ENOTFOUND hunter2") showed that piece of the password. Refused before any connection.
+  for (const c of ['#', '/', '?']) {
+    test(`a start error for an unencoded ${c} after an @ in the password shows no piece of it`, async () => {
+      const url = `postgres://relay:pw@hunter2${c}rest-of-it@127.0.0.1:${cluster.port}/queue`;
+      await assert.rejects(PgQueueStore.open({ url, relayId: 'relay-a' }), (err: Error) => {
+        assert.ok(err instanceof UserError, String(err));
+        assert.ok(!/hunter2|rest-of-it/.test(err.message), err.message);
+        assert.match(err.message, new RegExp(`its password holds an unencoded "\\${c}"[^]*percent-encode`));
+        return true;
+      });
     });
   }
   test('a URL without a password is shown as it is', () => {
@@ -160,7 +174,7 @@ test('one request the store refuses fails alone: its batch is committed again wi
       return store.enqueueMany(requests, ...rest);
     },
   });
-  const intake = new QueueIntake(poisoned, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const intake = new QueueIntake(poisoned, [], () => ({ delayMs: 60_000, maxMs: 0 }));
   try {
     const folders = ['/data/TV/A', '/data/TV/Poison', '/data/TV/B', '/data/TV/C'];
     const answers = await Promise.allSettled(folders.map((folder) => intake.enqueue([scanRequestSchema.parse({ folder, source: 'Sonarr' })])));

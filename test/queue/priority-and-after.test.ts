@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DeliveryResult, ScanItem, Target } from '../../src/core/scan.ts';
 import { resolveIntent } from '../../src/intake/resolve.ts';
-import { runQueue, testConfig } from '../helpers/plex-target.ts';
+import { runQueueOn, testConfig } from '../helpers/plex-target.ts';
 import { waitFor } from '../helpers/relay.ts';
+import { bothStores } from '../helpers/both-stores.ts';
+
+const { stores } = bothStores();
 
 /** A target that records the order it is asked to deliver in and answers with `answer`. */
 function recordingTarget(name: string, answer: (item: ScanItem) => DeliveryResult | Promise<DeliveryResult> = () => ({ outcome: 'done' })): Target & { seen: string[] } {
@@ -19,7 +22,7 @@ function recordingTarget(name: string, answer: (item: ScanItem) => DeliveryResul
   };
 }
 
-describe('SERVER_SCAN_PRIORITIES', () => {
+for (const [storeName, openStore] of stores) describe(`SERVER_SCAN_PRIORITIES (${storeName})`, () => {
   const config = testConfig({
     SERVER_PATH_MAPPINGS: { '/data/TV/': ['/tv/'], '/data/Movies/': ['/movies/'], '/data/Music/': ['/music/'] },
     SERVER_SCAN_PRIORITIES: { '1': ['/tv/'], '3': ['/MUSIC/', '/tv/'] },
@@ -29,7 +32,7 @@ describe('SERVER_SCAN_PRIORITIES', () => {
     return out && 'request' in out ? out.request.priority : undefined;
   };
 
-  test('the first case-insensitive substring match of the scanned folder gives the priority; no match is 0', () => {
+  test('the first case-insensitive substring match of the scanned folder gives the priority; no match is 0', async () => {
     assert.equal(priorityOf('/tv/Dark/Season 01/e1.mkv'), 1);
     assert.equal(priorityOf('/music/Band/Album/t.flac'), 3);
     assert.equal(priorityOf('/movies/Heat (1995)/Heat.mkv'), 0);
@@ -39,10 +42,10 @@ describe('SERVER_SCAN_PRIORITIES', () => {
   // entry gets 0 (utils.py:168-178), so unmatched paths go before every path listed with a positive number.
   test('lower numbers are delivered first when several items are due; unmatched (0) before listed positive numbers', async () => {
     const target = recordingTarget('plex');
-    const q = runQueue([target], { concurrency: 1 });
+    const q = await runQueueOn(await openStore(), [target], { concurrency: 1 });
     try {
       // Enqueued in one go so all are due before the first tick.
-      q.store.enqueueMany(
+      await q.store.enqueueMany(
         [
           { folder: '/data/Movies/A', files: [], source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 0 },
           { folder: '/data/Music/B', files: [], source: 'Manual', event: 'Manual', updateType: 'Modified', priority: 3 },
@@ -59,7 +62,7 @@ describe('SERVER_SCAN_PRIORITIES', () => {
   });
 });
 
-describe('after-delivery steps (scheduler hook)', () => {
+for (const [storeName, openStore] of stores) describe(`after-delivery steps (scheduler hook) (${storeName})`, () => {
   test('run after the delivery is recorded, never hold back other deliveries, and their outcome replaces the detail', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -68,16 +71,16 @@ describe('after-delivery steps (scheduler hook)', () => {
         ? { outcome: 'done', detail: 'sent, completion unknown', after: async () => (await gate, 'completed') }
         : { outcome: 'done', detail: 'plain' },
     );
-    const q = runQueue([target], { concurrency: 1 });
+    const q = await runQueueOn(await openStore(), [target], { concurrency: 1 });
     try {
-      const a = q.enqueue('/data/A');
-      await waitFor(() => q.store.view.get(a)!.status === 'done', 10_000, 'A recorded');
-      assert.equal(q.store.view.get(a)!.deliveries[0]!.detail, 'sent, completion unknown');
-      const b = q.enqueue('/data/B');
-      await waitFor(() => q.store.view.get(b)!.status === 'done', 10_000, 'B delivered while A waits');
+      const a = await q.enqueue('/data/A');
+      await waitFor(async () => (await q.store.view.get(a))!.status === 'done', 10_000, 'A recorded');
+      assert.equal((await q.store.view.get(a))!.deliveries[0]!.detail, 'sent, completion unknown');
+      const b = await q.enqueue('/data/B');
+      await waitFor(async () => (await q.store.view.get(b))!.status === 'done', 10_000, 'B delivered while A waits');
       release();
       await q.scheduler.afterStepsSettled();
-      assert.equal(q.store.view.get(a)!.deliveries[0]!.detail, 'completed');
+      assert.equal((await q.store.view.get(a))!.deliveries[0]!.detail, 'completed');
     } finally {
       await q.close();
     }
@@ -89,16 +92,15 @@ describe('after-delivery steps (scheduler hook)', () => {
       detail: 'sent',
       after: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
     }));
-    const q = runQueue([target]);
-    const a = q.enqueue('/data/A');
-    await waitFor(() => q.store.view.get(a)!.status === 'done', 10_000, 'recorded');
+    const q = await runQueueOn(await openStore(), [target]);
+    const a = await q.enqueue('/data/A');
+    await waitFor(async () => (await q.store.view.get(a))!.status === 'done', 10_000, 'recorded');
     await q.scheduler.stop();
-    assert.equal(q.store.view.get(a)!.deliveries[0]!.detail, 'sent; scanrelay stopped before the after-scan steps ended');
-    q.store.close();
+    assert.equal((await q.store.view.get(a))!.deliveries[0]!.detail, 'sent; scanrelay stopped before the after-scan steps ended');
   });
 });
 
-describe('one delivery at a time for a serial target (Plex)', () => {
+for (const [storeName, openStore] of stores) describe(`one delivery at a time for a serial target (Plex) (${storeName})`, () => {
   test('Plex gets one scan at a time, its after-steps included; Jellyfin keeps its own delivery meanwhile', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -117,10 +119,10 @@ describe('one delivery at a time for a serial target (Plex)', () => {
       available: async () => ({ ok: true }),
     };
     const jellyfin = recordingTarget('jellyfin');
-    const q = runQueue([plex, jellyfin], { concurrency: 8 });
+    const q = await runQueueOn(await openStore(), [plex, jellyfin], { concurrency: 8 });
     try {
       const base = { files: [] as string[], source: 'Manual' as const, event: 'Manual', updateType: 'Modified' as const, priority: 0 };
-      q.store.enqueueMany(['/data/A', '/data/B', '/data/C'].map((folder) => ({ ...base, folder })), { delayMs: 0, maxMs: 0 });
+      await q.store.enqueueMany(['/data/A', '/data/B', '/data/C'].map((folder) => ({ ...base, folder })), { delayMs: 0, maxMs: 0 });
       q.scheduler.poke();
       await waitFor(() => jellyfin.seen.length === 3, 10_000, 'Jellyfin got all three while Plex is busy');
       assert.deepEqual(plex.seen, ['/data/A'], 'Plex holds the next scan until the first one has ended');

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
-import { scanRequestSchema } from '../../src/core/scan.ts';
-import { silentLogger } from '../../src/log.ts';
+import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { QueueIntake } from '../../src/queue/intake.ts';
+import { relayRoutes } from '../../src/queue/route.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { RelayRegistry } from '../../src/queue/pg/relays.ts';
 import type { DeliveryRow, QueueEntry } from '../../src/queue/types.ts';
@@ -88,7 +91,7 @@ async function startRelay(url: string, relayId: string, targets: Target[], opts:
   return relay;
 }
 
-const req = (folder: string) => scanRequestSchema.parse({ folder, source: 'Manual' });
+const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });
 const NOW = { delayMs: 0, maxMs: 0 };
 
 /** Requests due at once, taken by each relay in turn (as webhooks spread over relays). */
@@ -292,6 +295,63 @@ describe('relays with different targets on one PostgreSQL queue', () => {
     await waitFor(async () => (await statusOf(media.store, '/data/TV/Old Name')) === 'done', 10_000, 'the old delivery to go');
     assert.deepEqual(plex.scans, ['/data/TV/Old Name']);
     await media.stop();
+  });
+});
+
+describe('where a relay routes a request when the relays sharing its queue have other targets', () => {
+  /** The intake `scanrelay server` builds for a relay with these targets and config (server/run.ts). */
+  const intakeOf = (relay: InRelay, targets: Target[], config: Record<string, unknown> = {}) =>
+    new QueueIntake(relay.store, relayRoutes(parseConfig({ SERVER_PASS: 'a-long-enough-secret-for-tests', ...config }).config, targets), () => NOW, () => relay.scheduler.poke());
+  const deliveredTo = async (store: PgQueueStore, folder: string) =>
+    (await store.view.listHistory({ text: folder })).find((e) => e.folder === folder)?.deliveries.map((d) => `${d.label} ${d.status}`).sort();
+
+  test("relay A with Plex only, relay B with Jellyfin only: a request to A reaches A's Plex and B's Jellyfin; A's Plex EXCLUDE leaves Plex out, not Jellyfin; no other name is made up", async () => {
+    const url = await cluster.createDatabase();
+    const plex = new Server('plex-a', 'A Plex');
+    const jellyfin = new Server('jellyfin-b', 'B Jellyfin');
+    const b = await startRelay(url, 'relay-b', [targetFor(jellyfin, 'jellyfin')]);
+    const aTargets = [targetFor(plex, 'plex')];
+    const a = await startRelay(url, 'relay-a', aTargets);
+    const intake = intakeOf(a, aTargets, { PLEX_ENABLED: false, TARGETS: { plex: { TYPE: 'plex', URL: 'http://127.0.0.1:32400', EXCLUDE: ['/Music/'] } } });
+    const [tv, music, emby] = await intake.enqueue([req('/data/TV/Both Servers'), req('/data/Music/Only Jellyfin'), req('/data/TV/Emby Asked', { targets: ['emby'] })]);
+    assert.equal(tv!.status, 'queued');
+    // Plex excludes it, Jellyfin (whose filters A cannot know) takes it: queued, not answered unrouted.
+    assert.equal(music!.status, 'queued');
+    // A trigger that asks for a target no relay of the queue has: nothing to route to.
+    assert.equal(emby!.status, 'unrouted');
+    await waitFor(
+      async () => (await statusOf(a.store, '/data/TV/Both Servers')) === 'done' && (await statusOf(a.store, '/data/Music/Only Jellyfin')) === 'done',
+      15_000,
+      'both scans to finish',
+    );
+    assert.deepEqual(plex.scans, ['/data/TV/Both Servers']);
+    assert.deepEqual([...jellyfin.scans].sort(), ['/data/Music/Only Jellyfin', '/data/TV/Both Servers']);
+    // Exactly these deliveries: none for a name neither relay has.
+    assert.deepEqual(await deliveredTo(a.store, '/data/TV/Both Servers'), ['jellyfin (B Jellyfin) done', 'plex (A Plex) done']);
+    assert.deepEqual(await deliveredTo(a.store, '/data/Music/Only Jellyfin'), ['jellyfin (B Jellyfin) done']);
+    assert.equal((await a.store.view.listHistory({ text: '/data/TV/Emby Asked' })).length, 0);
+    await a.stop();
+    await b.stop();
+  });
+
+  test("a relay that joins the queue after A started: A's requests reach its target from A's next renewal, and stay A's alone before", async () => {
+    const url = await cluster.createDatabase();
+    const plex = new Server('plex-a', 'A Plex');
+    const jellyfin = new Server('jellyfin-b', 'B Jellyfin');
+    const aTargets = [targetFor(plex, 'plex')];
+    const a = await startRelay(url, 'relay-a', aTargets);
+    const intake = intakeOf(a, aTargets);
+    await intake.enqueue([req('/data/TV/Alone')]);
+    await waitFor(async () => (await statusOf(a.store, '/data/TV/Alone')) === 'done', 10_000, 'the first scan to finish');
+    const b = await startRelay(url, 'relay-b', [targetFor(jellyfin, 'jellyfin')]);
+    await waitFor(() => a.store.shared.peerTargets().includes('jellyfin'), 10_000, "A to learn B's Jellyfin at a renewal");
+    await intake.enqueue([req('/data/TV/Together')]);
+    await waitFor(async () => (await statusOf(a.store, '/data/TV/Together')) === 'done', 15_000, 'the second scan to finish');
+    assert.deepEqual(plex.scans, ['/data/TV/Alone', '/data/TV/Together']);
+    assert.deepEqual(jellyfin.scans, ['/data/TV/Together']);
+    assert.deepEqual(await deliveredTo(a.store, '/data/TV/Alone'), ['plex (A Plex) done']);
+    await a.stop();
+    await b.stop();
   });
 });
 

@@ -5,10 +5,12 @@ import pino from 'pino';
 import { formatQueue, queueLine } from '../../src/cli/queue.ts';
 import { scanRequestSchema, type DeliveryResult, type ScanItem, type Target } from '../../src/core/scan.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
-import { QueueStore } from '../../src/queue/store.ts';
 import { scanView } from '../../src/server/dashboard/data.ts';
 import { renderQueue } from '../../src/server/dashboard/render.ts';
 import { tempDir, waitFor } from '../helpers/relay.ts';
+import { bothStores } from '../helpers/both-stores.ts';
+
+const { stores } = bothStores();
 
 // Issue 42 item 5. The user queues a scan before PLEX_TOKEN is set; it fails and waits out its 5 min back-off
 // (README: a setting to change is retried every 5 min). They set the token and restart: the README says queued
@@ -34,11 +36,11 @@ function target(answer: () => DeliveryResult): Target & { delivered: string[] } 
   };
 }
 
-test('a scan that failed for want of a token shows "waiting to retry (reason)", and is delivered at once after a restart with the token set', async () => {
+for (const [storeName, openStore] of stores) test(`a scan that failed for want of a token shows "waiting to retry (reason)", and is delivered at once after a restart with the token set (${storeName})`, async () => {
   const file = join(tempDir(), 'queue.db');
   const log = pino({ level: 'silent' });
-  const store = new QueueStore(file);
-  const [queued] = store.enqueueMany([scanRequestSchema.parse({ folder: '/data/Movies/Heat (1995)', source: 'Manual' })], { delayMs: 0, maxMs: 0 });
+  const store = await openStore();
+  const [queued] = await store.enqueueMany([scanRequestSchema.parse({ folder: '/data/Movies/Heat (1995)', source: 'Manual' })], { delayMs: 0, maxMs: 0 });
 
   // Before the token: the target answers as the Plex target does without one (slow: the 5 min back-off).
   const before = target(() => ({ outcome: 'retry', error: NO_TOKEN, slow: true }));
@@ -49,7 +51,7 @@ test('a scan that failed for want of a token shows "waiting to retry (reason)", 
   await triedOnce;
   await first.stop();
 
-  const entry = store.view.get(queued!.id)!;
+  const entry = (await store.view.get(queued!.id))!;
   assert.ok(entry.deliveries[0]!.next_at > Date.now() + 60_000, 'it waits out the back-off');
   // The dashboard, the API and `scanrelay queue` say it waits to retry, and why; not "in progress".
   const view = scanView(entry);
@@ -58,7 +60,7 @@ test('a scan that failed for want of a token shows "waiting to retry (reason)", 
   assert.match(renderQueue([view]), /<span class="badge active">waiting to retry<\/span>/);
   assert.match(renderQueue([view]), /<span data-state="waiting to retry">waiting to retry \(PLEX_TOKEN is empty/);
   assert.equal(queueLine(entry).stateText, view.stateText);
-  const listed = formatQueue(file, store.view.counts(), store.view.listOpen(), Date.now());
+  const listed = formatQueue(file, await store.view.counts(), await store.view.listOpen(), Date.now());
   assert.match(listed, /\n {4}waiting to retry \(PLEX_TOKEN is empty and this machine has no Plex Media Scanner \(PLEX_SCANNER [^)]*\)\), next try \S+ \(in 5 min\), 1 attempt\(s\)/, listed);
   assert.doesNotMatch(listed, /in progress/);
 
@@ -67,10 +69,9 @@ test('a scan that failed for want of a token shows "waiting to retry (reason)", 
   const second = new Scheduler(store, [after], log, { retryMaxMs: 5 * 60_000 });
   try {
     await second.start();
-    await waitFor(() => store.view.get(queued!.id)!.status === 'done', 20_000, 'the scan delivered after the restart');
+    await waitFor(async () => (await store.view.get(queued!.id))!.status === 'done', 20_000, 'the scan delivered after the restart');
     assert.deepEqual(after.delivered, ['/data/Movies/Heat (1995)']);
   } finally {
     await second.stop();
-    store.close();
   }
 });

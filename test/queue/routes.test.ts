@@ -4,8 +4,10 @@ import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { namedTargets } from '../../src/config/named-targets.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
-import { routedTo } from '../../src/queue/pg/store.ts';
-import { routeRequest, routeTable } from '../../src/queue/route.ts';
+import { sharedReach } from '../../src/queue/pg/store.ts';
+import { deliveriesOf } from '../../src/queue/lifecycle.ts';
+import { openRoutes, routeRequest, routeTable, withPeerTargets } from '../../src/queue/route.ts';
+import { shownRoute } from '../../src/queue/state.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 
 // Issue 39: which targets a request goes to is decided once, when it is queued, and stored with its scan.
@@ -34,20 +36,48 @@ describe('the routing table (queue/route.ts routeRequest): a pure function of th
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune')), ['books', 'plex']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { files: ['/data/Movies/Heat (1995)/Heat 2160p.mkv'] })), ['plex', 'plex4k']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)/Extras', { files: ['/data/Movies/Heat (1995)/Extras/Heat 2160p.mkv'] })), ['plex']);
-    // Every target takes it: no route is stored (undefined), so it goes where every scan went before.
-    assert.equal(routeRequest(t, req('/data/Books/Dune 2160p')), undefined);
+    // Every target takes it: the route names them all (issue 49: never NULL meaning "every target").
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p')), ['books', 'plex', 'plex4k']);
     // The trigger's own list.
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune', { targets: ['books'] })), ['books']);
     assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['books'] })), []);
     assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p', { targets: ['plex4k', 'books'] })), ['books', 'plex4k']);
   });
 
-  test('on a shared queue a routed scan goes to the servers of its targets, by name, or waits by its bare name', () => {
+  test("on a shared queue the other relays' target names join the table and take every path; this relay's own names keep their filters; a feeder stays without a route", () => {
+    const t = withPeerTargets(table(), ['jellyfin', 'plex4k', 'jellyfin']);
+    // plex4k is this relay's too: its INCLUDE/EXCLUDE decide, for every relay's plex4k. jellyfin is only another's.
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)')), ['jellyfin', 'plex']);
+    assert.deepEqual(routeRequest(t, req('/data/Books/Dune 2160p')), ['books', 'jellyfin', 'plex', 'plex4k']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['jellyfin'] })), ['jellyfin']);
+    assert.deepEqual(routeRequest(t, req('/data/Movies/Heat (1995)', { targets: ['emby'] })), [], 'a name no relay has is not made up');
+    assert.deepEqual(t.map((e) => e.name), ['plex', 'books', 'plex4k', 'jellyfin']);
+    // A relay without targets stores no route: its scans reach every relay's servers.
+    assert.deepEqual(withPeerTargets([], ['jellyfin']), []);
+    assert.equal(routeRequest(withPeerTargets([], ['jellyfin']), req('/data/Movies/Heat (1995)')), undefined);
+    // Nothing from the others: the table as it was.
+    const own = openRoutes(['plex']);
+    assert.equal(withPeerTargets(own, []), own);
+  });
+
+  test('a route is shown only when it leaves a target out: one naming every target reads as before routes were stored', () => {
+    assert.equal(shownRoute(['plex'], ['plex']), null);
+    assert.equal(shownRoute(['books', 'plex', 'plex4k'], ['plex', 'plex4k', 'books']), null);
+    assert.deepEqual(shownRoute(['plex'], ['plex', 'plex4k']), ['plex']);
+    // A target since removed from the config is named.
+    assert.deepEqual(shownRoute(['gone', 'plex'], ['plex', 'plex4k']), ['gone', 'plex']);
+    assert.equal(shownRoute(undefined, ['plex']), null);
+  });
+
+  test('on a shared queue a routed scan goes to the servers of its targets, by name; a target of this relay whose server has no id yet waits by its bare name; a target no relay has fails, named', () => {
     const servers = ['jf@abc', 'plex4k@m2', 'plex@m1'];
-    assert.deepEqual(routedTo(null, servers), servers);
-    assert.deepEqual(routedTo('plex', servers), ['plex@m1']);
-    assert.deepEqual(routedTo('jf,plex4k', servers), ['jf@abc', 'plex4k@m2']);
-    assert.deepEqual(routedTo('books', servers), ['books']);
+    const reach = sharedReach(servers, ['plex', 'books']);
+    const to = (route: string | null) => deliveriesOf(route, reach, 5).map((d) => (d.error ? `${d.target}: ${d.error}` : d.target));
+    assert.deepEqual(to(null), servers);
+    assert.deepEqual(to('plex'), ['plex@m1']);
+    assert.deepEqual(to('jf,plex4k'), ['jf@abc', 'plex4k@m2']);
+    assert.deepEqual(to('books'), ['books']);
+    assert.deepEqual(to('gone,plex'), ['gone: target gone is no longer configured', 'plex@m1']);
   });
 });
 
@@ -59,7 +89,7 @@ for (const [name, open] of STORES) {
   describe(`routes stored with the scan (${name})`, () => {
     test('requests with different routes are kept apart; the same route coalesces; activation delivers to exactly the route', async () => {
       const store = await open();
-      const intake = new QueueIntake(store, () => timing, undefined, undefined, (r) => routeRequest(table(), r));
+      const intake = new QueueIntake(store, table(), () => timing);
       const [a, b, c, d, e] = await intake.enqueue([
         req('/data/Books/Dune', { targets: ['books'] }),
         req('/data/Books/Dune', { files: ['/data/Books/Dune/ch1.m4b'] }),

@@ -7,7 +7,7 @@ import { Scheduler } from '../../src/queue/scheduler.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { startPgCluster } from '../helpers/postgres.ts';
-import type { Logger } from '../../src/log.ts';
+import type { Logger } from '../../src/core/logger.ts';
 import { recordingLogger } from '../helpers/plex-target.ts';
 import { waitFor } from '../helpers/relay.ts';
 

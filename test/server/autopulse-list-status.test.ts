@@ -5,14 +5,17 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { importAutopulse } from '../../src/config/autopulse-import.ts';
-import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type FileConfig } from '../../src/config/schema.ts';
 import { relayConfig } from '../../src/config/named-targets.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import { HOLD_PREFIX, MAX_HOLDS } from '../../src/server/autopulse-holds.ts';
+import { HOLD_PREFIX, MAX_HOLDS, recordTakenOver } from '../../src/server/autopulse-holds.ts';
+import { configIntake } from '../../src/queue/intake.ts';
+import { importAutopulseQueue } from '../../src/triggers/autopulse/queue-db.ts';
+import { autopulseDb } from '../helpers/autopulse-db.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
@@ -44,7 +47,7 @@ async function relayOn(store: QueueBackend, yaml: string, extra: Record<string, 
   const { config } = importAutopulse(yaml, 'config.yaml', {});
   const parsed = relayConfig(configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as FileConfig);
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
-  const intake = new QueueIntake(store, () => timing);
+  const intake = new QueueIntake(store, [], () => timing);
   const app = await buildApp({ config: parsed, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS });
   await app.ready();
   return { app, store, close: () => app.close() };
@@ -70,11 +73,39 @@ const STORES: Array<[string, Open]> = [
   ],
 ];
 
+/** The scan a trigger's answer queued its file in: a file's event id is "<scan>-<path tag>" (autopulse-events.ts fileEventId). */
+const scanOf = (id: string) => Number.parseInt(id, 10);
+
 const manual = (r: Relay, path: string, hash?: string) =>
   r.app.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(path)}${hash ? `&hash=${hash}` : ''}`, headers: AUTH });
 
 for (const [name, open] of STORES) {
   describe(`autopulse's /status/<id> and /list on ${name}`, () => {
+    test("a row taken over from autopulse's queue keeps its uuid: /status/<uuid> answers with the scan it became, named by its trigger", async () => {
+      const { store } = await open();
+      const r = await relayOn(store, '');
+      try {
+        const { config: imported } = importAutopulse('', 'config.yaml', {});
+        const config = relayConfig(configSchema.parse({ ...imported, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined }) as FileConfig);
+        const database = join(tempDir('autopulse-takeover-'), 'autopulse.db');
+        const uuid = '6f1c2a9e-54b7-4c39-9d2e-0c8a1b7e4f21';
+        autopulseDb(database, [{ id: uuid, event_source: 'my_sonarr', file_path: '/tv/Show/Season 01/e1.mkv' }]);
+        const result = await importAutopulseQueue({ database, config, targetNames: [...config.targets.keys()], intake: configIntake(store, config) });
+        await recordTakenOver(store.meta, result.taken);
+        const status = await r.app.inject({ method: 'GET', url: `/status/${uuid}`, headers: AUTH });
+        assert.equal(status.statusCode, 200, status.body);
+        const event = status.json() as { id: string; event_source: string; file_path: string };
+        assert.equal(event.id, uuid);
+        assert.equal(event.event_source, 'my_sonarr');
+        assert.equal(event.file_path, '/tv/Show/Season 01/e1.mkv');
+        const list = await r.app.inject({ method: 'GET', url: '/list', headers: AUTH });
+        assert.deepEqual((list.json() as Array<{ event_source: string }>).map((e) => e.event_source), ['my_sonarr']);
+      } finally {
+        await r.close();
+        await store.close();
+      }
+    });
+
     test('status_endpoint_still_requires_auth and _accepts_valid_basic_auth (public_endpoints.rs:76-115): the manual answer\'s id works', async () => {
       const { store } = await open();
       const r = await relayOn(store, '');
@@ -134,8 +165,8 @@ for (const [name, open] of STORES) {
         await store.activateDue(['plex'], now + 120_000);
         const claimed = await store.claimDeliveries(10, now + 120_000, 'plex');
         assert.equal(claimed.length, 5);
-        await store.completeDelivery(Number(ids[1]), 'plex', { status: 'done', detail: 'section 1' }, now + 121_000);
-        await store.retryDelivery(Number(ids[2]), 'plex', 'Plex answered 503', now + 600_000);
+        await store.completeDelivery(scanOf(ids[1]!), 'plex', { status: 'done', detail: 'section 1' }, now + 121_000);
+        await store.retryDelivery(scanOf(ids[2]!), 'plex', 'Plex answered 503', now + 600_000);
         const list = async (query: string) => {
           const res = await r.app.inject({ method: 'GET', url: `/list${query}`, headers: AUTH });
           assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
@@ -190,7 +221,7 @@ for (const [name, open] of STORES) {
         for (const show of ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']) {
           const res = await manual(r, `/media/tv/${show}/e1.mkv`);
           assert.equal(res.statusCode, 200, res.body);
-          ids.push(Number(res.json().id));
+          ids.push(scanOf(res.json().id));
         }
         const now = Date.now();
         await store.activateDue(['plex'], now + 120_000);
@@ -221,7 +252,7 @@ for (const [name, open] of STORES) {
       const sum = createHash('sha256').update('the whole episode').digest('hex');
       const { store, reopen } = await open();
       // A check delay longer than the test: only the sweep at start (after the restart) can release it.
-      const extra = { SERVER_FILE_CHECK_DELAY: 3600 };
+      const extra = { SERVER_FILE_CHECK_DELAY: 3600, SERVER_PATH_MAPPINGS: { [dir]: [dir] } };
       const first = await relayOn(store, 'opts:\n  check_path: true\n', extra);
       const held = await manual(first, file, sum);
       assert.equal(held.statusCode, 200, held.body);
@@ -289,8 +320,8 @@ describe('two relays on one PostgreSQL queue release a hold once', () => {
     const a = await PgQueueStore.open({ url, relayId: 'relay-a' });
     const b = await PgQueueStore.open({ url, relayId: 'relay-b' });
     const yaml = 'opts:\n  check_path: true\n';
-    const ra = await relayOn(a, yaml, { SERVER_FILE_CHECK_DELAY: 0.02 });
-    const rb = await relayOn(b, yaml, { SERVER_FILE_CHECK_DELAY: 0.02 });
+    const ra = await relayOn(a, yaml, { SERVER_FILE_CHECK_DELAY: 0.02, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
+    const rb = await relayOn(b, yaml, { SERVER_FILE_CHECK_DELAY: 0.02, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
     try {
       const held = await manual(ra, file, sum);
       assert.equal(held.json().found_status, 'not_found');
@@ -327,7 +358,7 @@ describe('a released hold whose scan number now names another scan (the queue wa
         createdAt: Date.now(),
         updatedAt: Date.now(),
         foundAt: Date.now(),
-        scanId: Number(other.json().id),
+        scanId: scanOf(other.json().id),
         scanFolder: '/media/tv/Show',
         intent: { kind: 'scan', source: 'Manual', event: 'Manual', updateType: 'Modified', paths: [{ path: '/media/tv/Show/e1.mkv', kind: 'guess' }] },
       };

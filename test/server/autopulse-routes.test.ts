@@ -176,8 +176,9 @@ describe('the manual trigger (README.md:265-273; settings/mod.rs:99-113)', () =>
     const auth = { authorization: basic('terry', 'yoghurt') };
     const res = await a.app.inject({ method: 'GET', url: '/triggers/my_manual?path=/downloads/movies/Film/film.mkv', headers: auth });
     assert.equal(res.statusCode, 200, res.body);
-    // autopulse's rewrite replaces every match: "/downloads" -> "/" leaves "//movies/..." (rewrite.rs:80-82).
-    assert.equal(res.json().file_path, '//movies/Film/film.mkv');
+    // autopulse's rewrite replaces every match: "/downloads" -> "/" leaves "//movies/..." (rewrite.rs:80-82), which
+    // names the same file on disk and to the targets; the relay keeps it as one separator (autopulse #190).
+    assert.equal(res.json().file_path, '/movies/Film/film.mkv');
     const filtered = await a.app.inject({
       method: 'POST',
       url: '/triggers/my_sonarr',
@@ -194,7 +195,8 @@ describe('the manual trigger (README.md:265-273; settings/mod.rs:99-113)', () =>
     const file = join(dir, 'Show', 'ep.mkv');
     writeFileSync(file, 'half an episode');
     const sum = createHash('sha256').update('the whole episode').digest('hex');
-    const a = await relayFrom('opts:\n  check_path: true\n', 'config.yaml', { SERVER_FILE_CHECK_DELAY: 0.05, SERVER_MAX_FILE_CHECKS: 1000 });
+    // The folder is a library the relay knows (a SERVER_PATH_MAPPINGS key): only there is a file read for its hash.
+    const a = await relayFrom('opts:\n  check_path: true\n', 'config.yaml', { SERVER_FILE_CHECK_DELAY: 0.05, SERVER_MAX_FILE_CHECKS: 1000, SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
     const res = await a.app.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(file)}&hash=${sum}`, headers: AUTH });
     assert.equal(res.json().found_status, 'hash_mismatch');
     assert.deepEqual(openFolders(a), []);
@@ -209,7 +211,7 @@ describe('the manual trigger (README.md:265-273; settings/mod.rs:99-113)', () =>
     const file = join(dir, 'Show', 'ep.mkv');
     writeFileSync(file, 'episode bytes');
     const sum = createHash('sha256').update('episode bytes').digest('hex');
-    const a = await relayFrom('opts:\n  check_path: true\n', 'config.yaml');
+    const a = await relayFrom('opts:\n  check_path: true\n', 'config.yaml', { SERVER_PATH_MAPPINGS: { [dir]: [dir] } });
     const bad = await a.app.inject({ method: 'GET', url: `/triggers/manual?path=${encodeURIComponent(file)}&hash=${'0'.repeat(64)}`, headers: AUTH });
     assert.equal(bad.statusCode, 200, bad.body);
     assert.equal(bad.json().found_status, 'hash_mismatch');

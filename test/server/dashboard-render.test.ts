@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import { QueueIntake } from '../../src/queue/intake.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/relay.ts';
 function setup(extra: Record<string, unknown> = {}) {
   const { config } = parseConfig({ SERVER_PASS: 's3cret', SERVER_ALLOW_MANUAL_SCAN: true, ...extra });
   const store = new QueueStore(join(tempDir(), 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 180_000 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 180_000 }));
   return { config, store, intake, log: silentLogger(), recognizers: [recognizeTest] };
 }
 

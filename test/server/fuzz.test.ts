@@ -81,7 +81,7 @@ const anyRequest = fc.oneof(
 
 /** A logger that really serialises every line (a silent one would hide a crash in serialising). */
 const busyLogger = () =>
-  pino({ level: 'trace' }, new Writable({ write: (_chunk, _enc, done) => done() })) as unknown as import('../../src/log.ts').Logger;
+  pino({ level: 'trace' }, new Writable({ write: (_chunk, _enc, done) => done() })) as unknown as import('../../src/core/logger.ts').Logger;
 
 const PRE_QUEUED = [
   '/data/Keep/A (2001)/A (2001).mkv',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/logger.ts';
 import { BurstSettler, fullGc } from '../../src/server/settle.ts';
 
 /** A relay-like app whose answered requests the settler counts; `check()` is one of its looks (every 5 s when running). */

@@ -33,7 +33,7 @@ describe('state changes by GET (issue 35, item 12)', () => {
   });
 
   test('a SERVER_PASS that a route of the relay would take is a config error; a short one gets a warning', () => {
-    for (const pass of ['metrics', 'healthz', 'health', 'api', 'triggers', 'api/x', 'triggers/sonarr']) {
+    for (const pass of ['metrics', 'healthz', 'health', 'api', 'triggers', 'list', 'stats', 'status', 'status/1', 'api/x', 'triggers/sonarr']) {
       assert.throws(() => parseConfig({ SERVER_PASS: pass }), new RegExp(`SERVER_PASS: "${pass}" would be taken by the relay's own route /${pass.split('/')[0]}`), pass);
     }
     assert.ok(parseConfig({ SERVER_PASS: 'metrics-not' }).config.SERVER_PASS);

@@ -19,6 +19,11 @@ export const mediaBrowserFields = {
   REFRESH_METADATA: z.boolean().default(false),
   /** The refresh's MetadataRefreshMode and ImageRefreshMode (autopulse's metadata_refresh_mode, emby.rs:62-73). */
   METADATA_REFRESH_MODE: z.enum(['None', 'ValidationOnly', 'Default', 'FullRefresh']).default('FullRefresh'),
+  /**
+   * How the server's library folders are compared with the relay's paths (autopulse's emby `path_match`,
+   * emby.rs:44-58, 167-170): as written, or ignoring the case of ASCII letters (a Windows or UNC server).
+   */
+  PATH_MATCH: z.enum(['case_sensitive', 'case_insensitive']).default('case_sensitive'),
   SCAN_MODE: scanModeSchema,
 };
 export const mediaBrowserBase = targetBase.extend(mediaBrowserFields);

@@ -24,13 +24,31 @@ export function discordMessages(dest: NotificationConfig, events: readonly Store
     // Every embed's text counts towards the message's 6,000: each gets its share, and at most 4,096.
     const share = Math.floor((DISCORD_LIMITS.total - 200) / chunk.length);
     const embeds = chunk.map((g) => {
-      const title = `${KIND_LABEL[g.kind]}${g.target ? ` · ${g.target}` : ''}${g.events.length > 1 ? ` (${g.events.length})` : ''}`.slice(0, DISCORD_LIMITS.title);
-      const description = fitLines(g.events.map(eventLine), Math.min(DISCORD_LIMITS.description, share - title.length));
+      const title = escapeMarkdown(`${KIND_LABEL[g.kind]}${g.target ? ` · ${g.target}` : ''}${g.events.length > 1 ? ` (${g.events.length})` : ''}`).slice(0, DISCORD_LIMITS.title);
+      const description = fitLines(g.events.map((e) => escapeMarkdown(eventLine(e))), Math.min(DISCORD_LIMITS.description, share - title.length));
       return { title, description, color: COLOR[g.kind], timestamp: new Date(g.events.at(-1)!.at).toISOString() };
     });
     out.push({ url: dest.URL, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: dest.USERNAME, ...mentions(dest, chunk.flatMap((g) => g.events)), embeds }) });
   }
   return out;
+}
+
+/**
+ * Text from titles, paths and servers' answers, shown as it is: Discord's markdown would make
+ * `[Plex token expired](https://evil.example)` a link and a line starting with `#` a heading. Every character
+ * markdown gives a meaning (the brackets of a link, whose parentheses then mean nothing; the ':' of a bare URL,
+ * which Discord links by itself; a list's mark where a line starts) is escaped with a backslash, which Discord
+ * drops when it renders.
+ */
+export function escapeMarkdown(text: string): string {
+  return (
+    text
+      .replace(/[\\`*_~|<>[\]#]/g, (c) => `\\${c}`)
+      // A bare URL: Discord links it by itself.
+      .replace(/:\/\//g, '\\://')
+      // A list ("- x", "+ x", "1. x") or subtext ("-# x") where a line starts.
+      .replace(/^(\s*)([-+]|\d+\.)/gm, (_m, space: string, mark: string) => `${space}${mark.replace(/[-+.]/, (c) => `\\${c}`)}`)
+  );
 }
 
 function mentions(dest: NotificationConfig, events: readonly StoredEvent[]): { content?: string; allowed_mentions: { parse: string[]; users?: string[]; roles?: string[] } } {

@@ -1,9 +1,9 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { QueueUnavailableError } from '../backend.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { migrationFiles, newerSchemaError } from '../rows.ts';
 import { redactUrl } from './redact.ts';
 
@@ -30,8 +30,28 @@ export function sslAsRead(url: string): string {
   if (/[?&]uselibpqcompat=true(&|#|$)/i.test(url)) return url;
   return url.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=&|#|$)/, '$1verify-full');
 }
+/**
+ * Why node-postgres would read part of the URL's password as its host, or undefined: an unencoded '#', '/' or
+ * '?' in the password ends the authority there (postgres://relay:p@hunter2#x@db/q has host "hunter2"), and the
+ * connection error would then name that piece of the password ("getaddrinfo ENOTFOUND hunter2").
+ */
+export function unencodedPassword(url: string): string | undefined {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url);
+  if (!scheme) return undefined;
+  const rest = url.slice(scheme[0].length);
+  const end = rest.search(/[/?#]/);
+  if (end < 0 || rest.lastIndexOf('@') < end) return undefined;
+  // A user and password before the delimiter, and an '@' after it: the password went on past the delimiter.
+  const authority = rest.slice(0, end);
+  const at = authority.lastIndexOf('@');
+  if (at < 0 || !authority.slice(0, at).includes(':')) return undefined;
+  return `its password holds an unencoded "${rest[end]}"`;
+}
+
 /** Connection settings: short timeouts, so that a lost database turns into a quick 503, not a hung request. */
 export function clientConfig(url: string, application: string): pg.ClientConfig {
+  const unencoded = unencodedPassword(url);
+  if (unencoded) throw new Error(unencoded);
   return {
     connectionString: sslAsRead(url),
     connectionTimeoutMillis: 3000,

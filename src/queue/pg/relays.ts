@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { RunningRelay } from '../backend.ts';
 import type { QueueEntry } from '../types.ts';
 import { WAKE_CHANNEL } from './session.ts';
@@ -20,6 +20,21 @@ const START_WAIT_MS = 3000;
  * stays away longer is taken as gone for good, and new scans stop going to its servers.
  */
 export const SERVER_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** Whether relay `r` was seen lately: it runs, or stopped less than `window` (SQL for SERVER_KEPT_MS) ago. */
+function seenLately(window: string): string {
+  return `r.live_until > ${DB_NOW} - ${window}::bigint`;
+}
+
+/**
+ * The target names (`plex` of `plex@<id>`) of the relays other than `relay` seen lately, as an SQL array in name
+ * order: what routing adds to a relay's own targets (RelayRegistry.peerTargets). `relay`: a parameter; the window is
+ * SERVER_KEPT_MS, as activationTargets'. Read inside statements the store sends anyway (its open, its renewals).
+ */
+export function peerTargetsSql(relay: string): string {
+  return `ARRAY(SELECT DISTINCT split_part(rt.target, '@', 1) FROM relay_targets rt JOIN relays r USING (relay)
+    WHERE r.relay <> ${relay} AND ${seenLately(String(SERVER_KEPT_MS))} ORDER BY 1)`;
+}
 
 /** A delivery's name on a shared queue: the kind and the server's own id (plex@<machineIdentifier>). */
 export function deliveryKey(kind: string, id: string): string {
@@ -73,6 +88,8 @@ export class RelayRegistry {
   private written: string | undefined;
   /** Scans told to wait for a relay with a target (logged once until one is there). */
   private toldWaiting = false;
+  /** The other relays' target names, as last read (peerTargets). */
+  private peers: readonly string[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -193,6 +210,20 @@ export class RelayRegistry {
     }
   }
 
+  /**
+   * The target names the other relays sharing the queue have had lately (the window of activationTargets), as read
+   * at the store's open and with each renewal of its leases (PgQueueStore): no statement of its own. Routing sends
+   * them every path (queue/route.ts withPeerTargets). The same array until the list changes.
+   */
+  peerTargets(): readonly string[] {
+    return this.peers;
+  }
+
+  /** Keeps a fresh read of the other relays' target names (peerTargetsSql). */
+  notePeers(names: readonly string[]): void {
+    if (names.join('\n') !== this.peers.join('\n')) this.peers = [...names];
+  }
+
   private keys(): string[] {
     return [...this.local.values()].flatMap((t) => (t.key ? [t.key] : []));
   }
@@ -227,7 +258,7 @@ export class RelayRegistry {
   async activationTargets(db: Db, names: readonly string[]): Promise<string[]> {
     if (!this.joined) return [...names];
     const { rows } = await db.query<{ target: string }>(
-      `SELECT DISTINCT rt.target FROM relay_targets rt JOIN relays r USING (relay) WHERE r.live_until > ${DB_NOW} - $1::bigint`,
+      `SELECT DISTINCT rt.target FROM relay_targets rt JOIN relays r USING (relay) WHERE ${seenLately('$1')}`,
       [SERVER_KEPT_MS],
     );
     return [...new Set([...rows.map((r) => r.target), ...this.keys()])].sort();

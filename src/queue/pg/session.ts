@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { clientConfig } from './connection.ts';
 
 export const WAKE_CHANNEL = 'scanrelay_queue';

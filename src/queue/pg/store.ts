@@ -1,8 +1,9 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
-import { routeNames } from '../route.ts';
-import { descendantRange, removalRecheckAt } from '../coalesce.ts';
+import type { Logger } from '../../core/logger.ts';
+import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, routeUnroutedSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
+import { runAsync } from '../steps.ts';
+import { COUNTS_SQL, countsOf, historySql, openListSql, PG_DIALECT } from '../reads.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../event-list.ts';
@@ -11,7 +12,7 @@ import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, pool
 import { enqueueInTx } from './enqueue.ts';
 import type { NotifyEvent } from '../../core/events.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
-import { RelayRegistry } from './relays.ts';
+import { peerTargetsSql, RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
 import { DB_NOW, DbClock } from './clock.ts';
 import { TurnLeases } from './turns.ts';
@@ -100,6 +101,7 @@ export class PgQueueStore implements QueueBackend {
       relayId: opts.relayId,
       pollMs: opts.pollMs ?? 5000,
       join: (targets) => relays.join(targets),
+      peerTargets: () => relays.peerTargets(),
       relays: () => relays.running(this.pool).catch((err: unknown) => Promise.reject(unavailable(err, opts.url))),
       takeTurn: (t) => turns.take(relays.turnKey(t)),
       releaseTurn: async (t, announce = true) => {
@@ -131,11 +133,12 @@ export class PgQueueStore implements QueueBackend {
     }
   }
 
-  /** Reads the database's clock: how far this relay's is off. */
+  /** Reads the database's clock (how far this relay's is off) and the other relays' target names (routing's). */
   private async readClock(): Promise<void> {
     const before = this.clock.local();
-    const { rows } = await this.q<{ now: string }>(`SELECT ${DB_NOW} AS now`);
+    const { rows } = await this.q<{ now: string; peers: string[] }>(`SELECT ${DB_NOW} AS now, ${peerTargetsSql('$1')} AS peers`, [this.opts.relayId]);
     this.clock.observe(Number(rows[0]!.now), before, this.clock.local());
+    this.relays.notePeers(rows[0]!.peers);
   }
 
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
@@ -242,44 +245,100 @@ export class PgQueueStore implements QueueBackend {
         // No relay with a target runs: due scans stay pending (nothing lost) until one does.
         this.relays.noTargets(targets.length ? 0 : dueCount);
         if (!targets.length) return 0;
-        await this.adopt(db, targets, now);
+        await runAsync(adoptSteps(sharedReach(targets, names), now), this.io(db));
       }
-      // Scans of new files first: a removal scan due in the same pass waits for them (as in the SQLite store).
-      const { rows: due } = await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
-        `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
-        [now, limit],
-      );
-      const ready: Array<{ id: number; at: number; targets: string[] }> = [];
-      for (const row of due) {
-        if (row.removal && row.hold_until !== null && now < row.hold_until) {
-          const { rows: open } = await db.query<{ n: number; pendingDue: number | null }>(
+      return runAsync(activateSteps(sharedReach(targets, names), now, limit), this.io(db));
+    }, true);
+  }
+
+  /** The lifecycle rules' reads and writes (queue/lifecycle.ts) in one transaction's connection. */
+  private io(db: Db): LifecycleIO {
+    return {
+      scan: async (id) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0],
+      duePending: async (now, limit) =>
+        (
+          await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
+            `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
+            [now, limit],
+          )
+        ).rows,
+      openFilesScansAt: async (folder, low, high) =>
+        (
+          await db.query<{ n: number; pendingDue: number | null }>(
             `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS "pendingDue" FROM scans
              WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = $1 OR (folder >= $2 AND folder < $3))`,
-            [row.folder, ...descendantRange(row.folder)],
-          );
-          const later = removalRecheckAt(row.hold_until, open[0]!, now);
-          if (later !== undefined) {
-            await db.query(`UPDATE scans SET due_at = $1 WHERE id = $2`, [later, row.id]);
-            continue;
-          }
-        }
-        // A removal scan's deliveries are due a moment later, so the claim order hands out new files first.
-        ready.push({ id: row.id, at: row.removal ? now + 1 : now, targets: routedTo(row.targets, targets) });
-      }
-      if (!ready.length) return 0;
-      await db.query(`UPDATE scans SET status = 'active' WHERE id = ANY($1::bigint[])`, [ready.map((r) => r.id)]);
-      const pairs = ready.flatMap((r) => r.targets.map((t) => ({ ...r, t })));
-      if (pairs.length) {
+            [folder, low, high],
+          )
+        ).rows[0]!,
+      setDue: async (id, at, clearHold) =>
+        void (await db.query(`UPDATE scans SET due_at = $1, hold_until = CASE WHEN $2 THEN NULL ELSE hold_until END WHERE id = $3`, [at, clearHold, id])),
+      activate: async (scans, now) => {
+        await db.query(`UPDATE scans SET status = 'active' WHERE id = ANY($1::bigint[])`, [scans.map((r) => r.id)]);
+        const rows = scans.flatMap((r) => r.deliveries.map((d) => ({ id: r.id, ...d })));
+        if (!rows.length) return;
         await db.query(
-          `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
-           SELECT s.id, r.t, 'waiting', 0, r.at, s.priority FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS r(id, at, t)
+          `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority, last_error, finished_at)
+           SELECT s.id, r.t, CASE WHEN r.e IS NULL THEN 'waiting' ELSE 'failed' END, 0, r.at, s.priority, r.e, CASE WHEN r.e IS NULL THEN NULL ELSE $5::bigint END
+           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r(id, at, t, e)
            JOIN scans s ON s.id = r.id
            ON CONFLICT DO NOTHING`,
-          [pairs.map((r) => r.id), pairs.map((r) => r.at), pairs.map((r) => r.t)],
+          [rows.map((r) => r.id), rows.map((r) => r.at), rows.map((r) => r.target), rows.map((r) => r.error ?? null), now],
         );
-      }
-      return ready.length;
-    }, true);
+      },
+      finishDelivery: async (scanId, target, o, now) => {
+        // One statement: this delivery's outcome, and the scan's when it is done: none of its deliveries is open
+        // and none failed (the other deliveries are read as they were; this one counts with its new status).
+        const { rows } = await db.query<{ open: number; failed: number }>({
+          name: 'scanrelay.complete',
+          text: `WITH d AS (
+             UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2 RETURNING status
+           ), o AS (
+             SELECT count(*) FILTER (WHERE status IN ('waiting', 'sending')) AS open,
+                    count(*) FILTER (WHERE status = 'failed') + (SELECT count(*) FROM d WHERE status = 'failed') AS failed
+             FROM deliveries WHERE scan_id = $1 AND target <> $2
+           ), s AS (
+             UPDATE scans SET status = 'done', finished_at = $6 FROM o WHERE id = $1 AND o.open = 0 AND o.failed = 0 RETURNING scans.id
+           ), p AS (
+             DELETE FROM scan_parts WHERE scan_id = $1 AND EXISTS (SELECT 1 FROM s)
+           )
+           SELECT open, failed FROM o`,
+          values: [scanId, target, o.status, o.error ?? null, o.detail ?? null, now],
+        });
+        return rows[0]!;
+      },
+      openDeliveries: async (scanId) =>
+        (await db.query<{ n: number }>(`SELECT count(*) AS n FROM deliveries WHERE scan_id = $1 AND status IN ('waiting', 'sending')`, [scanId])).rows[0]!.n,
+      endScan: async (scanId, status, now) =>
+        void (await db.query({
+          name: 'scanrelay.end-scan',
+          text: `WITH s AS (UPDATE scans SET status = $2, finished_at = $3 WHERE id = $1 RETURNING id) DELETE FROM scan_parts WHERE scan_id = $1`,
+          values: [scanId, status, now],
+        })),
+      requeueParts: (scanId, now) => this.requeueParts(db, scanId, now),
+      addEvents: (events) => addEvents(db, [...events]),
+      openDeliveryRows: async () =>
+        (await db.query<{ scan_id: number; target: string }>(`SELECT scan_id, target FROM deliveries WHERE status IN ('waiting', 'sending') ORDER BY scan_id, target`)).rows,
+      orphans: async () =>
+        (
+          await db.query<Pick<ScanRow, 'id' | 'targets'>>(
+            `SELECT id, targets FROM scans s WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ORDER BY id`,
+          )
+        ).rows,
+      sending: async (scanId) => ((await db.query(`SELECT 1 FROM deliveries WHERE scan_id = $1 AND status = 'sending'`, [scanId])).rowCount ?? 0) > 0,
+      deleteScans: (ids) => this.deleteScans(db, [...ids]),
+      reopen: async (scanId, now) => {
+        await db.query(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = $1`, [scanId]);
+        await db.query(`UPDATE deliveries SET status = 'waiting', next_at = $1, finished_at = NULL WHERE scan_id = $2 AND status IN ('waiting', 'failed')`, [now, scanId]);
+      },
+      unrouted: async () => {
+        const { rows } = await db.query<{ id: number; folder: string }>(`SELECT id, folder FROM scans WHERE targets IS NULL AND status IN ('pending', 'active') ORDER BY id`);
+        const files = await this.filesOf(rows.map((r) => Number(r.id)));
+        return rows.map((r) => ({ id: Number(r.id), folder: r.folder, files: files.get(Number(r.id))?.files ?? [] }));
+      },
+      setRoute: async (id, key) => void (await db.query(`UPDATE scans SET targets = $1 WHERE id = $2`, [key, id])),
+      finishedBeyond: async (keep) =>
+        (await db.query<{ id: number }>(`SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC OFFSET $1`, [keep])).rows.map((r) => Number(r.id)),
+    };
   }
 
   async claimDeliveries(limit: number, local = this.clock.local(), target?: string): Promise<Claimed[]> {
@@ -340,7 +399,8 @@ export class PgQueueStore implements QueueBackend {
 
   /**
    * Keeps this relay's running claims and its turns from running out, on the database's clock, in one statement
-   * that also reads that clock (a relay's clock stepped meanwhile is seen here).
+   * that also reads that clock (a relay's clock stepped meanwhile is seen here) and the other relays' target names
+   * (a relay that joined the queue since: routing sends it its share from now on).
    */
   private renewLeases(): Promise<void> {
     this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
@@ -351,14 +411,15 @@ export class PgQueueStore implements QueueBackend {
     const turns = this.turns.names.map((t) => `turn:${t}`);
     const before = this.clock.local();
     try {
-      const { rows } = await this.pool.query<{ now: string; turns: string[] }>(
+      const { rows } = await this.pool.query<{ now: string; turns: string[]; peers: string[] }>(
         `WITH d AS (UPDATE deliveries SET lease_until = ${DB_NOW} + $2 WHERE status = 'sending' AND relay = $1 RETURNING 1),
               t AS (UPDATE leases SET expires_at = ${DB_NOW} + $2 WHERE owner = $3 AND name = ANY($4::text[]) RETURNING name)
-         SELECT ${DB_NOW} AS now, ARRAY(SELECT name FROM t) AS turns`,
+         SELECT ${DB_NOW} AS now, ARRAY(SELECT name FROM t) AS turns, ${peerTargetsSql('$1')} AS peers`,
         [this.opts.relayId, this.leaseMs, this.turns.ownerId, turns],
       );
       const row = rows[0]!;
       this.clock.observe(Number(row.now), before, this.clock.local());
+      this.relays.notePeers(row.peers);
       const lost = turns.filter((t) => !row.turns.includes(t)).map((t) => t.slice('turn:'.length));
       if (lost.length) {
         await this.turns.lost(lost);
@@ -381,53 +442,9 @@ export class PgQueueStore implements QueueBackend {
     // queue: relays finish deliveries side by side, and beside the intake's commits. A failed one, or a scan that
     // ends failed, takes the queue's lock as well, since its parts are queued again.
     const failed = result.status === 'failed';
-    const counts = await this.tx(async (db) => {
-      // One statement: this delivery's outcome, and the scan's when it is done: none of its deliveries is open
-      // and none failed (the other deliveries are read as they were; this one counts with its new status).
-      const { rows } = await db.query<{ open: number; failed: number }>({
-        name: 'scanrelay.complete',
-        text: `WITH d AS (
-           UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2 RETURNING status
-         ), o AS (
-           SELECT count(*) FILTER (WHERE status IN ('waiting', 'sending')) AS open,
-                  count(*) FILTER (WHERE status = 'failed') + (SELECT count(*) FROM d WHERE status = 'failed') AS failed
-           FROM deliveries WHERE scan_id = $1 AND target <> $2
-         ), s AS (
-           UPDATE scans SET status = 'done', finished_at = $6 FROM o WHERE id = $1 AND o.open = 0 AND o.failed = 0 RETURNING scans.id
-         ), p AS (
-           DELETE FROM scan_parts WHERE scan_id = $1 AND EXISTS (SELECT 1 FROM s)
-         )
-         SELECT open, failed FROM o`,
-        values: [scanId, target, result.status, result.error ?? null, result.detail ?? null, now],
-      });
-      const o = rows[0]!;
-      if (result.event) await addEvents(db, [result.event]);
-      if (o.open || !o.failed) return o;
-      return failed ? { ...o, finished: await this.finishFailed(db, scanId, now) } : o;
-    }, failed, scanId);
-    if (counts.open) return { scanFinished: undefined };
-    if (!counts.failed) return { scanFinished: 'done' };
-    const out = 'finished' in counts ? counts.finished : await this.tx((db) => this.finishFailed(db, scanId, now), true, scanId);
-    return out ?? { scanFinished: undefined };
-  }
-
-  /**
-   * A scan whose deliveries all ended, one of them failed: it goes to history as failed, and the requests for other
-   * folders it had taken in are queued again on their own. Under the queue's lock.
-   */
-  private async finishFailed(db: Db, scanId: number, now: number): Promise<{ scanFinished: 'failed'; requeued?: string[] } | undefined> {
-    const { rows } = await db.query<{ open: number; status: string }>(
-      `SELECT (SELECT count(*) FROM deliveries WHERE scan_id = $1 AND status IN ('waiting', 'sending')) AS open, (SELECT status FROM scans WHERE id = $1) AS status`,
-      [scanId],
-    );
-    // Retried from the dashboard meanwhile, or finished by another relay.
-    if (rows[0]!.open || rows[0]!.status !== 'active') return undefined;
-    await db.query(`UPDATE scans SET status = 'failed', finished_at = $1 WHERE id = $2`, [now, scanId]);
-    const requeued = await this.requeueParts(db, scanId, now);
-    await db.query(`DELETE FROM scan_parts WHERE scan_id = $1`, [scanId]);
-    // Only what was queued again is news for the other relays: a finished delivery leaves them nothing to do.
-    if (requeued.length) await db.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, wakePayload(now)]);
-    return requeued.length ? { scanFinished: 'failed', requeued } : { scanFinished: 'failed' };
+    const out = await this.tx((db) => runAsync(completeSteps(scanId, target, result, now, !failed), this.io(db)), failed, scanId);
+    if (!('later' in out)) return out;
+    return this.tx((db) => runAsync(failSteps(scanId, now), this.io(db)), true, scanId);
   }
 
   /** Queues the parts of a failed scan again, due now, with the files of theirs it held (as the SQLite store). */
@@ -448,6 +465,8 @@ export class PgQueueStore implements QueueBackend {
         results[i]!.id,
       ]);
     }
+    // Only what was queued again is news for the other relays: a finished delivery leaves them nothing to do.
+    await db.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, wakePayload(now)]);
     return parts.map((p) => p.folder);
   }
 
@@ -494,24 +513,18 @@ export class PgQueueStore implements QueueBackend {
   }
 
   /**
-   * Several relays may list different targets, so a target this relay lacks is not "no longer configured":
-   * its deliveries wait for a relay that has it. Active scans with no delivery at all (left so by a relay
-   * without targets before relays had a registry) get the live relays' targets.
+   * See queue/lifecycle.ts failUnknownSteps. Several relays may list different targets: a target this relay lacks
+   * is "no longer configured" only when no relay sharing the queue has had it lately (RelayRegistry.activationTargets);
+   * until then its deliveries wait for a relay that has it.
    */
   async failUnknownTargets(names: readonly string[], local = this.clock.local()): Promise<number> {
     const now = this.clock.toDb(local);
-    await this.tx(async (db) => this.adopt(db, await this.relays.activationTargets(db, names), now), true);
-    return 0;
+    return this.tx(async (db) => runAsync(failUnknownSteps(sharedReach(await this.relays.activationTargets(db, names), names), now), this.io(db)), true);
   }
 
-  private async adopt(db: Db, targets: readonly string[], now: number): Promise<void> {
-    if (!targets.length) return;
-    await db.query(
-      `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority)
-       SELECT s.id, t, 'waiting', 0, $1, s.priority FROM scans s CROSS JOIN unnest($2::text[]) AS t
-       WHERE s.status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ON CONFLICT DO NOTHING`,
-      [now, targets],
-    );
+  /** See QueueBackend.routeUnrouted; under the queue's lock, so no relay enqueues or activates meanwhile. */
+  async routeUnrouted(routeOf: (scan: { folder: string; files: string[] }) => string[], every: readonly string[]): Promise<number> {
+    return this.tx((db) => runAsync(routeUnroutedSteps(routeOf, every), this.io(db)), true);
   }
 
   async nextWakeAt(targets?: readonly string[]): Promise<number | undefined> {
@@ -536,12 +549,7 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async pruneHistory(keep: number): Promise<number> {
-    return this.tx(async (db) => {
-      const { rows } = await db.query<{ id: number }>(`SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC OFFSET $1`, [keep]);
-      const ids = rows.map((r) => r.id);
-      if (ids.length) await this.deleteScans(db, ids);
-      return ids.length;
-    });
+    return this.tx((db) => runAsync(pruneSteps(keep), this.io(db)));
   }
 
   private async deleteScans(db: Db, ids: number[]): Promise<void> {
@@ -550,32 +558,12 @@ export class PgQueueStore implements QueueBackend {
   }
 
   async cancel(id: number): Promise<boolean> {
-    return this.tx(async (db) => {
-      const row = (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0];
-      if (!row || (row.status !== 'pending' && row.status !== 'active')) return false;
-      const sending = await db.query(`SELECT 1 FROM deliveries WHERE scan_id = $1 AND status = 'sending'`, [id]);
-      if (sending.rowCount) return false;
-      await this.deleteScans(db, [id]);
-      return true;
-    }, true);
+    return this.tx((db) => runAsync(cancelSteps(id), this.io(db)), true);
   }
 
   async retryNow(id: number, local = this.clock.local()): Promise<boolean> {
     const now = this.clock.toDb(local);
-    const ok = await this.tx(async (db) => {
-      const row = (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0];
-      if (!row) return false;
-      if (row.status === 'pending') {
-        await db.query(`UPDATE scans SET due_at = $1 WHERE id = $2`, [now, id]);
-        return true;
-      }
-      if (row.status === 'active' || row.status === 'failed') {
-        await db.query(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = $1`, [id]);
-        await db.query(`UPDATE deliveries SET status = 'waiting', next_at = $1, finished_at = NULL WHERE scan_id = $2 AND status IN ('waiting', 'failed')`, [now, id]);
-        return true;
-      }
-      return false;
-    }, true);
+    const ok = await this.tx((db) => runAsync(retryNowSteps(id, now), this.io(db)), true);
     if (ok) await this.notify('retry');
     return ok;
   }
@@ -595,9 +583,7 @@ export class PgQueueStore implements QueueBackend {
   }
 
   private async counts(): Promise<Record<string, number>> {
-    const out: Record<string, number> = { pending: 0, active: 0, done: 0, failed: 0 };
-    for (const r of (await this.q<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM scans GROUP BY status`)).rows) out[r.status] = r.n;
-    return out;
+    return countsOf((await this.q<{ status: string; n: number }>(COUNTS_SQL)).rows);
   }
 
   /** Scans as the dashboard shows them, each with the first `files` of its sample. */
@@ -626,27 +612,17 @@ export class PgQueueStore implements QueueBackend {
   }
 
   private async listOpen(limit = 500, offset = 0): Promise<QueueEntry[]> {
-    const { rows } = await this.q<ScanRow>(
-      `SELECT * FROM scans WHERE status IN ('pending', 'active') ORDER BY status = 'active' DESC, priority, due_at, id LIMIT $1 OFFSET $2`,
-      [limit, offset],
-    );
+    const { rows } = await this.q<ScanRow>(openListSql(PG_DIALECT), [limit, offset]);
     return this.entries(rows, LIST_FILES);
   }
 
   private async listHistory(filter: HistoryFilter = {}): Promise<QueueEntry[]> {
-    const where = [`status IN ('done', 'failed')`];
-    const params: Array<string | number> = [];
-    if (filter.status) where.push(`status = $${params.push(filter.status)}`);
-    if (filter.source) where.push(`source = $${params.push(filter.source)}`);
-    if (filter.text) where.push(`strpos(lower(folder), lower($${params.push(filter.text)})) > 0`);
-    const limit = `$${params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000))}`;
-    const offset = `$${params.push(Math.max(0, filter.offset ?? 0))}`;
-    const { rows } = await this.q<ScanRow>(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY finished_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, params);
-    return this.entries(rows, LIST_FILES);
+    const { sql, params } = historySql(filter, PG_DIALECT);
+    return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
   }
 
   private async listEvents(query: EventQuery): Promise<QueueEntry[]> {
-    const { sql, params } = eventListSql(query, (n) => `$${n}`, (hay, needle) => `strpos(${hay}, ${needle}) > 0`);
+    const { sql, params } = eventListSql(query, PG_DIALECT.ph, PG_DIALECT.contains);
     return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
   }
 
@@ -668,16 +644,18 @@ export const DEFAULT_POOL_SIZE = 6;
 const SET_META = `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 
 /**
- * The deliveries of a scan that becomes due on a shared queue: every server a relay has (`servers`, <name>@<id>)
- * for a scan without a route; for a routed one, the servers of the targets it names, by the name before the "@"
- * (relays sharing a queue name their targets alike). A routed name no running relay has yet gets a delivery by
- * its bare name, which a relay with that target claims (RelayRegistry.claimKeys), and which waits meanwhile.
+ * Whom scans go to on a shared queue: `servers`, every server a relay sharing it has had lately (<name>@<id>), and
+ * this relay's own target names. A routed name goes to the servers of that target, by the name before the "@"
+ * (relays sharing a queue name their targets alike); one of this relay's own targets whose server has not said its
+ * id yet gets a delivery by its bare name, which it claims once it knows (RelayRegistry.claimKeys). A name neither
+ * has is no longer configured anywhere.
  */
-export function routedTo(route: string | null | undefined, servers: readonly string[]): string[] {
-  const names = routeNames(route);
-  if (!names) return [...servers];
-  return names.flatMap((name) => {
-    const mine = servers.filter((s) => s === name || s.startsWith(`${name}@`));
-    return mine.length ? mine : [name];
-  });
+export function sharedReach(servers: readonly string[], own: readonly string[]): Reach {
+  return {
+    all: servers,
+    keysOf: (name) => {
+      const mine = servers.filter((s) => s === name || s.startsWith(`${name}@`));
+      return mine.length ? mine : own.includes(name) ? [name] : [];
+    },
+  };
 }

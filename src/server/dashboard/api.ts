@@ -7,7 +7,7 @@ import type { PluginDeps } from '../deps.ts';
 import { submitIntent } from '../../intake/submit.ts';
 import { withReadiness } from '../readiness.ts';
 import { sendTestMessages } from '../../notify/test-message.ts';
-import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanView, withinBytes } from './data.ts';
+import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanViewOf, relayTargetNames, withinBytes } from './data.ts';
 
 type SecretParams = { secret: string };
 type IdParams = SecretParams & { id: string };
@@ -43,6 +43,7 @@ function parseOr400<S extends z.ZodType>(schema: S, value: unknown, reply: Fasti
  * queue; a scan it is asked for goes through the same checks and intake as a manual request.
  */
 export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  const every = relayTargetNames(deps);
   const opts = { onRequest: deps.guards.secret };
   const noSection = new NoSectionCache();
 
@@ -60,7 +61,7 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
     const q = parseOr400(pageSchema, dropEmpty(req.query), reply, 'queue query');
     if (!q) return reply;
     const count = await deps.store.countOpen();
-    const { items } = withinBytes((await deps.store.view.listOpen(q.limit, q.offset)).map(scanView));
+    const { items } = withinBytes((await deps.store.view.listOpen(q.limit, q.offset)).map(scanViewOf(every)));
     const end = q.offset + items.length;
     return { count, offset: q.offset, limit: q.limit, items, next: end < count ? end : null };
   });
@@ -68,7 +69,7 @@ export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise
   app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => {
     const q = parseOr400(historyQuerySchema, dropEmpty(req.query), reply, 'history query');
     if (!q) return reply;
-    const page = (await deps.store.view.listHistory(q)).map(scanView);
+    const page = (await deps.store.view.listHistory(q)).map(scanViewOf(every));
     const { items, cut } = withinBytes(page);
     const more = cut || page.length === q.limit;
     return { count: items.length, offset: q.offset, items, next: more ? q.offset + items.length : null };

@@ -4,15 +4,28 @@ import type { DriveStatus, NotificationHealth, SetupProblem } from '../../core/s
 import { scanFolderFor } from '../../paths/folder.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { ignoredBy } from '../../paths/rules.ts';
-import { invalidMappedPath, invalidRequestPath, invalidText } from '../../paths/validate.ts';
+import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
+import { invalidText } from '../../core/text.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import type { RunningRelay } from '../../queue/backend.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
-import { scanState } from '../../queue/state.ts';
+import { scanState, shownRoute } from '../../queue/state.ts';
+
+/** The relay's target names, whose full list a shown route leaves out (scanView). */
+export function relayTargetNames(deps: Pick<AppDeps, 'targets' | 'config'>): string[] {
+  return deps.targets ? deps.targets.map((t) => t.name) : [...deps.config.targets.keys()];
+}
+
+/** scanView for a relay with these targets: a route naming all of them is shown as none (null), as before routes were stored. */
+export const scanViewOf = (every: readonly string[]) => (e: QueueEntry) => viewOf(e, every);
 
 /** One scan as the JSON API and the dashboard show it. Times are epoch milliseconds. */
 export function scanView(e: QueueEntry) {
+  return viewOf(e, []);
+}
+
+function viewOf(e: QueueEntry, every: readonly string[]) {
   const action: ScanAction = e.action ?? 'scan';
   return {
     id: e.id,
@@ -41,7 +54,7 @@ export function scanView(e: QueueEntry) {
     /** Why a scan that is due still waits (a shared queue with no relay that has a target), else null. */
     waiting: e.waiting ?? null,
     /** The targets it was routed to when queued (docs/targets.md); null: every target. A pending scan has no deliveries yet. */
-    targets: e.targets ?? null,
+    targets: shownRoute(e.targets, every),
     /** What each target is asked to do: scan the folder, or refresh or analyze the items at its files (docs/targets.md). */
     action,
     deliveries: e.deliveries.map((d) => ({
@@ -62,7 +75,7 @@ export function scanView(e: QueueEntry) {
     })),
   };
 }
-export type ScanView = ReturnType<typeof scanView>;
+export type ScanView = ReturnType<typeof viewOf>;
 
 /** The most a list answer of the JSON API holds, in bytes of JSON: a page stops early rather than grow past it. */
 export const PAGE_BYTES = 1024 * 1024;

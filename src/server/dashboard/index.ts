@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginDeps } from '../deps.ts';
 import { manualScanOff, sendError } from '../reply.ts';
-import { dropEmpty, historyQuerySchema, scanView, statusSource, type HistoryQuery } from './data.ts';
+import { dropEmpty, historyQuerySchema, scanViewOf, relayTargetNames, statusSource, type HistoryQuery } from './data.ts';
 import { EventFeed } from './events.ts';
 import { renderDashboard, renderHistory, renderQueue, renderStatus, type PageParts } from './render.ts';
 
@@ -20,6 +20,7 @@ const DASHBOARD_ROWS = 200;
  * preview, queue, history and status. Off (401, as plex_autoscan) when SERVER_ALLOW_MANUAL_SCAN is false.
  */
 export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  const every = relayTargetNames(deps);
   const guard = deps.guards.secret;
   const status = statusSource(deps);
   const enabled = async (req: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply) => {
@@ -38,12 +39,12 @@ export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): P
     const now = Date.now();
     // The first DASHBOARD_ROWS open scans (the count says how many there are): the page stays small and
     // quick to build whatever the backlog.
-    const open = (await deps.store.view.listOpen(DASHBOARD_ROWS)).map(scanView);
+    const open = (await deps.store.view.listOpen(DASHBOARD_ROWS)).map(scanViewOf(every));
     return {
       status: renderStatus(await status(), now),
       queue: renderQueue(open, now),
       queueCount: await deps.store.countOpen(),
-      history: renderHistory((await deps.store.view.listHistory(filter)).map(scanView), now),
+      history: renderHistory((await deps.store.view.listHistory(filter)).map(scanViewOf(every)), now),
     };
   };
 

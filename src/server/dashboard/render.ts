@@ -199,7 +199,7 @@ export function renderDashboard(secret: string, filter: HistoryQuery, parts: Pag
 <title>scanrelay</title><link rel="stylesheet" href="${esc(s)}/dashboard.css">
 <noscript><style>${NOSCRIPT_STYLE}</style></noscript></head>
 <body><main id="dashboard" data-api="api/${esc(s)}/" data-parts="${esc(s)}/parts" data-events="${esc(s)}/events">
-<header><h1>scanrelay <small class="muted" id="version" title="the running release (CHANGELOG.md)">${esc(versionText())}</small></h1><div id="status" role="status" aria-live="polite" aria-label="Status">${parts.status}</div></header>
+<header><h1>scanrelay <small class="muted" id="version" title="the running release (CHANGELOG.md)">${esc(versionText())}</small></h1><nav><a href="${esc(s)}/connect" id="connect-link">Connect</a>: pair the *arrs with the libraries and register their webhooks</nav><div id="status" role="status" aria-live="polite" aria-label="Status">${parts.status}</div></header>
 
 <section aria-labelledby="scan-heading" class="card">
 <h2 id="scan-heading">Manual scan</h2>

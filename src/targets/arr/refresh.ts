@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { RewriteRule } from '../../paths/rewrite.ts';
 import { ServiceClient, type RequestOptions } from '../http.ts';
 import { CachedList } from '../cached-list.ts';

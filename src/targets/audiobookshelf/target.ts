@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AudiobookshelfTarget } from '../../config/target-kinds/audiobookshelf.ts';
 import type { Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { ServiceClient } from '../http.ts';
 import { CachedList } from '../cached-list.ts';
 import { deepestHolder, pathsOf } from '../path-match.ts';

@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { CommandTarget } from '../../config/target-kinds/command.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
 import { pathsOf } from '../path-match.ts';
 import { cleanEnvironment, runArgv } from '../process.ts';
@@ -27,6 +27,21 @@ export function commandInvocation(targetName: string, command: readonly string[]
       SCANRELAY_EVENT: item.event,
     }),
   };
+}
+
+/**
+ * Why the program must not be given these paths (after the target's REWRITE), or undefined. Each one is an
+ * argument: a relative path, or one starting with "-", could be read as an option (`--output=/etc/x`), so only
+ * absolute paths go. A control character would split SCANRELAY_FILES' lines (the triggers refuse one; a queue
+ * kept from before may still hold it).
+ */
+export function unsafeArgument(paths: readonly string[]): string | undefined {
+  for (const p of paths) {
+    const shown = JSON.stringify(p);
+    if (/[\u0000-\u001f\u007f]/.test(p)) return `the path ${shown} holds a control character; it is not passed to the program`;
+    if (!isAbsolute(p) || p.startsWith('-')) return `the path ${shown} is not absolute after the target's REWRITE; the program is only given absolute paths (a relative or "-"-leading one could be read as an option)`;
+  }
+  return undefined;
 }
 
 /** Where the program is, or why it cannot be run (a missing file, no execute permission, not on PATH). */
@@ -60,6 +75,11 @@ export function createCommandTarget(name: string, entry: CommandTarget, log: Log
     ...(rewrite ? { toTargetPath: rewrite } : {}),
     async deliver(queued: ScanItem): Promise<DeliveryResult> {
       const item = itemForTarget(queued, rewrite);
+      const unsafe = unsafeArgument([item.folder, ...pathsOf(item)]);
+      if (unsafe) {
+        log.warn({ target: name, scan: item.id, program }, `not running the command target: ${unsafe}`);
+        return { outcome: 'failed', error: unsafe };
+      }
       const { argv, env } = commandInvocation(name, entry.COMMAND, item, process.env);
       log.info({ target: name, scan: item.id, program, paths: argv.length - entry.COMMAND.length }, 'running the command target');
       const outcome = await runArgv(argv, env, entry.TIMEOUT * 1000, (line) => log.info({ target: name, output: line }, 'command output'));

@@ -1,3 +1,4 @@
+import { asciiLower } from '../../paths/ascii-case.ts';
 import { relativeTo } from '../../paths/mapping.ts';
 import type { ItemDto, MediaBrowserClient } from './client.ts';
 
@@ -52,7 +53,19 @@ export class ItemTree {
   constructor(
     private readonly client: Pick<MediaBrowserClient, 'libraries' | 'children'>,
     private readonly now: () => number = Date.now,
+    /** PATH_MATCH case_insensitive: the server's paths hold a path whatever its ASCII case (emby.rs:167-170). */
+    private readonly ignoreCase = false,
   ) {}
+
+  /** `within`, ignoring ASCII case when the server does. */
+  private holds(path: string, base: string): boolean {
+    return this.ignoreCase ? within(asciiLower(path), asciiLower(base)) : within(path, base);
+  }
+
+  /** `path` names `base` itself, trailing separators aside (as `holds` compares). */
+  private same(path: string, base: string): boolean {
+    return this.ignoreCase ? relativeTo(asciiLower(path), asciiLower(base)) === '' : relativeTo(path, base) === '';
+  }
 
   /** The library whose media folder holds `path` (the deepest such folder), or undefined. */
   async libraryFor(path: string, fresh = false): Promise<{ library: Library; location: string } | undefined> {
@@ -62,7 +75,7 @@ export class ItemTree {
     }
     let best: { library: Library; location: string } | undefined;
     for (const library of this.libraries.list) {
-      for (const location of library.locations) if (within(path, location) && (!best || location.length > best.location.length)) best = { library, location };
+      for (const location of library.locations) if (this.holds(path, location) && (!best || location.length > best.location.length)) best = { library, location };
     }
     return best;
   }
@@ -82,7 +95,7 @@ export class ItemTree {
       const next = await this.step(found, path, strict);
       if (!next) return found;
       found = { id: next.id, path: next.path, library: lib.library, root: false };
-      if (!next.folder || next.path === path) return found;
+      if (!next.folder || (this.ignoreCase ? asciiLower(next.path) === asciiLower(path) : next.path === path)) return found;
     }
   }
 
@@ -91,7 +104,7 @@ export class ItemTree {
     const pick = (l: Listing) => {
       let best: Listing['children'][number] | undefined;
       for (const c of l.children) {
-        if (!within(path, c.path) || (strict && relativeTo(path, c.path) === '')) continue;
+        if (!this.holds(path, c.path) || (strict && this.same(path, c.path))) continue;
         if (!best || c.path.length > best.path.length) best = c;
       }
       return best;
@@ -131,6 +144,6 @@ export class ItemTree {
   /** Forgets what is known at and below `path` (it was refreshed: items may have come or gone). */
   forget(path: string): void {
     // A refresh changes what is below the item, never its parent's listing.
-    for (const [id, l] of this.listings) if (within(l.path, path)) this.listings.delete(id);
+    for (const [id, l] of this.listings) if (this.holds(l.path, path)) this.listings.delete(id);
   }
 }

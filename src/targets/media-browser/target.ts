@@ -1,6 +1,7 @@
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import { silentLogger, type Logger } from '../../log.ts';
+import { silentLogger, type Logger } from '../../core/logger.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
+import { asciiLower } from '../../paths/ascii-case.ts';
 import { relativeTo } from '../../paths/mapping.ts';
 import type { EmbyTargetConfig } from '../../config/target-kinds/emby.ts';
 import type { JellyfinTargetConfig } from '../../config/target-kinds/jellyfin.ts';
@@ -17,6 +18,8 @@ import { chooseMode, type ModeChoice, type ScanMode, type ScanModeSetting } from
 export interface MediaBrowserOptions {
   scanMode?: ScanModeSetting;
   look?: LookLimits;
+  /** PATH_MATCH case_insensitive (autopulse's emby path_match): library folders compared ignoring ASCII case. */
+  pathsIgnoreCase?: boolean;
 }
 
 /** How long a folder scan of a folder the server already has is looked at for something new. */
@@ -44,6 +47,8 @@ export class MediaBrowserTarget implements Target {
   private readonly look: LookLimits;
   /** Looks running at once for this server (a backlog's scans wait their turn to look, never to be delivered). */
   private readonly looks = new Limit(4);
+  /** PATH_MATCH case_insensitive: a library folder holds a path whatever its ASCII case (emby.rs:167-170). */
+  readonly pathsIgnoreCase: boolean;
 
   constructor(
     /** The TARGETS key (`jellyfin`/`emby` for the top-level sections). */
@@ -57,9 +62,15 @@ export class MediaBrowserTarget implements Target {
     opts: MediaBrowserOptions = {},
   ) {
     if (rewrite) this.toTargetPath = rewrite;
-    this.tree = new ItemTree(client);
+    this.pathsIgnoreCase = opts.pathsIgnoreCase ?? false;
+    this.tree = new ItemTree(client, Date.now, this.pathsIgnoreCase);
     this.setting = opts.scanMode ?? 'auto';
     this.look = opts.look ?? LOOK_LIMITS;
+  }
+
+  /** A library folder holds the path (emby.rs:163-171 path_prefix_matches). */
+  private holds(location: string, path: string): boolean {
+    return this.pathsIgnoreCase ? relativeTo(asciiLower(path), asciiLower(location)) !== undefined : relativeTo(path, location) !== undefined;
   }
 
   readonly toTargetPath?: (path: string) => string;
@@ -295,7 +306,7 @@ export class MediaBrowserTarget implements Target {
    * that hold them (autopulse emby.rs:173-216, 349-370). `rest`: files that are no item yet (scanned instead).
    */
   private async refreshItems(files: readonly string[]): Promise<{ refreshed: number; rest: string[] }> {
-    const libraries = (await this.client.libraries()).filter((l) => files.some((f) => l.locations.some((loc) => relativeTo(f, loc) !== undefined)));
+    const libraries = (await this.client.libraries()).filter((l) => files.some((f) => l.locations.some((loc) => this.holds(loc, f))));
     const found = new Map<string, string>();
     for (const lib of libraries) for (const [path, id] of await this.client.itemsAt(lib.id, files)) found.set(path, id);
     const ids = new Set(found.values());
@@ -392,7 +403,7 @@ export function createMediaBrowserTarget(name: string, entry: JellyfinTargetConf
   return mediaBrowserTarget(entry.TYPE, entry.URL, entry.API_KEY, log, placeRewriter(entry.REWRITE, entry.REWRITE_MODE), name, entry.REQUEST, {
     always: entry.REFRESH_METADATA,
     mode: entry.METADATA_REFRESH_MODE,
-  }, { scanMode: entry.SCAN_MODE });
+  }, { scanMode: entry.SCAN_MODE, pathsIgnoreCase: entry.PATH_MATCH === 'case_insensitive' });
 }
 
 /**

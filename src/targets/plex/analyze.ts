@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { PlexApiBackend } from './backends/api.ts';
 import { findLeavesByFile, itemsToAnalyze, type AnalyzeConfig } from './api-items.ts';
 import type { PlexScanBackend } from './backends/backend.ts';

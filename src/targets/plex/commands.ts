@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { cleanEnvironment } from '../process.ts';
 
 export interface CommandContext {

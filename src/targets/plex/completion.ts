@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlexSettings } from './settings.ts';
 import type { PlexAddress } from './tls-policy.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { ActivityFeed, type RunningScan } from './activity-feed.ts';
 import type { PlexApi } from './api.ts';
 import { PlexNotificationStream, type StreamMessage, type Transport } from './notifications/stream.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { placeRewriter, type RewriteMode } from '../../paths/rewrite.ts';
 import type { PlexApi } from './api.ts';
 import { PlexApiBackend } from './backends/api.ts';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { PlexSettings } from './settings.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { longestPrefix, parentFolder } from '../../paths/mapping.ts';
 import type { PlexApi } from './api.ts';
 import { findLeavesByFile, type LeafItem } from './api-items.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { PlexDatabase } from './database.ts';
 import { filesInPlex } from './in-plex.ts';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { findLeavesByFile, findLeavesInFolder } from './api-items.ts';
 import type { PlexApi } from './api.ts';
 import { MAX_REFRESHED_ITEMS } from './metadata-refresh.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { findLeavesByFile, findLeavesInFolder } from './api-items.ts';
 import type { PlexApi } from './api.ts';
 import type { SectionCache } from './sections.ts';

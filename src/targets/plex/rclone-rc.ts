@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { posix } from 'node:path';
 import type { RcloneConfig } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { mapPath } from '../../paths/mapping.ts';
 import { httpRequest } from '../http.ts';
 

@@ -1,4 +1,4 @@
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
 

@@ -2,7 +2,7 @@ import { asOutcome, type AfterDelivery, type AfterOutcome, type DeliveryResult, 
 import type { SetupProblem } from '../../core/status.ts';
 import type { PlexSettings } from './settings.ts';
 import { plexSetupProblems } from './setup-check.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import { answeredWithout, resultFromError } from '../http.ts';
 import { analyzeFiles } from './analyze.ts';

@@ -1,6 +1,6 @@
 import type { RadarrTarget } from '../../config/target-kinds/radarr.ts';
 import type { Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { createArrTarget } from '../arr/refresh.ts';
 
 /** Radarr: RefreshMovie of the movie whose folder holds the scan's folder (autopulse's radarr.rs:95-101). */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { RelayTarget } from '../../config/target-kinds/relay.ts';
+import { hashFor } from '../../core/file-hash.ts';
 import type { ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { parseJsonAnswer, ServiceClient, TargetError } from '../http.ts';
 import { pathsOf } from '../path-match.ts';
 import { serviceTarget } from '../service-target.ts';
@@ -30,7 +31,8 @@ export interface RelayRequest {
 /**
  * The requests that hand one scan to the peer:
  * - scanrelay: `POST /<SERVER_PASS>` with `{"eventType": "Manual", "filepath": <folder>}` (its manual API);
- * - autopulse: `GET /triggers/<TRIGGER>?path=<path>` per path, a file or a folder (autopulse's autopulse.rs:43-56);
+ * - autopulse: `GET /triggers/<TRIGGER>?path=<path>` per path, a file or a folder, with `&hash=` where the request
+ *   that queued the file gave one (autopulse's autopulse.rs:43-56);
  * - autoscan: `POST /triggers/manual?dir=<folder>` (autoscan's triggers/manual/manual.go:49-94 scans on POST;
  *   GET answers its HTML page).
  */
@@ -39,7 +41,10 @@ export function relayRequests(entry: Pick<RelayTarget, 'PEER' | 'SECRET' | 'TRIG
     case 'scanrelay':
       return [{ method: 'POST', path: `/${encodeURIComponent(entry.SECRET ?? '')}`, body: { eventType: 'Manual', filepath: item.folder } }];
     case 'autopulse':
-      return pathsOf(item).map((path) => ({ method: 'GET' as const, path: `/triggers/${entry.TRIGGER}?${new URLSearchParams({ path })}` }));
+      return pathsOf(item).map((path) => {
+        const hash = hashFor(item, path);
+        return { method: 'GET' as const, path: `/triggers/${entry.TRIGGER}?${new URLSearchParams({ path, ...(hash !== undefined ? { hash } : {}) })}` };
+      });
     case 'autoscan':
       return [{ method: 'POST', path: `/triggers/manual?${new URLSearchParams({ dir: item.folder })}` }];
   }

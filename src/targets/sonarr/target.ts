@@ -1,6 +1,6 @@
 import type { SonarrTarget } from '../../config/target-kinds/sonarr.ts';
 import type { Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { createArrTarget } from '../arr/refresh.ts';
 
 /** Sonarr: RefreshSeries of the series whose folder holds the scan's folder (autopulse's sonarr.rs:92-98). */

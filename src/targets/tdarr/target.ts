@@ -1,10 +1,13 @@
-import { readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
+import { insideKnownLibrary } from '../../paths/library.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
+import { CachedList } from '../cached-list.ts';
 import { ServiceClient } from '../http.ts';
 import { serviceTarget } from '../service-target.ts';
 
@@ -35,30 +38,51 @@ export function tdarrScanConfig(dbID: string, item: Pick<ScanItem, 'folder' | 'f
 /** The most files one folder scan sends: a scan's own file sample holds as many (queue/types.ts MAX_FILES_PER_SCAN). */
 const MAX_LISTED = 1000;
 
+/** Directory entries one listing reads at most, files and folders alike: a tree of empty folders costs no more. */
+const MAX_ENTRIES_READ = 20 * MAX_LISTED;
+
 /**
  * The files below `folder` on the relay's own disk, to any depth (Tdarr scans its libraries so), a folder's own
- * files before its subfolders', by name; at most `max`, and the walk stops there (a library root can hold a
- * hundred thousand). None when the relay cannot read it (Tdarr's disk is not mounted here, or the folder is gone).
+ * files before its subfolders'. Each folder is read as a stream (opendir), and the walk stops as soon as it has
+ * `max` files, or has read MAX_ENTRIES_READ entries: a folder of 300,000 entries costs what its first ones do, not
+ * an array of all of them. A folder read whole gives its files and subfolders by name; one cut short, the ones it
+ * read first. Symlinks are not followed. None when the relay cannot read it (Tdarr's disk is not mounted here, or
+ * the folder is gone).
  */
-export async function filesBelow(folder: string, max = MAX_LISTED): Promise<string[]> {
+export async function filesBelow(folder: string, max = MAX_LISTED, openDir: (path: string) => Promise<AsyncIterable<Dirent>> = readDir): Promise<string[]> {
   const out: string[] = [];
   const dirs = [folder];
-  while (dirs.length && out.length < max) {
+  let budget = Math.max(max, MAX_ENTRIES_READ);
+  while (dirs.length && out.length < max && budget > 0) {
     const dir = dirs.shift()!;
-    let entries;
+    const files: string[] = [];
+    const subdirs: string[] = [];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      // Breaking out of the loop closes the folder.
+      for await (const e of await openDir(dir)) {
+        budget--;
+        if (e.isFile()) files.push(e.name);
+        // Folders beyond what the walk could ever visit are not kept.
+        else if (e.isDirectory() && dirs.length + subdirs.length < max) subdirs.push(e.name);
+        if (out.length + files.length >= max || budget <= 0) break;
+      }
     } catch {
       continue;
     }
-    entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    for (const e of entries) {
-      if (e.isDirectory()) dirs.push(join(dir, e.name));
-      else if (e.isFile() && out.length < max) out.push(join(dir, e.name));
-    }
+    for (const name of files.sort(byName)) out.push(join(dir, name));
+    for (const name of subdirs.sort(byName)) dirs.push(join(dir, name));
   }
-  return out;
+  return out.slice(0, max);
 }
+
+const byName = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+const readDir = (path: string) => opendir(path, { bufferSize: 256 });
+
+/** What Tdarr's `cruddb` answers for one library (LibrarySettingsJSONDB, getById): its settings, `folder` its source folder. */
+const librarySettings = z.unknown().transform((doc) => {
+  const folder = doc !== null && typeof doc === 'object' ? (doc as { folder?: unknown }).folder : undefined;
+  return typeof folder === 'string' && folder !== '' ? [folder] : [];
+});
 
 /**
  * Tdarr: asks the library `DB_ID` to scan the changed files (`POST /api/v2/scan-files`), so they join its
@@ -74,17 +98,37 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
     secrets: [entry.API_KEY],
   });
   const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
+  // The library's own folder, as Tdarr names it (its settings' `folder`): the only place the relay lists for it.
+  const library = new CachedList(() =>
+    client.json('POST', '/api/v2/cruddb', 'library settings', librarySettings, { data: { collection: 'LibrarySettingsJSONDB', mode: 'getById', docID: entry.DB_ID } }),
+  );
+  /** Why the relay may not list `folder` for Tdarr, or undefined when it may: it must lie inside the library's
+   * folder (paths/library.ts), which Tdarr must tell. */
+  const notListed = async (folder: string): Promise<string | undefined> => {
+    try {
+      const { found, items } = await library.find((roots) => insideKnownLibrary(folder, [{ roots, ...(rewrite ? { name: rewrite } : {}) }]) || undefined);
+      if (found) return undefined;
+      return items.length ? "not listed: it is not inside the library's folder as Tdarr tells it" : "not listed: Tdarr did not tell the library's folder";
+    } catch (err) {
+      log.debug({ target: name, err: (err as Error).message }, "Tdarr's library folder could not be read: the folder is sent as it is, not listed");
+      return "not listed: Tdarr did not tell the library's folder";
+    }
+  };
   /** One scan's request: a folder without its whole file list is sent as its files on the relay's disk, named as
-   * Tdarr names them; not for a deletion or a removal scan (a library root for items gone): what is left has not changed. */
-  const configFor = async (item: ScanItem, queued: ScanItem): Promise<{ config: TdarrScanConfig; listed: boolean }> => {
+   * Tdarr names them, when it lies in the library's folder; not for a deletion or a removal scan (a library root
+   * for items gone): what is left has not changed. */
+  const configFor = async (item: ScanItem, queued: ScanItem): Promise<{ config: TdarrScanConfig; listed: boolean; refused?: string }> => {
     const whole = item.files.length > 0 && !item.moreFiles;
     const gone = item.updateType === 'Deleted' || item.removal;
-    const listed = whole || gone ? [] : (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f));
-    return { config: tdarrScanConfig(entry.DB_ID, item, listed), listed: listed.length > 0 };
+    const wanted = !whole && !gone;
+    const refused = wanted ? await notListed(queued.folder) : undefined;
+    const listed = wanted && !refused ? (await list(queued.folder)).map((f) => (rewrite ? rewrite(f) : f)) : [];
+    return { config: tdarrScanConfig(entry.DB_ID, item, listed), listed: listed.length > 0, ...(refused ? { refused } : {}) };
   };
-  const detail = (item: ScanItem, { config, listed }: { config: TdarrScanConfig; listed: boolean }): string => {
+  const detail = (item: ScanItem, { config, listed, refused }: { config: TdarrScanConfig; listed: boolean; refused?: string }): string => {
     const paths = config.arrayOrPath;
-    const what = paths.length === 1 && paths[0] === item.folder ? 'the folder (no file in it could be listed here)' : `${paths.length} file(s)${listed ? ' listed in the folder' : ''}`;
+    const why = refused ?? 'no file in it could be listed here';
+    const what = paths.length === 1 && paths[0] === item.folder ? `the folder (${why})` : `${paths.length} file(s)${listed ? ' listed in the folder' : ''}`;
     return `scanFolderWatcher of ${what} in library ${entry.DB_ID}`;
   };
   const scan = async (paths: string[], scans: number[]): Promise<void> => {
@@ -104,6 +148,8 @@ export function createTdarrTarget(name: string, entry: TdarrTarget, log: Logger,
       await scan([...new Set(configs.flatMap((c) => c.config.arrayOrPath))], items.map((i) => i.id));
       return items.map((item, i): DeliveryResult => ({ outcome: 'done', detail: detail(item, configs[i]!) }));
     },
+    /** The library's folder, from its settings (Tdarr's API: POST /api/v2/cruddb, LibrarySettingsJSONDB getById). */
+    libraryRoots: (fresh?: boolean) => library.get(fresh),
     probe: () => client.json('GET', '/api/v2/status', 'status', z.looseObject({})),
   });
 }

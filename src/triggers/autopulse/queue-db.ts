@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { safeName } from '../../config/autopulse-names.ts';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
+import { triggerSelection } from '../../config/targets.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import { openReadOnly } from '../../db/read-only.ts';
 import { resolveEach } from '../../intake/resolve.ts';
@@ -66,7 +67,12 @@ export function readAutopulseSqlite(file: string): AutopulseQueue {
 /** The same from PostgreSQL (only read); the order is the rows' creation. */
 export async function readAutopulsePostgres(url: string): Promise<AutopulseQueue> {
   const [{ default: pg }, { clientConfig, redactUrl }] = await Promise.all([import('pg'), import('../../queue/pg/connection.ts')]);
-  const client = new pg.Client(clientConfig(url, 'scanrelay import-autopulse'));
+  let client: InstanceType<typeof pg.Client>;
+  try {
+    client = new pg.Client(clientConfig(url, 'scanrelay import-autopulse'));
+  } catch (err) {
+    throw new UserError(`cannot read autopulse's database ${redactUrl(url)}: ${(err as Error).message}; percent-encode the password's special characters (@ as %40, / as %2F, # as %23, ? as %3F)`);
+  }
   try {
     await client.connect();
     const pending = (await client.query<AutopulseRow>(`${PENDING_SQL.replace('CAST(can_process AS TEXT)', "to_char(can_process, 'YYYY-MM-DD HH24:MI:SS.US')")} ORDER BY created_at ASC, id ASC`)).rows;
@@ -89,22 +95,25 @@ export function naiveUtcMs(text: string): number {
 /**
  * Rows -> scan requests. Each row goes to the targets autopulse would still send it to: every target, less
  * its trigger's excludes and less those in targets_hit (runner.rs:254-263). It is due when autopulse would
- * have processed it (can_process), or now when that time has passed.
+ * have processed it (can_process), or now when that time has passed. Its title names its trigger as a live
+ * request's does (server/autopulse-routes.ts intentOf), so /list shows the trigger's name, not `api`.
  */
 export function requestsFromAutopulseQueue(
   rows: readonly AutopulseRow[],
   config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_IGNORE_LIST' | 'SERVER_SCAN_PRIORITIES' | 'SERVER_AUTOPULSE_TRIGGERS'>,
   targetNames: readonly string[],
   now = Date.now(),
-): { requests: ScanRequest[]; skipped: Array<{ path: string; reason: string }> } {
+): { requests: ScanRequest[]; skipped: Array<{ path: string; reason: string }>; rowOf: AutopulseRow[] } {
   const requests: ScanRequest[] = [];
   const skipped: Array<{ path: string; reason: string }> = [];
+  // The row each request came from, in the same order: its uuid and trigger stay findable (/status/<uuid>).
+  const rowOf: AutopulseRow[] = [];
   for (const row of rows) {
     const hit = new Set(row.targets_hit.split(',').filter(Boolean).map(safeName));
     const trigger = Object.hasOwn(config.SERVER_AUTOPULSE_TRIGGERS, row.event_source) ? config.SERVER_AUTOPULSE_TRIGGERS[row.event_source] : undefined;
     let targets: string[] | undefined;
     if (targetNames.length) {
-      const chosen = trigger?.TARGETS ?? targetNames.filter((n) => !trigger?.EXCLUDE_TARGETS?.includes(n));
+      const chosen = triggerSelection(trigger, targetNames) ?? targetNames;
       targets = chosen.filter((n) => !hit.has(n));
       if (!targets.length) {
         skipped.push({ path: row.file_path, reason: `every target it goes to has it already (${[...hit].join(', ')})` });
@@ -114,17 +123,37 @@ export function requestsFromAutopulseQueue(
     const due = naiveUtcMs(row.can_process);
     const delay = Number.isFinite(due) ? Math.max(0, Math.ceil((due - now) / 1000)) : 0;
     const { requests: r, skipped: s } = resolveEach(
-      [{ source: 'API' as const, event: `autopulse ${row.process_status}`, title: `autopulse ${row.event_source} ${row.id}`, updateType: 'Modified' as const, path: { path: row.file_path, kind: 'guess' as const } }],
+      [{ source: 'API' as const, event: `autopulse ${row.process_status}`, title: `autopulse trigger ${row.event_source}`, updateType: 'Modified' as const, path: { path: row.file_path, kind: 'guess' as const } }],
       { ...config, SERVER_PATH_MAPPINGS: {}, SERVER_PATH_REWRITES: [] },
     );
     requests.push(...r.map((q) => ({ ...q, delay, ...(targets ? { targets } : {}) })));
+    rowOf.push(...r.map(() => row));
     skipped.push(...s.map(({ path, reason }) => ({ path, reason })));
   }
-  return { requests, skipped };
+  return { requests, skipped, rowOf };
 }
 
 export interface AutopulseQueueImport extends QueueTakeover {
   processed: number;
+  /**
+   * Each row queued, by autopulse's uuid, with the scan it became: kept so that autopulse's /status/<uuid> answers
+   * for it as autopulse did, for the scripts that saved the id (issue 48 item 3).
+   */
+  taken: TakenRow[];
+}
+
+export interface TakenRow {
+  uuid: string;
+  trigger: string;
+  path: string;
+  scanId: number;
+  folder: string;
+}
+
+/** autopulse's rows, read from its SQLite file or PostgreSQL URL; throws (a UserError) when they cannot be read. */
+export async function readAutopulseQueue(database: string): Promise<AutopulseQueue> {
+  const db = autopulseDatabase(database);
+  return db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : readAutopulsePostgres(db.url);
 }
 
 /** Takes autopulse's pending scans into scanrelay's queue once (again only with `replace`); its database is only read. */
@@ -134,9 +163,12 @@ export async function importAutopulseQueue(opts: {
   targetNames: readonly string[];
   intake: QueueIntake;
   replace?: boolean;
+  /** The rows, when read already (readAutopulseQueue): read before anything is written, so a bad database writes nothing. */
+  queue?: AutopulseQueue;
 }): Promise<AutopulseQueueImport> {
   const db = autopulseDatabase(opts.database);
-  const queue = db.kind === 'sqlite' ? readAutopulseSqlite(db.file) : await readAutopulsePostgres(db.url);
+  const queue = opts.queue ?? (await readAutopulseQueue(opts.database));
+  let made: ReturnType<typeof requestsFromAutopulseQueue> | undefined;
   // The digest names the rows by id and state, so a row retried since (targets_hit grew) is taken again.
   const taken = await takeOverOnce({
     file: db.kind === 'sqlite' ? db.file : 'postgres',
@@ -144,9 +176,11 @@ export async function importAutopulseQueue(opts: {
     rows: queue.pending.map((r) => [r.id, r.process_status, r.targets_hit]),
     intake: opts.intake,
     replace: opts.replace,
-    toRequests: () => requestsFromAutopulseQueue(queue.pending, opts.config, opts.targetNames),
+    toRequests: () => (made = requestsFromAutopulseQueue(queue.pending, opts.config, opts.targetNames)),
   });
-  return { ...taken, processed: queue.processed };
+  const rows = made?.rowOf ?? [];
+  const kept = (taken.results ?? []).flatMap((r, i) => (r.id > 0 && rows[i] ? [{ uuid: rows[i].id, trigger: rows[i].event_source, path: rows[i].file_path, scanId: r.id, folder: r.folder }] : []));
+  return { ...taken, processed: queue.processed, taken: kept };
 }
 
 export function describeAutopulseQueueImport(r: AutopulseQueueImport): string {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../db/read-only.ts';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import { resolveEach } from '../../intake/resolve.ts';

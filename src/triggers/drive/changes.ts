@@ -1,7 +1,7 @@
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { isFolder, type CachedItem, type ItemStore } from './cache.ts';
 import { filterPaths, type AllowedConfig } from './filters.ts';
-import type { Decoded } from '../../rclone/cryptdecode.ts';
+import type { Decoded } from '../../google/rclone-crypt.ts';
 import type { DriveChange, DriveFile } from '../../google/drive-types.ts';
 
 /**

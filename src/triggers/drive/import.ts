@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.ts';
 import { readCacheFile, type DriveCacheStore } from './cache.ts';
 import { readPlexAutoscanCache, type PlexAutoscanState } from './plex-autoscan.ts';
 import { writeTokenFile } from '../../google/token-file.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
 import { tokenKey } from './poller.ts';

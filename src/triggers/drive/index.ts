@@ -6,8 +6,8 @@ import { DriveClient, type AccessTokenSource, type BackoffOptions, type DriveCli
 import { DriveWatcher } from './watcher.ts';
 import { cryptMimeProblem } from './filters.ts';
 import { expandPath } from '../../paths/expand.ts';
-import { CryptDecoder } from '../../rclone/cryptdecode.ts';
-import type { Logger } from '../../log.ts';
+import { CryptDecoder } from '../../google/rclone-crypt.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
 import { copyCacheFileAtFirstStart, importDriveStateAtFirstStart } from './import.ts';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { QueueMetaStore } from '../../queue/backend.ts';
 import { clientConfig, connectAndMigrate, inTransaction, poolQuery, redactUrl, unavailable } from '../../queue/pg/connection.ts';
 import { PgLease } from '../../queue/pg/lease.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { CachedItem, CacheOp, DriveCacheStore } from './cache.ts';
 
 interface ItemRow {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../db/read-only.ts';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { OAuthToken } from '../../google/oauth.ts';
 import { FOLDER_MIME, type CachedItem } from './cache.ts';
 

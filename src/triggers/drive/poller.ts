@@ -6,7 +6,7 @@ import type { DriveCacheStore } from './cache.ts';
 import type { ChangeResult } from './changes.ts';
 import { DriveApiError } from '../../google/drive-client.ts';
 import type { DriveWatcher, WatchedDrive } from './watcher.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import type { FolderProbe } from '../../paths/folder.ts';
 import type { QueueIntake } from '../../queue/intake.ts';

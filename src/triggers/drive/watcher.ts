@@ -1,6 +1,6 @@
 import type { DriveConfig } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
-import type { CryptDecoder } from '../../rclone/cryptdecode.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { CryptDecoder } from '../../google/rclone-crypt.ts';
 import { FOLDER_MIME, StagedItems, type CacheOp, type CachedItem, type DriveCacheStore } from './cache.ts';
 import { processChanges, type ChangeResult } from './changes.ts';
 import { DriveApiError, type DriveClient } from '../../google/drive-client.ts';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import { readPlexAutoscanQueue, requestsFromQueue } from './queue-db.ts';
 import { takeOverOnce, type QueueTakeover } from '../takeover.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { openReadOnly } from '../../db/read-only.ts';
-import { UserError } from '../../config/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest, Source } from '../../core/scan.ts';
 import type { FolderProbe } from '../../paths/folder.ts';

@@ -1,9 +1,9 @@
 import { triggerRouting } from '../../config/named-targets.ts';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Config } from '../../config/schema.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/logger.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import type { QueueIntake } from '../../queue/intake.ts';
 import { resolveEach } from '../../intake/resolve.ts';
@@ -19,6 +19,8 @@ interface WatchRoot {
   priority: number;
   /** Its TARGETS / EXCLUDE_TARGETS and DELAY (config/named-targets.ts triggerRouting). */
   routing?: ReturnType<typeof triggerRouting>;
+  /** false: only changes directly in the folder count (RECURSIVE). */
+  recursive: boolean;
 }
 
 type Gathered = { event: WatchEventName; scan: WatchScan; priority: number; routing?: WatchRoot['routing'] };
@@ -71,13 +73,14 @@ export class FolderWatcher {
   constructor(private readonly opts: FolderWatcherOptions) {
     this.entries = opts.config.WATCH.PATHS.map((p) =>
       typeof p === 'string'
-        ? { root: resolve(p), priority: 0 }
+        ? { root: resolve(p), priority: 0, recursive: true }
         : {
             root: resolve(p.PATH),
             rewrite: placeRewriter(p.REWRITE, p.REWRITE_MODE),
             filter: p.INCLUDE.length || p.EXCLUDE.length ? watchFilter(p) : undefined,
             priority: p.PRIORITY,
             routing: triggerRouting(opts.config, p),
+            recursive: p.RECURSIVE !== false,
           },
     );
     this.roots = this.entries.map((e) => e.root);
@@ -89,7 +92,7 @@ export class FolderWatcher {
   async start(): Promise<void> {
     const { WATCH } = this.opts.config;
     for (const root of this.roots) if (!existsSync(root)) this.log.warn({ path: root }, `WATCH.PATHS: ${root} does not exist (yet); it is watched for when it appears`);
-    const settle = this.opts.writeSettleMs ?? 2000;
+    const settle = this.opts.writeSettleMs ?? WATCH.SETTLE * 1000;
     this.watcher = watch(this.roots, {
       ignoreInitial: true,
       persistent: true,
@@ -134,6 +137,8 @@ export class FolderWatcher {
     let scan = scanForEvent(event, path, root, this.filter, this.opts.probe ?? statProbe);
     if (!scan) return;
     const entry = this.entries.find((e) => e.root === root)!;
+    // RECURSIVE false: what is directly in the folder, as a non-recursive watch reports it (notify.rs:169-178).
+    if (!entry.recursive && path !== root && dirname(path) !== root) return;
     if (entry.rewrite || entry.filter) {
       // autoscan's order (triggers/inotify/inotify.go:199-205): the path's rewrite, then its filter on the result.
       const rewritten = entry.rewrite ? entry.rewrite(path) : path;

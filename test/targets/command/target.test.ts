@@ -72,6 +72,33 @@ describe('command target', { skip: process.platform === 'win32' }, () => {
     assert.ok(sh.ok && /^runs \/.*\/sh$/.test(sh.note ?? ''), JSON.stringify(sh));
   });
 
+  test('issue 47 item 3: a path the REWRITE leaves relative or "-"-leading fails the delivery with the reason; the program never runs', async () => {
+    const prog = script('opt.sh');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      // A rewrite that strips the root leaves a relative path; one that ends in "-" gives an option.
+      [{ REWRITE: [{ from: '^/mnt/', to: '' }] }, 'tv/A'],
+      [{ REWRITE: [{ from: '^/mnt/tv/', to: '--output=/tmp/x ' }] }, '--output=/tmp/x A'],
+      [{ REWRITE: [{ from: '^/mnt/tv/', to: '-' }] }, '-A'],
+    ];
+    for (const [over, shown] of cases) {
+      rmSync(`${prog}.args`, { force: true });
+      const result = await target({ COMMAND: [prog], ...over }).deliver(scanItem({ folder: '/mnt/tv/A', files: ['/mnt/tv/A/e.mkv'] }));
+      assert.equal(result.outcome, 'failed', JSON.stringify(result));
+      assert.ok(result.outcome === 'failed' && result.error.includes(JSON.stringify(shown)) && /not absolute after the target's REWRITE/.test(result.error), result.outcome === 'failed' ? result.error : '');
+      assert.throws(() => readFileSync(`${prog}.args`), 'the program did not run');
+    }
+    // An absolute result runs as before.
+    const ok = await target({ COMMAND: [prog], REWRITE: [{ from: '^/mnt/', to: '/data/' }] }).deliver(scanItem({ folder: '/mnt/tv/A', files: ['/mnt/tv/A/e.mkv'] }));
+    assert.equal(ok.outcome, 'done');
+  });
+
+  test('issue 47 item 2: SCANRELAY_FILES never gets an extra line: a path with a newline (from a queue kept from before) fails, the program never runs', async () => {
+    const prog = script('nl.sh');
+    const result = await target({ COMMAND: [prog] }).deliver(scanItem({ folder: '/tv/A', files: ['/tv/A/e.mkv\n/etc/passwd', '/tv/A/f.mkv'] }));
+    assert.ok(result.outcome === 'failed' && /holds a control character/.test(result.error), JSON.stringify(result));
+    assert.throws(() => readFileSync(`${prog}.env`), 'the program did not run');
+  });
+
   test('TIMEOUT kills the program and its children; the scan is tried again', async () => {
     // The child sleeps in the background and holds the output pipe: only a group kill ends both.
     const prog = script('slow.sh', 0, 'sleep 30 &\nsleep 30');

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { tdarrTargetSchema } from '../../../src/config/target-kinds/tdarr.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTdarrTarget, filesBelow, tdarrScanConfig } from '../../../src/targets/tdarr/target.ts';
 import { tempDir } from '../../helpers/relay.ts';
@@ -57,6 +58,58 @@ describe('Tdarr target', () => {
     assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark/S01']);
   });
 
+  test("only a folder inside the library's own folder is listed: /etc, a folder outside it, a '..' way out and a library Tdarr cannot name send no host file name", async () => {
+    tdarr.scans.length = 0;
+    tdarr.libraries['lib-tv'] = '/media/TV';
+    const root = tempDir('scanrelay-tdarr-');
+    const outside = tempDir('scanrelay-tdarr-outside-');
+    mkdirSync(join(root, 'TV/Dark'), { recursive: true });
+    writeFileSync(join(root, 'TV/Dark/e1.mkv'), '');
+    writeFileSync(join(outside, 'secret.key'), '');
+    const t = target({ REWRITE: [{ from: `^${root}/`, to: '/media/' }] });
+    const outsideDetail = "scanFolderWatcher of the folder (not listed: it is not inside the library's folder as Tdarr tells it) in library lib-tv";
+    for (const folder of ['/etc', '/root', outside, `${root}/TV/../..${outside}`, root]) {
+      const result = await t.deliver(scanItem({ folder }));
+      assert.deepEqual(result, { outcome: 'done', detail: outsideDetail }, folder);
+      const asTdarrNamesIt = folder.startsWith(`${root}/`) ? `/media/${folder.slice(root.length + 1)}` : folder;
+      assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, [asTdarrNamesIt], `${folder}: the folder itself, none of its files`);
+    }
+    assert.deepEqual(await t.libraryRoots?.(), ['/media/TV'], "the library's folder, from its settings (cruddb)");
+    // Inside it, the files are listed.
+    assert.deepEqual((await t.deliver(scanItem({ folder: join(root, 'TV/Dark') }))).outcome, 'done');
+    assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark/e1.mkv']);
+    // A library id Tdarr does not know: no folder to hold anything, so nothing is listed.
+    const unknown = target({ DB_ID: 'lib-gone', REWRITE: [{ from: `^${root}/`, to: '/media/' }] });
+    assert.deepEqual(await unknown.deliver(scanItem({ folder: join(root, 'TV/Dark') })), {
+      outcome: 'done',
+      detail: "scanFolderWatcher of the folder (not listed: Tdarr did not tell the library's folder) in library lib-gone",
+    });
+    assert.deepEqual(tdarr.scans.at(-1)!.arrayOrPath, ['/media/TV/Dark']);
+  });
+
+  test('a folder of many entries is read as a stream, and no entry past the cap is read', async () => {
+    tdarr.scans.length = 0;
+    const root = tempDir('scanrelay-tdarr-big-');
+    const big = join(root, 'TV', 'Big');
+    mkdirSync(big, { recursive: true });
+    // The attack's folder held 300,000 entries (bench/listing.ts reads one that size); 20,000 show the same here.
+    for (let i = 0; i < 20_000; i++) writeFileSync(join(big, `e${i}.mkv`), '');
+    let read = 0;
+    const counting = async (path: string) =>
+      (async function* () {
+        for await (const e of await opendir(path, { bufferSize: 256 })) {
+          read++;
+          yield e;
+        }
+      })();
+    const files = await filesBelow(big, 1000, counting);
+    assert.equal(files.length, 1000);
+    assert.equal(read, 1000, 'the walk stopped reading at the cap');
+    tdarr.libraries['lib-big'] = root;
+    assert.equal((await target({ DB_ID: 'lib-big' }).deliver(scanItem({ folder: big }))).outcome, 'done');
+    assert.equal(tdarr.scans.at(-1)!.arrayOrPath.length, 1000);
+  });
+
   test('POST /api/v2/scan-files with data.scanConfig, the key in x-api-key, paths through the rewrite', async () => {
     tdarr.scans.length = 0;
     const t = target({ REWRITE: [{ from: '^/mnt/media/', to: '/media/' }] });
@@ -74,6 +127,7 @@ describe('Tdarr target', () => {
 
   test('a backlog in one call (deliverMany): the paths of every scan in one scanFolderWatcher list (a folder not readable here as itself), one result per scan', async () => {
     tdarr.scans.length = 0;
+    tdarr.libraries['lib-tv'] = '/media';
     const t = target({ REWRITE: [{ from: '^/mnt/media/', to: '/media/' }] });
     const results = await t.deliverMany!([
       scanItem({ folder: '/mnt/media/TV/Dark/S01', files: ['/mnt/media/TV/Dark/S01/e1.mkv', '/mnt/media/TV/Dark/S01/e2.mkv'] }),

@@ -83,7 +83,7 @@ describe("import-autopulse takes over autopulse's pending scans (scan_events)", 
     autopulseDb(dbFile, ROWS);
     const store = new QueueStore(join(dir, 'queue.db'));
     try {
-      const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 180_000 }));
+      const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 180_000 }));
       const [a, b] = await Promise.all([0, 1].map(() => importAutopulseQueue({ database: dbFile, config, targetNames: names, intake })));
       assert.deepEqual([a!.queued, b!.queued].sort(), [0, 3]);
       assert.ok(a!.already || b!.already);

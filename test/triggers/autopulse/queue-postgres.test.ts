@@ -46,7 +46,7 @@ test("autopulse's PostgreSQL scan_events: pending and retry rows in creation ord
   const { config } = parseConfig(raw, {});
   const store = new QueueStore(join(tempDir('autopulse-pg-'), 'queue.db'));
   try {
-    const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 180_000 }));
+    const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 180_000 }));
     const r = await importAutopulseQueue({ database: url, config, targetNames: Object.keys(raw.TARGETS as object), intake });
     assert.equal(r.rows, 2);
     assert.equal(r.queued, 2);

@@ -9,7 +9,7 @@ import { DriveCache } from '../../../src/triggers/drive/cache.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
 import { DriveWatcher } from '../../../src/triggers/drive/watcher.ts';
 import pino from 'pino';
-import { silentLogger, type Logger } from '../../../src/log.ts';
+import { silentLogger, type Logger } from '../../../src/core/logger.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
@@ -75,7 +75,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
   const tokenfile = join(dir, 'token.json');
   writeTokenFile(tokenfile, google.issueToken());
   const store = new QueueStore(join(dir, 'queue.db'));
-  const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 0 }));
   const log = over.log ?? silentLogger();
   google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
   google.seed({ id: 'tv', name: 'TV', parents: ['media'] });

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { configSchema, type Config, type FileConfig } from '../../../src/config/schema.ts';
 import { relayConfig } from '../../../src/config/named-targets.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
-import type { Logger } from '../../../src/log.ts';
+import type { Logger } from '../../../src/core/logger.ts';
 import { MetaConflictError, type QueueBackend } from '../../../src/queue/backend.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { PgLease } from '../../../src/queue/pg/lease.ts';
@@ -91,7 +91,7 @@ async function world(): Promise<World> {
       writeTokenFile(join(dir, 'token.json'), token);
       const store = await PgQueueStore.open({ url, relayId: id });
       first ??= store;
-      const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+      const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 0 }));
       const lines: Relay['lines'] = [];
       const log = pino({ level: 'info', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l)) }) as unknown as Logger;
       const opened = await openDriveCache(config, join(dir, 'cache.db'), log, { id, leaseMs: opts.leaseMs ?? 30_000 });
@@ -386,7 +386,7 @@ describe('compare and set on queue meta values, on both stores', () => {
       const store: QueueBackend =
         kind === 'sqlite' ? new QueueStore(join(tempDir(), 'queue.db')) : await PgQueueStore.open({ url: await cluster.createDatabase(), relayId: 'relay-a' });
       closers.push(() => store.close());
-      const intake = new QueueIntake(store, () => ({ delayMs: 60_000, maxMs: 0 }));
+      const intake = new QueueIntake(store, [], () => ({ delayMs: 60_000, maxMs: 0 }));
       const req = (folder: string) => ({ folder, files: [`${folder}/x.mkv`], source: 'Drive' as const, event: 'new' });
       await intake.enqueue([], { 'drive.page_token.root': '5' }, { 'drive.page_token.root': null });
       await assert.rejects(intake.enqueue([req('/data/A')], { 'drive.page_token.root': '6' }, { 'drive.page_token.root': null }), MetaConflictError);

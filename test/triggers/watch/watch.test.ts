@@ -58,7 +58,7 @@ async function setup(mode: 'events' | 'poll', extra: Record<string, unknown> = {
   mkdirSync(root);
   const store = new QueueStore(join(dir, 'queue.db'));
   const commits: Array<() => void> = [];
-  const intake = new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => commits.splice(0).forEach((c) => c()));
+  const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => commits.splice(0).forEach((c) => c()));
   const lines: Array<Record<string, any>> = [];
   const logWaiters = new Set<() => void>();
   const log = pino({ level: 'debug', base: undefined }, { write: (l: string) => (lines.push(JSON.parse(l)), logWaiters.forEach((w) => w())) });
@@ -252,7 +252,7 @@ describe("WATCH.PATHS entries with their own rules (autoscan's inotify paths: tr
     mkdirSync(join(root, 'Movies', 'Heat (1995)'), { recursive: true });
     const store = new QueueStore(join(dir, 'queue.db'));
     const commits: Array<() => void> = [];
-    const intake = new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => commits.splice(0).forEach((c) => c()));
+    const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => commits.splice(0).forEach((c) => c()));
     const { config } = parseConfig({
       WATCH: {
         ENABLED: true,
@@ -285,7 +285,7 @@ describe('folder watcher and a full queue', () => {
     const root = join(dir, 'media');
     mkdirSync(join(root, 'Movies', 'Heat (1995)'), { recursive: true });
     const store = new QueueStore(join(dir, 'queue.db'));
-    const intake = new QueueIntake(store, () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => undefined);
+    const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 1_800_000 }), () => undefined);
     const lines: Array<Record<string, any>> = [];
     const log = pino({ level: 'debug', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const { config } = parseConfig({ SERVER_PATH_MAPPINGS: { '/data/': [`${root}/`] }, WATCH: { ENABLED: true, PATHS: [root] } });

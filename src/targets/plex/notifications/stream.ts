@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import WebSocket from 'ws';
-import type { Logger } from '../../../log.ts';
+import type { Logger } from '../../../core/logger.ts';
 import { parseSseEvent, parseWebsocketFrame, type ActivityEvent, type ParsedFrame } from './frames.ts';
 import { SseReader } from './sse.ts';
 

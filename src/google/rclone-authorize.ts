@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { authorizationUrl, exchangeCode, startLoopbackReceiver } from '../google/oauth.ts';
-import { scopeUrls } from './drive-options.ts';
-import type { GoogleEndpoints } from '../google/endpoints.ts';
-import { formatToken, parseToken } from './token.ts';
+import { authorizationUrl, exchangeCode, startLoopbackReceiver } from './oauth.ts';
+import { scopeUrls } from './rclone-drive-options.ts';
+import type { GoogleEndpoints } from './endpoints.ts';
+import { formatToken, parseToken } from './rclone-token.ts';
 
 export const DEFAULT_AUTH_TIMEOUT_MS = 10 * 60_000;
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { authorizeBlob, authorizeCommand, decodeConfigMap, encodeConfigMap } from '../../src/rclone/blob.ts';
-import { parsePaste, pasteBlock, PasteError } from '../../src/rclone/paste.ts';
-import { formatToken, parseToken } from '../../src/rclone/token.ts';
+import { authorizeBlob, authorizeCommand, decodeConfigMap, encodeConfigMap } from '../../src/google/rclone-blob.ts';
+import { parsePaste, pasteBlock, PasteError } from '../../src/google/rclone-paste.ts';
+import { formatToken, parseToken } from '../../src/google/rclone-token.ts';
 import { rcloneAuthorizeLine, rcloneContinue, rcloneCreate, rcloneDump } from '../helpers/rclone.ts';
 import { tempDir } from '../helpers/relay.ts';
 

@@ -1,5 +1,5 @@
-import { DRIVE_OPTIONS } from './drive-options.ts';
-import { goJson } from './token.ts';
+import { DRIVE_OPTIONS } from './rclone-drive-options.ts';
+import { goJson } from './rclone-token.ts';
 
 /**
  * rclone's configmap.Simple encoding, used on both sides of `rclone authorize`: base64 (standard alphabet,

@@ -1,5 +1,5 @@
-import { BlobError, decodeConfigMap, encodeConfigMap } from './blob.ts';
-import { formatToken, parseToken, TokenFormatError, type RcloneToken } from './token.ts';
+import { BlobError, decodeConfigMap, encodeConfigMap } from './rclone-blob.ts';
+import { formatToken, parseToken, TokenFormatError, type RcloneToken } from './rclone-token.ts';
 
 export const PASTE_START = 'Paste the following into your remote machine --->';
 export const PASTE_END = '<---End paste';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
-import { UserError } from '../config/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 /**
  * rclone.conf as rclone 1.60 reads it (github.com/Unknwon/goconfig): `[section]` headers (name trimmed),

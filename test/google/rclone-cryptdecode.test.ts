@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
-import { CryptDecodeError, CryptDecoder, parseCryptdecode } from '../../src/rclone/cryptdecode.ts';
+import { CryptDecodeError, CryptDecoder, parseCryptdecode } from '../../src/google/rclone-crypt.ts';
 import { rcloneBinaryOf } from '../../src/triggers/drive/index.ts';
 import { cryptConf, cryptEncode, RCLONE } from '../helpers/rclone.ts';
 import { tempDir } from '../helpers/relay.ts';

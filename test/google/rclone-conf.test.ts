@@ -14,7 +14,7 @@ import {
   renameRemote,
   updateRemote,
   writeRcloneConf,
-} from '../../src/rclone/conf.ts';
+} from '../../src/google/rclone-conf.ts';
 import { tempDir } from '../helpers/relay.ts';
 import { rcloneDump, rcloneListRemotes } from '../helpers/rclone.ts';
 

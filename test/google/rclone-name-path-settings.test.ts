@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { remoteNameProblem } from '../../src/rclone/name.ts';
-import { pathFromConfigFileOutput, resolveRcloneConfPath, searchRcloneConf } from '../../src/rclone/path.ts';
-import { readInstallSettings, remoteFromSettings, setRemoteInSettings, writeRemoteToSettings } from '../../src/rclone/settings-yml.ts';
+import { remoteNameProblem } from '../../src/google/rclone-name.ts';
+import { pathFromConfigFileOutput, resolveRcloneConfPath, searchRcloneConf } from '../../src/google/rclone-path.ts';
+import { readInstallSettings, remoteFromSettings, setRemoteInSettings, writeRemoteToSettings } from '../../src/google/rclone-settings-yml.ts';
 import { expandPath } from '../../src/paths/expand.ts';
 import { tempDir } from '../helpers/relay.ts';
 
