@@ -38,8 +38,10 @@ export function createTarget(name: string, entry: TargetConfig, log: Logger, con
   const factory = TARGET_KINDS[entry.TYPE] as Factory<TargetType>;
   // Whatever the kind, its error texts and log lines never carry its secrets (redact.ts, docs/targets.md).
   const redact = redactorFor(targetSecrets(entry as Record<string, unknown>));
-  const target = redactTargetErrors(factory(name, entry as never, redactingLogger(log, redact), config), redact);
-  if (target.describe) return target;
-  const description = { type: entry.TYPE, ...('URL' in entry && entry.URL ? { url: entry.URL } : {}) };
-  return Object.assign(target, { describe: () => description });
+  const target = factory(name, entry as never, redactingLogger(log, redact), config);
+  if (!target.describe) {
+    const description = { type: entry.TYPE, ...('URL' in entry && entry.URL ? { url: entry.URL } : {}) };
+    target.describe = () => description;
+  }
+  return redactTargetErrors(target, redact);
 }
