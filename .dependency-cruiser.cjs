@@ -37,6 +37,12 @@ module.exports = {
     forbid('basics-below-google-and-config', `${layer('paths')}|${layer('fs')}|${layer('db')}|${layer('log')}|${layer('log-file')}`, `${layer('google')}|${layer('config')}`, 'paths, fs, db and the log take values, never the config or the provider.'),
     forbid('google-below-config', layer('google'), layer('config'), 'The provider folder (Google and rclone) names the keys it reads; the config imports it, never the reverse.'),
     forbid(
+      'the-plex-class-stays-home',
+      '^src/(?!targets/plex/)',
+      '^src/targets/plex/target\\.ts$',
+      'The server and the CLI ask the Target contract (core/scan.ts: describe, setupProblems, sections); only the Plex kind knows its class.',
+    ),
+    forbid(
       'foundations-import-no-layer',
       `^src/(${below.join('|')})(/|\\.ts$)`,
       `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
@@ -36,6 +36,8 @@ test('the layer rules pass a tree that keeps them and name each rule a tree brea
   write('src/triggers/arr.ts', "import { submit } from '../intake/submit.ts';\nexport const recognize = submit;\n");
   write('src/server/app.ts', "import { recognize } from '../triggers/arr.ts';\nexport const app = recognize;\n");
   write('src/cli/main.ts', "import { app } from '../server/app.ts';\nexport const main = app;\n");
+  write('src/targets/plex/target.ts', 'export class PlexTarget {}\n');
+  write('src/targets/plex/create.ts', "import { PlexTarget } from './target.ts';\nexport const create = () => new PlexTarget();\n");
   const clean = cruise();
   assert.equal(clean.status, 0, clean.out);
 
@@ -44,9 +46,29 @@ test('the layer rules pass a tree that keeps them and name each rule a tree brea
   write('src/queue/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
   write('src/queue/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
   write('src/paths/mapping.ts', "import { main } from '../cli/main.ts';\nexport const m = main;\n");
+  write('src/server/readiness.ts', "import { PlexTarget } from '../targets/plex/target.ts';\nexport const isPlex = (t: unknown) => t instanceof PlexTarget;\n");
   const broken = cruise();
   assert.notEqual(broken.status, 0);
-  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer']) {
+  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer', 'the-plex-class-stays-home']) {
     assert.match(broken.out, new RegExp(`error ${rule}`), `${rule} was not reported:\n${broken.out}`);
   }
+});
+
+test('one target model: below config nothing reads PLEX_*, JELLYFIN or EMBY, and only targets/plex knows the Plex class', () => {
+  // Config loading turns those keys into `config.targets` (config/named-targets.ts relayConfig); the relay's Config
+  // type has no such keys, and this catches a read that goes around the type.
+  const files = spawnSync('git', ['ls-files', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n').filter((f) => f.endsWith('.ts'));
+  assert.ok(files.length > 100, 'the sources were listed');
+  // Setup writes a Plex or Jellyfin the user gave into the file's own JSON (its PLEX_* and JELLYFIN keys); it reads
+  // the relay's servers from config.targets (setup/servers.ts).
+  const editsTheFile = new Set(['src/setup/config-edit.ts']);
+  const offenders: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    text.split('\n').forEach((line, i) => {
+      if (!file.startsWith('src/config/') && !editsTheFile.has(file) && /\.(PLEX_[A-Z_]+|JELLYFIN|EMBY)\b|\[['"]PLEX_/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      if (!file.startsWith('src/targets/plex/') && /instanceof PlexTarget\b/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(offenders, []);
 });

@@ -13,7 +13,7 @@ import { createMediaBrowserTarget } from './media-browser/target.ts';
 import { createPlexTarget } from './plex/create.ts';
 import { redactingLogger, redactorFor, redactTargetErrors, targetSecrets } from './redact.ts';
 
-/** Builds one kind's target from its `TARGETS` entry; `config` is the relay's (Plex's steps read relay-wide keys). */
+/** Builds one kind's target from its `TARGETS` entry; `config` is the relay's (Plex's steps read a relay-wide slice). */
 type Factory<T extends TargetType> = (name: string, entry: Extract<TargetConfig, { TYPE: T }>, log: Logger, config: Config) => Target;
 
 /**
@@ -33,10 +33,15 @@ export const TARGET_KINDS: { [T in TargetType]: Factory<T> } = {
   relay: (name, entry, log) => createRelayTarget(name, entry, log),
 };
 
-/** The target for one named entry, by its TYPE. */
+/** The target for one named entry, by its TYPE. Every target it builds describes itself (its TYPE, its server's URL). */
 export function createTarget(name: string, entry: TargetConfig, log: Logger, config: Config): Target {
   const factory = TARGET_KINDS[entry.TYPE] as Factory<TargetType>;
   // Whatever the kind, its error texts and log lines never carry its secrets (redact.ts, docs/targets.md).
   const redact = redactorFor(targetSecrets(entry as Record<string, unknown>));
-  return redactTargetErrors(factory(name, entry as never, redactingLogger(log, redact), config), redact);
+  const target = factory(name, entry as never, redactingLogger(log, redact), config);
+  if (!target.describe) {
+    const description = { type: entry.TYPE, ...('URL' in entry && entry.URL ? { url: entry.URL } : {}) };
+    target.describe = () => description;
+  }
+  return redactTargetErrors(target, redact);
 }
