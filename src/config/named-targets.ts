@@ -2,7 +2,7 @@ import { UserError } from '../core/errors.ts';
 import type { ScanAction } from '../core/scan.ts';
 import type { Config, FileConfig, ServerKey } from './schema.ts';
 import { triggerSelection, type TriggerRoute } from './targets.ts';
-import { plexTargetSchema, type PlexTargetConfig } from './target-kinds/plex.ts';
+import { plexTargetSchema, type PlexTargetConfig } from '../targets/plex/schema.ts';
 import type { TargetConfig } from './targets.ts';
 import { PLEX_KEY_NAMES } from './plex-keys.ts';
 import { targetRequestSchema } from './target-base.ts';

@@ -6,7 +6,7 @@ import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
 import { plexKeys } from './plex-keys.ts';
 import { ONE_SELECTION, oneSelection, targetsSchema, triggerRouteFields, type TargetConfig } from './targets.ts';
-import { scanModeSchema } from './target-kinds/media-browser.ts';
+import { scanModeSchema } from '../targets/media-browser/schema.ts';
 import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
@@ -127,7 +127,7 @@ export const scanPrioritiesSchema = z
 
 const mediaServerSchema = z
   // REWRITE: the target's own rules, from the relay's path to this server's (autoscan's per-target rewrite).
-  // SCAN_MODE: as a TARGETS entry's (config/target-kinds/media-browser.ts).
+  // SCAN_MODE: as a TARGETS entry's (targets/media-browser/schema.ts).
   .object({ ENABLED: bool(false), URL: str(''), API_KEY: str(''), REWRITE: rewriteRules(), SCAN_MODE: scanModeSchema })
   .prefault({});
 

@@ -4,7 +4,7 @@ import { UserError } from '../../src/core/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { triggerRouting } from '../../src/config/named-targets.ts';
 import { plexSettings } from '../../src/targets/plex/settings.ts';
-import { plexTargetSchema } from '../../src/config/target-kinds/plex.ts';
+import { plexTargetSchema } from '../../src/targets/plex/schema.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';

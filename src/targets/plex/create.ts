@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
+import type { PlexTargetConfig } from './schema.ts';
 import type { Logger } from '../../core/logger.ts';
 import { placeRewriter, type RewriteMode } from '../../paths/rewrite.ts';
 import type { PlexApi } from './api.ts';

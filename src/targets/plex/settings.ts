@@ -1,6 +1,6 @@
 import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
-import type { PlexTargetConfig } from '../../config/target-kinds/plex.ts';
+import type { PlexTargetConfig } from './schema.ts';
 
 /**
  * The relay-wide keys a Plex target's steps read, beside its own entry: the file checks before a scan, the

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import pino from 'pino';
-import { commandTargetSchema } from '../../../src/config/target-kinds/command.ts';
+import { commandTargetSchema } from '../../../src/targets/command/schema.ts';
 import { createCommandTarget } from '../../../src/targets/command/target.ts';
 import { runScanCommand } from '../../../src/targets/plex/commands.ts';
 import { LineSplitter, MAX_LINE_CHARS } from '../../../src/targets/process.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
+import { targetBase } from '../../config/target-base.ts';
 
 /**
  * A program run for each scan (docs/targets.md). COMMAND is the program and its first arguments, never a
