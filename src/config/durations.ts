@@ -43,3 +43,12 @@ export function clampDuration(key: string, value: unknown): { value: number; war
     warning: `${key}: ${value} s is longer than a timer holds; read as ${MAX_DURATION_S} s (24.8 days)${zeroMeans}`,
   };
 }
+
+/** A wait as people read it: "10 days", "2 hours", "90 s". */
+export function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  if (s >= 86_400 && s % 3600 === 0) return s % 86_400 === 0 ? unit(s / 86_400, 'day') : unit(s / 3600, 'hour');
+  if (s >= 3600 && s % 60 === 0) return s % 3600 === 0 ? unit(s / 3600, 'hour') : unit(s / 60, 'minute');
+  return `${s} s`;
+}

@@ -1,4 +1,5 @@
 import type { NotifyEvent } from '../core/events.ts';
+import { duration } from '../config/durations.ts';
 import { deliveryEvent } from './events.ts';
 import { toItem } from './rows.ts';
 import { step, type Steps } from './steps.ts';
@@ -118,15 +119,6 @@ export function giveUpReason(v: Pick<FileVerdict, 'missing' | 'outside'>, giveUp
     ? `; never looked at, outside every library folder the relay knows (add the folder to SERVER_FILE_EXIST_PATH_MAPPINGS): ${few(v.outside)}`
     : '';
   return `its files did not appear on the relay's disk within ${duration(giveUpMs)} (SERVER_WAIT_FOR_FILES.GIVE_UP_AFTER): ${few(v.missing)}${outside}`;
-}
-
-/** A wait as people read it: "10 days", "2 hours", "90 s". */
-export function duration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-  if (s >= 86_400 && s % 3600 === 0) return s % 86_400 === 0 ? unit(s / 86_400, 'day') : unit(s / 3600, 'hour');
-  if (s >= 3600 && s % 60 === 0) return s % 3600 === 0 ? unit(s / 3600, 'hour') : unit(s / 60, 'minute');
-  return `${s} s`;
 }
 
 type Awaitable<T> = T | Promise<T>;
