@@ -260,8 +260,7 @@ export const configSchema = z.object({
       MAX_CHECK_DELAY: positiveSeconds(60),
       GIVE_UP_AFTER: z.number().positive().default(86_400),
     })
-    .prefault({})
-    .refine((w) => w.MAX_CHECK_DELAY >= w.FIRST_CHECK_DELAY, { message: 'MAX_CHECK_DELAY must be at least FIRST_CHECK_DELAY', path: ['MAX_CHECK_DELAY'] }),
+    .prefault({}),
   /** scanrelay: files that must all exist (one per mount) for any scan to be sent (autoscan's `anchors`); see MountGuard. */
   SERVER_ANCHOR_FILES: stringList(),
   /**
