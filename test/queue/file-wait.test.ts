@@ -9,6 +9,9 @@ import { decideFileWait, nextLookAt, type FileWaitCheck, type FileWaitPolicy } f
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { diskLook, fileWaitPolicy } from '../../src/server/file-look.ts';
+import { startRelay } from '../../src/server/run.ts';
+import { importAutopulse } from '../../src/config/autopulse-import.ts';
+import { parseConfig } from '../../src/config/load.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
 import { buildTargets } from '../../src/targets/index.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
@@ -111,7 +114,7 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       const [queued] = await store.enqueueMany([req(folder, { files: [file], updateType: 'Created' })], { delayMs: 0, maxMs: 0 });
       await t.scheduler.start();
       await waitFor(() => t.looks.length >= 6, 15_000, 'six looks at the missing file');
-      assert.deepEqual(t.jellyfin.updates, [], 'Jellyfin was told of no file');
+      assert.equal(t.jellyfin.updates.length, 0, 'Jellyfin was told of no file');
       assert.deepEqual(t.ran(), [], 'the command never ran');
       const entry = await store.view.get(queued!.id);
       assert.equal(entry?.status, 'pending');
@@ -143,7 +146,7 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       const entry = await waitFor(async () => {
         const e = await store.view.get(queued!.id);
         return e?.status === 'failed' ? e : undefined;
-      }, 15_000, 'the scan to fail');
+      }, 15_000, 'the scan to fail').then((e) => e!);
       assert.ok(Date.now() - started >= 400, 'not before the bound');
       assert.deepEqual(t.jellyfin.updates, []);
       assert.deepEqual(t.ran(), []);
@@ -172,7 +175,7 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       const entry = await waitFor(async () => {
         const e = await store.view.get(queued!.id);
         return e?.status === 'failed' ? e : undefined;
-      }, 15_000, 'the scan to fail');
+      }, 15_000, 'the scan to fail').then((e) => e!);
       assert.deepEqual(t.ran(), []);
       assert.match(entry.deliveries[0]!.last_error ?? '', /never looked at, outside every library folder the relay knows \(add the folder to SERVER_FILE_EXIST_PATH_MAPPINGS\): .*there\.mkv/);
     });
@@ -204,4 +207,54 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       assert.deepEqual(t.ran(), [file]);
     });
   }
+});
+
+describe('import-autopulse with opts.check_path, then a relay started from what it wrote', () => {
+  test('a manual request for a file not there yet: neither the Jellyfin nor the command target gets it until it exists', async () => {
+    const dir = tempDir('file-wait-relay-');
+    const library = join(dir, 'tv');
+    mkdirSync(join(library, 'Show'), { recursive: true });
+    const runs = join(dir, 'runs.txt');
+    const prog = join(dir, 'hook.sh');
+    writeFileSync(prog, `#!/bin/sh\nprintf '%s\\n' "$@" >> "${runs}"\n`);
+    chmodSync(prog, 0o755);
+    const jellyfin = await new FakeMediaServer({ apiKey: 'jf-key' }).start();
+    jellyfin.virtualFolders = [{ Name: 'TV', Locations: [library] }];
+    // A config as autopulse's settings read it (settings/opts.rs:40-42 check_path; targets/jellyfin.rs, command.rs).
+    const yaml = [
+      'auth:\n  username: user\n  password: a-long-password',
+      'opts:\n  check_path: true',
+      'triggers:\n  my_manual:\n    type: manual',
+      `targets:\n  my_jellyfin:\n    type: jellyfin\n    url: ${jellyfin.url}\n    token: jf-key\n  hook:\n    type: command\n    path: ${prog}`,
+    ].join('\n');
+    const imported = importAutopulse(yaml, 'config.yaml', {});
+    assert.deepEqual(imported.config.SERVER_WAIT_FOR_FILES, { ENABLED: true, FIRST_CHECK_DELAY: 1, MAX_CHECK_DELAY: 60, GIVE_UP_AFTER: 864_000 });
+    // The test's clock is shorter; the behaviour is the same.
+    const { config } = parseConfig({
+      ...imported.config,
+      SERVER_WAIT_FOR_FILES: { ...(imported.config.SERVER_WAIT_FOR_FILES as object), FIRST_CHECK_DELAY: 0.02, MAX_CHECK_DELAY: 0.05 },
+      SERVER_IP: '127.0.0.1',
+      SERVER_PORT: 0,
+      SERVER_SCAN_DELAY: 0,
+      SERVER_PASS: 'test-secret',
+    });
+    const relay = await startRelay({ config, log: silentLogger(), queuefile: join(dir, 'queue.db') });
+    try {
+      const file = join(library, 'Show', 'Show - S01E03.mkv');
+      const auth = { authorization: `Basic ${Buffer.from('user:a-long-password').toString('base64')}` };
+      const res = await fetch(`${relay.url.replace(/\/[^/]*$/, '')}/triggers/my_manual?path=${encodeURIComponent(file)}`, { headers: auth });
+      assert.equal(res.status, 200, await res.text());
+      const waiting = await waitFor(async () => (await relay.store.view.listOpen()).find((e) => e.waiting === 'its files are not on disk yet (SERVER_WAIT_FOR_FILES)'), 15_000, 'the scan to wait for its file').then((e) => e!);
+      assert.deepEqual(waiting.deliveries, []);
+      assert.equal(jellyfin.updates.length, 0);
+      assert.equal(existsSync(runs), false);
+      writeFileSync(file, 'video');
+      await waitFor(() => jellyfin.updates.length > 0 && existsSync(runs), 15_000, 'both targets to get the file');
+      assert.deepEqual(jellyfin.updates.map((u) => u.path), [file]);
+      assert.deepEqual(readFileSync(runs, 'utf8').split('\n').filter(Boolean), [file]);
+    } finally {
+      await relay.close();
+      await jellyfin.stop();
+    }
+  });
 });
