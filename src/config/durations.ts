@@ -46,6 +46,7 @@ export function clampDuration(key: string, value: unknown): { value: number; war
 
 /** A wait as people read it: "10 days", "2 hours", "90 s". */
 export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = Math.round(ms / 1000);
   const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
   if (s >= 86_400 && s % 3600 === 0) return s % 86_400 === 0 ? unit(s / 86_400, 'day') : unit(s / 3600, 'hour');

@@ -150,7 +150,7 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       assert.ok(Date.now() - started >= 400, 'not before the bound');
       assert.deepEqual(t.jellyfin.updates, []);
       assert.deepEqual(t.ran(), []);
-      const reason = /^its files did not appear on the relay's disk within 0 s \(SERVER_WAIT_FOR_FILES.GIVE_UP_AFTER\): .*S01E02\.mkv$/;
+      const reason = /^its files did not appear on the relay's disk within 400 ms \(SERVER_WAIT_FOR_FILES.GIVE_UP_AFTER\): .*S01E02\.mkv$/;
       assert.deepEqual(entry.deliveries.map((d) => [d.target.split('@')[0], d.status]).sort(), [['hook', 'failed'], ['jellyfin', 'failed']]);
       for (const d of entry.deliveries) assert.match(d.last_error ?? '', reason);
       const events = (await store.outbox.after(0, 100)).filter((e) => e.scan === queued!.id);
