@@ -10,6 +10,9 @@
  * used by cli / server only, and uses only the foundations.
  * A peer (src/peers/<peer>/: plex-autoscan, autoscan, autopulse) is one folder across the layers: each of its files
  * is in the layer its name says (PEER_FILES), and every rule below holds for it as for a file in that layer's folder.
+ * A target kind is one folder, targets/<kind>/, but its config schema (targets/<kind>/schema.ts, the shared
+ * targets/*-schema.ts such as the list of kinds, kinds-schema.ts) is config-level: the config builds its TARGETS union
+ * from it, so it imports only the foundations, and the config may import it and nothing else under targets/.
  * Checked by the test command (`npm run layers`).
  */
 /* A peer's file names, by the layer each belongs to. A new file in a peer folder takes one of these names. */
@@ -24,6 +27,10 @@ const PEER_FILES = {
 const peerFiles = (names) => `^src/peers/[^/]+/(${names.join('|')})\\.ts$`;
 const layer = (name) => `^src/${name}(/|\\.ts$)${PEER_FILES[name] ? `|${peerFiles(PEER_FILES[name])}` : ''}`;
 const below = ['config', 'paths', 'core', 'google', 'db', 'fs', 'log', 'log-file'];
+// A kind's config schema, and the schema pieces kinds share: config-level files that live in their kind's folder.
+const kindSchema = '^src/targets/([^/]+/schema|[^/]+-schema)\\.ts$';
+// Every other file under targets/: the clients and factories, above the queue's floor.
+const targetsProper = `^src/targets(\\.ts$|/(?!([^/]+/schema|[^/]+-schema)\\.ts$))`;
 const forbid = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
 /* As forbid, from every module but those `fromNot` matches. */
 const forbidBut = (name, fromNot, to, comment) => ({ name, severity: 'error', comment, from: { pathNot: fromNot }, to: { path: to } });
@@ -49,13 +56,25 @@ module.exports = {
     forbidBut('setup-is-for-cli-and-server', `${layer('cli')}|${layer('server')}|${layer('setup')}`, layer('setup'), 'Setting up the *arrs is a command and a page: nothing below them uses it.'),
     forbid('setup-uses-the-foundations', layer('setup'), `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'Setup reads the config and pairs paths; it never reaches the relay\'s layers.'),
     forbid('core-is-the-ground', '^src/core/', '^src/(?!core/)', 'core holds the vocabulary (scan, target, events, errors, logger types, text rules): it imports nothing of the project.'),
-    forbid('basics-below-google-and-config', `${layer('paths')}|${layer('fs')}|${layer('db')}|${layer('log')}|${layer('log-file')}`, `${layer('google')}|${layer('config')}`, 'paths, fs, db and the log take values, never the config or the provider.'),
-    forbid('google-below-config', layer('google'), layer('config'), 'The provider folder (Google and rclone) names the keys it reads; the config imports it, never the reverse.'),
+    forbid('basics-below-google-and-config', `${layer('paths')}|${layer('fs')}|${layer('db')}|${layer('log')}|${layer('log-file')}`, `${layer('google')}|${layer('config')}|${kindSchema}`, 'paths, fs, db and the log take values, never the config or the provider.'),
+    forbid('google-below-config', layer('google'), `${layer('config')}|${kindSchema}`, 'The provider folder (Google and rclone) names the keys it reads; the config imports it, never the reverse.'),
+    forbid(
+      'the-plex-class-stays-home',
+      '^src/(?!targets/plex/)',
+      '^src/targets/plex/target\\.ts$',
+      'The server and the CLI ask the Target contract (core/scan.ts: describe, setupProblems, sections); only the Plex kind knows its class.',
+    ),
+    forbid(
+      'kind-schemas-are-config-level',
+      kindSchema,
+      `^src/(?!(${below.join('|')})(/|\\.ts$))(?!targets/([^/]+/schema|[^/]+-schema)\\.ts$)`,
+      "A kind's schema (targets/<kind>/schema.ts, targets/*-schema.ts) is read by the config: it imports zod, the config's shared fields, core and other kinds' schemas, never a client, a factory or a layer.",
+    ),
     forbid(
       'foundations-import-no-layer',
       below.map(layer).join('|'),
-      `${layer('notify')}|${layer('targets')}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,
-      'config, paths, core, google, log and the other foundations are imported by the layers, never the reverse.',
+      `${layer('notify')}|${targetsProper}|${layer('queue')}|${layer('metrics')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`,
+      "config, paths, core, google, log and the other foundations (a peer's config-level files too) are imported by the layers, never the reverse. The kinds' schemas are config-level: the config may read them, and no other file under targets/.",
     ),
     {
       name: 'peer-files-have-a-layer',

@@ -1,3 +1,4 @@
+// unit set (npm run test:unit): in process; no child process, no port, no database
 // Issue 35 item 7: the commands and figures the docs state, checked against what they describe (the Dockerfile,
 // package.json, the systemd unit, bench/README.md), so that the two cannot drift apart again.
 import assert from 'node:assert/strict';

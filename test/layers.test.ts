@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
@@ -44,6 +44,14 @@ test('the layer rules pass a tree that keeps them and name each rule a tree brea
   write('src/triggers/arr.ts', "import { submit } from '../intake/submit.ts';\nexport const recognize = submit;\n");
   write('src/server/app.ts', "import { recognize } from '../triggers/arr.ts';\nexport const app = recognize;\n");
   write('src/cli/main.ts', "import { app } from '../server/app.ts';\nexport const main = app;\n");
+  write('src/targets/plex/target.ts', 'export class PlexTarget {}\n');
+  write('src/targets/plex/create.ts', "import { PlexTarget } from './target.ts';\nexport const create = () => new PlexTarget();\n");
+  // A kind is one folder; its schema is config-level, so the config builds its union from the list of kinds.
+  write('src/config/target-base.ts', 'export const base = {};\n');
+  write('src/targets/sonarr/schema.ts', "import { base } from '../../config/target-base.ts';\nexport const schema = base;\n");
+  write('src/targets/kinds-schema.ts', "import { schema } from './sonarr/schema.ts';\nexport const KIND_SCHEMAS = [schema];\n");
+  write('src/config/targets.ts', "import { KIND_SCHEMAS } from '../targets/kinds-schema.ts';\nexport const union = KIND_SCHEMAS;\n");
+  write('src/targets/sonarr/kind.ts', "import { schema as s } from './schema.ts';\nimport { scan } from '../plex.ts';\nexport const schema = s;\nexport const create = scan;\n");
   const clean = cruise();
   assert.equal(clean.status, 0, clean.out);
 
@@ -52,11 +60,38 @@ test('the layer rules pass a tree that keeps them and name each rule a tree brea
   write('src/queue/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
   write('src/queue/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
   write('src/paths/mapping.ts', "import { main } from '../cli/main.ts';\nexport const m = main;\n");
+  write('src/server/readiness.ts', "import { PlexTarget } from '../targets/plex/target.ts';\nexport const isPlex = (t: unknown) => t instanceof PlexTarget;\n");
+  // A kind's schema that reaches a client, and a config that reaches a kind's factory rather than its schema.
+  write('src/targets/radarr/schema.ts', "import { scan } from '../plex.ts';\nexport const schema = scan;\n");
+  write('src/config/load.ts', "import { create } from '../targets/sonarr/kind.ts';\nexport const load = create;\n");
   const broken = cruise();
   assert.notEqual(broken.status, 0);
-  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer']) {
+  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer', 'the-plex-class-stays-home', 'kind-schemas-are-config-level']) {
     assert.match(broken.out, new RegExp(`error ${rule}`), `${rule} was not reported:\n${broken.out}`);
   }
+  assert.match(broken.out, /error kind-schemas-are-config-level: src\/targets\/radarr\/schema\.ts → src\/targets\/plex\.ts/);
+  assert.match(broken.out, /error foundations-import-no-layer: src\/config\/load\.ts → src\/targets\/sonarr\/kind\.ts/);
+  // The config may still read a kind's schema: no rule names that import.
+  assert.doesNotMatch(broken.out, /src\/config\/targets\.ts → /);
+});
+
+test('one target model: below config nothing reads PLEX_*, JELLYFIN or EMBY, and only targets/plex knows the Plex class', () => {
+  // Config loading turns those keys into `config.targets` (config/named-targets.ts relayConfig); the relay's Config
+  // type has no such keys, and this catches a read that goes around the type.
+  const files = spawnSync('git', ['ls-files', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n').filter((f) => f.endsWith('.ts'));
+  assert.ok(files.length > 100, 'the sources were listed');
+  // Setup writes a Plex or Jellyfin the user gave into the file's own JSON (its PLEX_* and JELLYFIN keys); it reads
+  // the relay's servers from config.targets (setup/servers.ts).
+  const editsTheFile = new Set(['src/setup/config-edit.ts']);
+  const offenders: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    text.split('\n').forEach((line, i) => {
+      if (!file.startsWith('src/config/') && !editsTheFile.has(file) && /\.(PLEX_[A-Z_]+|JELLYFIN|EMBY)\b|\[['"]PLEX_/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      if (!file.startsWith('src/targets/plex/') && /instanceof PlexTarget\b/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(offenders, []);
 });
 
 test("a peer's files stand in the layer their names say: the one-way walk holds inside src/peers/<peer>/", () => {

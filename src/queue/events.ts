@@ -39,23 +39,40 @@ export function deliveryEvent(
  */
 export class HoldTracker {
   private readonly since = new Map<string, number>();
+  private readonly reasons = new Map<string, { reason: string; target?: string }>();
   private readonly told = new Set<string>();
 
-  constructor(private readonly afterMs: number) {}
+  constructor(readonly afterMs: number) {}
 
   /** `key` is held now (a target that did not answer, the guard); an event once the hold has lasted `afterMs`. */
   held(key: string, reason: string, now: number, target?: string, afterMs = this.afterMs): NotifyEvent | undefined {
     if (!this.since.has(key)) this.since.set(key, now);
-    const since = this.since.get(key)!;
-    if (this.told.has(key) || now - since < afterMs) return undefined;
+    this.reasons.set(key, { reason, ...(target ? { target } : {}) });
+    return this.due(key, now, afterMs);
+  }
+
+  /**
+   * `key`'s `waiting`, when it is still held, has lasted `afterMs` and was not told yet: a target that failed once and
+   * waits out a long back-off is told when its hold is due, not when its next attempt lands minutes later.
+   */
+  due(key: string, now: number, afterMs = this.afterMs): NotifyEvent | undefined {
+    const since = this.since.get(key);
+    const why = this.reasons.get(key);
+    if (since === undefined || !why || this.told.has(key) || now - since < afterMs) return undefined;
     this.told.add(key);
-    return { kind: 'waiting', at: now, ...(target ? { target } : {}), reason, requestedAt: since };
+    return { kind: 'waiting', at: now, ...(why.target ? { target: why.target } : {}), reason: why.reason, requestedAt: since };
+  }
+
+  /** When `key`'s hold began (undefined: not held). */
+  heldSince(key: string): number | undefined {
+    return this.since.get(key);
   }
 
   /** `key` works again; `recovered` when its hold was told. */
   clear(key: string, now: number, target?: string): NotifyEvent | undefined {
     const since = this.since.get(key);
     this.since.delete(key);
+    this.reasons.delete(key);
     if (!this.told.delete(key) || since === undefined) return undefined;
     return { kind: 'recovered', at: now, ...(target ? { target } : {}), requestedAt: since, tookMs: now - since };
   }

@@ -10,9 +10,14 @@ import { deliveryEvent, HoldTracker } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 import { ServerTurns } from './server-turns.ts';
 import { CompletionBatch } from './complete-batch.ts';
+import { RetryLog } from './retry-log.ts';
+import { toldLate, UntoldScans, type Untold } from './untold.ts';
 
 export interface SchedulerOptions {
-  /** Deliveries in flight at once, across the targets that are not serial (Jellyfin, Emby). A serial target (Plex) has one. */
+  /**
+   * Deliveries in flight at once to each target that is not serial (Jellyfin, Emby, Tdarr, a command): its own slots,
+   * so a target that hangs fills only its own. A serial target (Plex) has one.
+   */
   concurrency?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -38,7 +43,15 @@ export interface SchedulerOptions {
   scannedItems?: (target: string, trigger: string) => boolean;
   /** The longest a scan's `scanned` event waits for its items (a server that does not answer the lookup). */
   itemLookupMaxMs?: number;
+  /**
+   * How long stop() waits for deliveries in flight and after-steps (Plex confirming a scan) before it lets them go:
+   * those still in flight are sent again at the next start, and the programs of command targets are killed.
+   */
+  stopGraceMs?: number;
 }
+
+/** stop()'s wait for what it let go (a killed command recording its retry), past the grace period. */
+const STOP_SETTLE_MS = 1000;
 
 export interface DeliveryEvent {
   target: string;
@@ -65,16 +78,26 @@ export function removalScanLabel(requests: number): string {
 
 /**
  * One timer for the whole queue (no thread or sleep per item): it wakes at the next due time, moves
- * due scans to their targets and retries failed deliveries with backoff. Targets never block each other.
- * A serial target (Plex) takes one delivery at a time, held until its after-steps end; the others share
- * `concurrency` slots.
+ * due scans to their targets and retries failed deliveries with backoff. Targets never block each other:
+ * a serial target (Plex) takes one delivery at a time, held until its after-steps end; each other target has
+ * its own `concurrency` slots, and stop() lets go of whatever still hangs after its grace period.
  */
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   private inFlight = 0;
-  /** Deliveries to non-serial targets in flight (they share `concurrency`). */
-  private poolInFlight = 0;
+  /** Deliveries in flight to each non-serial target (each has `concurrency` slots of its own). */
+  private readonly busy = new Map<string, number>();
+  /** Lines about targets that do not answer: one per target per minute, with counts. */
+  private readonly retryLog = new RetryLog();
+  /** A target's `waiting`, told when its hold is due even when no attempt lands then (one timer per held target). */
+  private readonly holdTimers = new Map<string, NodeJS.Timeout>();
+  /** stop() let go of the deliveries still in flight: their outcomes are not recorded (they are sent again at start). */
+  private abandoned = false;
+  /** Scans sent whose end is told once their after-steps confirm it: kept in the queue until told (crash, stop). */
+  private readonly untold: UntoldScans;
+  /** Left untold by this relay's last run, by target: told once the server says it no longer scans (or cannot say). */
+  private readonly untoldLeft = new Map<string, Untold[]>();
   /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
   private readonly serialBusy = new Set<string>();
   /** Which serial targets are one server: two names for one Plex take one turn. */
@@ -102,6 +125,7 @@ export class Scheduler {
   /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
   private readonly completions: CompletionBatch | undefined;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
+  private readonly stopped = new AbortController();
 
   constructor(
     private readonly store: QueueBackend,
@@ -110,8 +134,9 @@ export class Scheduler {
     opts: SchedulerOptions = {},
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
-    this.holds = new HoldTracker(opts.waitingAfterMs ?? 5 * 60_000);
+    this.holds = new HoldTracker(opts.waitingAfterMs ?? 60_000);
     this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
+    this.untold = new UntoldScans(store.meta, store.shared?.relayId ?? 'local');
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
     this.opts = {
@@ -128,6 +153,7 @@ export class Scheduler {
       clock: opts.clock ?? Date.now,
       scannedItems: opts.scannedItems ?? (() => false),
       itemLookupMaxMs: opts.itemLookupMaxMs ?? 30_000,
+      stopGraceMs: opts.stopGraceMs ?? 5000,
     };
   }
 
@@ -151,20 +177,95 @@ export class Scheduler {
     if (retried) this.log.info({ deliveries: retried }, 'deliveries waiting to retry after an error are due now: the config was read again at start, and it may fix what failed');
     const failed = await this.store.failUnknownTargets(this.targetNames);
     if (failed) this.log.warn({ deliveries: failed }, 'deliveries to targets no longer configured were marked failed');
+    await this.findUntold();
     const open = await this.store.countOpen();
     if (open) this.log.info({ scans: open }, 'resuming queued scans');
     this.poke();
   }
 
+  /**
+   * Scans this relay sent before it stopped or died whose end it had not told: a target that can say what its server
+   * scans (Plex's activities) is asked before anything else is sent to it (tick: stillScanning), and each is told once
+   * the server no longer scans; a target that cannot say tells them at once as "completion unknown".
+   */
+  private async findUntold(): Promise<void> {
+    let left: Untold[];
+    try {
+      left = await this.untold.left();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'could not read the scans whose end was not told before the last stop');
+      return;
+    }
+    for (const u of left) {
+      const entry = await this.store.view.get(u.scan);
+      // Never recorded as sent (the relay died between the two writes): it is sent again, and told then.
+      if (entry && entry.deliveries.find((d) => d.target === u.delivery)?.status !== 'done') {
+        await this.untold.forget(u.scan, u.delivery);
+        continue;
+      }
+      const target = this.targets.get(u.target);
+      if (!target?.scanning) {
+        await this.tellUntold(u, 'completion unknown: scanrelay stopped before the server confirmed the scan');
+        continue;
+      }
+      this.untoldLeft.set(u.target, [...(this.untoldLeft.get(u.target) ?? []), u]);
+    }
+    for (const [target, list] of this.untoldLeft) {
+      this.log.info({ target, scans: list.map((u) => u.scan) }, 'scans sent before scanrelay stopped were not confirmed yet: asking the server whether it still scans before sending more');
+    }
+  }
+
+  /** Writes an untold scan's event (with its detail in the history) and forgets it; a failure is logged, kept for the next start. */
+  private async tellUntold(u: Untold, how: string): Promise<void> {
+    const event = toldLate(u, how, this.now());
+    try {
+      await this.store.setDeliveryDetail(u.scan, u.delivery, event.detail ?? how, event);
+      await this.untold.forget(u.scan, u.delivery);
+      this.log.info({ scan: u.scan, target: u.target, folder: u.event.folder, detail: event.detail }, 'told the end of a scan sent before scanrelay stopped');
+    } catch (err) {
+      this.log.error({ scan: u.scan, target: u.target, err }, 'could not record the end of a scan sent before scanrelay stopped');
+    }
+  }
+
+  /** The server no longer scans (`unknown`: it could not be asked): the scans left untold for it are told. */
+  private async tellUntoldOf(target: string, unknown: string | undefined): Promise<void> {
+    const list = this.untoldLeft.get(target);
+    if (!list) return;
+    this.untoldLeft.delete(target);
+    const how = unknown
+      ? `completion unknown: scanrelay stopped before the server confirmed the scan, and the server could not be asked at the next start (${unknown})`
+      : 'scanrelay stopped before the server confirmed the scan; at the next start the server no longer scanned, so the scan had ended';
+    for (const u of list) await this.tellUntold(u, how);
+  }
+
+  /**
+   * Ends within its grace period (stopGraceMs, then STOP_SETTLE_MS at most) whatever hangs: deliveries in flight and
+   * after-steps get the grace period; then the targets are closed (a command's program is killed with its process
+   * group), after-steps are aborted, and deliveries still in flight are let go: they are sent again at the next start.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.holdAbort.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    for (const t of this.holdTimers.values()) clearTimeout(t);
+    this.holdTimers.clear();
+    const deadline = Date.now() + this.opts.stopGraceMs;
+    const until = (ms: number) => sleep(Math.max(0, ms), undefined, { signal: this.stopped.signal }).catch(() => undefined);
+    const idle = async () => {
+      while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    };
+    await Promise.race([idle(), until(deadline - Date.now())]);
+    // After-steps (Plex confirming a scan) get what is left of the grace period: `scanned` is told only once confirmed.
+    await Promise.race([this.afterStepsSettled(), until(deadline - Date.now())]);
     this.afterAbort.abort();
-    await Promise.allSettled([...this.afterSteps]);
     for (const t of this.targets.values()) t.close?.();
+    await Promise.race([Promise.all([idle(), Promise.allSettled([...this.afterSteps])]), until(STOP_SETTLE_MS)]);
+    if (this.inFlight > 0) {
+      this.abandoned = true;
+      this.log.warn({ deliveries: this.inFlight }, 'stopping with deliveries still in flight: they are sent again at the next start');
+    }
+    this.stopped.abort();
   }
 
   /** Resolves when every after-delivery step started so far has ended (tests, orderly shutdown). */
@@ -236,7 +337,7 @@ export class Scheduler {
           elsewhere.add(target.name);
           continue;
         }
-        if (took === 'taken over' || this.settling.has(this.turns.key(target))) {
+        if (took === 'taken over' || this.settling.has(this.turns.key(target)) || this.untoldLeft.has(target.name)) {
           // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
           // other relay sends meanwhile) and nothing is sent until the server says it is done.
           if (await this.stillScanning(target)) {
@@ -283,13 +384,16 @@ export class Scheduler {
    */
   private async stillScanning(target: Target): Promise<boolean> {
     let running: string[] = [];
+    let unknown: string | undefined;
     try {
       running = (await target.scanning?.()) ?? [];
     } catch (err) {
-      this.log.debug({ target: target.name, err: (err as Error).message }, 'cannot ask the server whether it still scans');
+      unknown = (err as Error).message;
+      this.log.debug({ target: target.name, err: unknown }, 'cannot ask the server whether it still scans');
     }
     if (running.length === 0) {
       if (this.settling.delete(this.turns.key(target))) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
+      await this.tellUntoldOf(target.name, unknown);
       return false;
     }
     if (!this.settling.has(this.turns.key(target))) {
@@ -310,7 +414,14 @@ export class Scheduler {
       }
       return 1;
     }
-    return Math.max(0, this.opts.concurrency - this.poolInFlight);
+    return Math.max(0, this.opts.concurrency - (this.busy.get(target.name) ?? 0));
+  }
+
+  /** A non-serial target's slot taken (+1) or given back (-1). */
+  private slot(target: string, by: 1 | -1): void {
+    const n = (this.busy.get(target) ?? 0) + by;
+    if (n > 0) this.busy.set(target, n);
+    else this.busy.delete(target);
   }
 
   /**
@@ -323,7 +434,7 @@ export class Scheduler {
     const target = this.targets.get(targetName);
     const serial = target?.serial === true;
     if (serial) this.serialBusy.add(targetName);
-    else this.poolInFlight++;
+    else this.slot(targetName, 1);
     // A serial target's turn passes on when its after-steps end (runAfter releases it then).
     let releaseLater = false;
     const attempt = async (): Promise<DeliveryResult> => {
@@ -337,7 +448,7 @@ export class Scheduler {
     // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
     while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
       const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.note(this.holds.held(targetName, `${targetName} does not answer: ${result.error}`, this.now(), targetName), 'unreachable');
+      if (result.fileChecks === undefined) this.heldTarget(targetName, `${targetName} does not answer: ${result.error}`, this.now());
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
         await sleep(wait, undefined, { signal: this.holdAbort.signal });
@@ -348,6 +459,8 @@ export class Scheduler {
     }
     const ms = this.now() - started;
     try {
+      // Let go by stop(): the store may be closed; the delivery is still `sending` there and is sent again at start.
+      if (this.abandoned) return;
       if (serial && result.outcome === 'retry' && result.busy && this.running) {
         // The server is busy with a scan that is not this relay's: the turn is held, not the scan (plex_autoscan's
         // PriorityLock, threads.py:13-41). The scan goes back to its place; after the wait, the first in line goes.
@@ -362,8 +475,8 @@ export class Scheduler {
     } catch (err) {
       this.outcomeNotRecorded(err, item, targetName);
     } finally {
-      if (serial && !releaseLater) await this.releaseSerial(targetName, sharedTurn);
-      if (!serial) this.poolInFlight--;
+      if (serial && !releaseLater && !this.abandoned) await this.releaseSerial(targetName, sharedTurn);
+      if (!serial) this.slot(targetName, -1);
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
@@ -387,7 +500,7 @@ export class Scheduler {
    */
   private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
     this.inFlight++;
-    this.poolInFlight++;
+    this.slot(targetName, 1);
     const started = this.now();
     const target = this.targets.get(targetName)!;
     let results: DeliveryResult[];
@@ -398,6 +511,7 @@ export class Scheduler {
     }
     const ms = this.now() - started;
     try {
+      if (this.abandoned) return;
       await Promise.all(
         claimed.map(async ({ item, target: delivery }, i) => {
           const result: DeliveryResult = results[i] ?? { outcome: 'retry', error: `${targetName} gave no answer for this scan` };
@@ -410,7 +524,7 @@ export class Scheduler {
         }),
       );
     } finally {
-      this.poolInFlight--;
+      this.slot(targetName, -1);
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
@@ -450,10 +564,12 @@ export class Scheduler {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}), ...(item.action ? { action: item.action } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
-    if (result.outcome !== 'retry') this.note(this.holds.clear(target, now, target), 'unreachable');
+    if (result.outcome !== 'retry') await this.answered(target, now);
     if (result.outcome === 'done') {
-      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent.
+      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent;
+      // until then it is kept as untold, so that a crash or a stop meanwhile still tells it at the next start.
       const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
+      if (result.after) await this.rememberUntold(item, target, delivery, result.detail, now);
       const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, ...(event ? { event } : {}) } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
@@ -470,11 +586,59 @@ export class Scheduler {
     } else {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
-      if (result.fileChecks === undefined) this.note(this.holds.held(target, `${target} does not answer: ${result.error}`, now, target), 'unreachable');
+      const unreachable = result.fileChecks === undefined;
+      if (unreachable) this.heldTarget(target, `${target} does not answer: ${result.error}`, now);
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
-      this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
+      // A target that does not answer: one line per target per minute, with counts; the other attempts at debug.
+      const summary = unreachable ? this.retryLog.failed(target, item.id, now) : undefined;
+      if (!unreachable || summary?.failedAttempts === 1) this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
+      else if (summary) this.log.warn({ ...ctx, error: result.error, retryInMs: wait, ...summary }, `${target} still does not answer: ${summary.failedAttempts} attempts for ${summary.scans} scans failed since the last line; each is retried`);
+      else this.log.debug({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
+  }
+
+  /** Keeps a sent scan as untold until its after-steps tell it; a failure to keep it is logged (it is told as before). */
+  private async rememberUntold(item: ScanItem, target: string, delivery: string, detail: string | undefined, now: number): Promise<void> {
+    try {
+      await this.untold.remember({ target, delivery, scan: item.id, event: deliveryEvent(item, target, { status: 'done', ...(detail ? { detail } : {}) }, now) });
+    } catch (err) {
+      this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not keep the sent scan as untold: a crash before it is confirmed would not tell it');
+    }
+  }
+
+  /** `target` does not answer: its hold begins (or goes on), and its `waiting` is told once the hold is due. */
+  private heldTarget(target: string, reason: string, now: number): void {
+    this.note(this.holds.held(target, reason, now, target), 'unreachable');
+    const since = this.holds.heldSince(target);
+    if (since === undefined || this.holdTimers.has(target) || !this.running) return;
+    const timer = setTimeout(() => {
+      this.holdTimers.delete(target);
+      this.note(this.holds.due(target, this.now()), 'unreachable');
+    }, Math.min(MAX_TIMER_MS, Math.max(0, since + this.holds.afterMs - now)));
+    timer.unref?.();
+    this.holdTimers.set(target, timer);
+  }
+
+  /**
+   * `target` answered (a delivery done or failed for good): its hold ends (`recovered` when `waiting` was told), what
+   * the retry log counted is told, and when it had been held, its scans waiting out a back-off are due at once.
+   */
+  private async answered(target: string, now: number): Promise<void> {
+    const wasHeld = this.holds.heldSince(target) !== undefined;
+    this.note(this.holds.clear(target, now, target), 'unreachable');
+    clearTimeout(this.holdTimers.get(target));
+    this.holdTimers.delete(target);
+    const summary = this.retryLog.answered(target, now);
+    if (summary) this.log.warn({ target, ...summary }, `${target} answers again; ${summary.failedAttempts} attempts for ${summary.scans} scans had failed since the last line`);
+    if (!wasHeld) return;
+    try {
+      const due = await this.store.retryWaitingNow([target], this.now());
+      if (due) this.log.info({ target, deliveries: due }, `${target} answers again: its scans waiting to retry are due now`);
+    } catch (err) {
+      // They go when their back-off ends, as before.
+      this.log.warn({ target, err: (err as Error).message }, 'could not make the scans waiting to retry due now');
+    }
   }
 
   /**
@@ -542,6 +706,18 @@ export class Scheduler {
         full = [detail, why].filter(Boolean).join('; ');
         if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
       }
+      if (this.afterAbort.signal.aborted) {
+        // Stopped before the server confirmed the scan: `scanned` would be told early. The history says so, and the
+        // scan stays untold: the next start asks the server how it ended and tells it then.
+        full = [detail, 'scanrelay stopped before the after-scan steps ended'].filter(Boolean).join('; ');
+        try {
+          await this.store.setDeliveryDetail(item.id, delivery, full);
+        } catch (err) {
+          this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
+        }
+        this.log.info({ scan: item.id, target, folder: item.folder }, 'stopped before the scan was confirmed; its end is told at the next start');
+        return;
+      }
       let items: ScannedItem[] | undefined;
       if (lookup) {
         // The lookup is for the notification only: the turn goes first, so the server's next scan never waits for it.
@@ -554,6 +730,7 @@ export class Scheduler {
       }
       try {
         await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now()));
+        await this.untold.forget(item.id, delivery);
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
       }

@@ -1,8 +1,9 @@
+// unit set (npm run test:unit): in process; no child process, no port, no database
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namedTargets } from '../../src/config/named-targets.ts';
-import { jellyfinTargetSchema } from '../../src/config/target-kinds/jellyfin.ts';
-import { embyTargetSchema } from '../../src/config/target-kinds/emby.ts';
+import { jellyfinTargetSchema } from '../../src/targets/jellyfin/schema.ts';
+import { embyTargetSchema } from '../../src/targets/emby/schema.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { testConfig } from '../helpers/plex-target.ts';
 

@@ -43,6 +43,8 @@ export abstract class RecordingServer extends SwitchableServer {
     }
     const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, status: 0 };
     this.calls.push(call);
+    // Recorded with status 0: it never gets an answer.
+    if (this.mode === 'hang') return;
     const out: FakeAnswer = this.mode === 'error503' ? { status: 503, body: 'Service Unavailable' } : this.answer(call);
     call.status = out.status;
     if (out.body === undefined) res.writeHead(out.status).end();

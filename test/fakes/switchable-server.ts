@@ -3,8 +3,11 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 
-/** up: serves; error503: answers 503; down: the port is closed (connection refused). */
-export type ServerMode = 'up' | 'error503' | 'down';
+/**
+ * up: serves; error503: answers 503; down: the port is closed (connection refused); hang: accepts and never answers
+ * (a server whose process is stuck: the connection stays open until the client gives up).
+ */
+export type ServerMode = 'up' | 'error503' | 'down' | 'hang';
 
 /**
  * The part every fake media server shares: listen on 127.0.0.1 (random port), and switch between up,

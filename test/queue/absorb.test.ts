@@ -40,16 +40,17 @@ for (const [storeName, openStore] of stores) describe(`absorption and library ro
       },
       available: async () => ({ ok: true }),
     };
-    const q = await runQueueOn(await openStore(), [target]);
+    // Library roots unknown (the server was down): "/" is accepted and takes in the pending scans below it. All are
+    // due at once: a merged scan waits for the latest of its requests' due times (queue/coalesce.ts mergedDueAt).
+    // The queue starts only once they are in, so nothing is delivered before "/" takes them in, however busy the machine.
+    const store = await openStore();
+    const now = { delayMs: 0, maxMs: 0 };
+    await store.enqueueMany([req('/data/TV/Dark/Season 01', { files: ['/data/TV/Dark/Season 01/e1.mkv'] }), req('/data/Movies/Heat', { event: 'Upgrade' })], now);
+    const [root] = await store.enqueueMany([req('/')], now);
+    assert.equal(root!.status, 'merged');
+    assert.equal(await store.countOpen(), 1);
+    const q = await runQueueOn(store, [target]);
     try {
-      // Library roots unknown (the server was down): "/" is accepted and takes in the pending scans below it. All are
-      // due at once: a merged scan waits for the latest of its requests' due times (queue/coalesce.ts mergedDueAt),
-      // and nothing runs between these enqueues, so nothing is delivered before "/" takes them in.
-      const later = { delayMs: 0, maxMs: 0 };
-      await q.store.enqueueMany([req('/data/TV/Dark/Season 01', { files: ['/data/TV/Dark/Season 01/e1.mkv'] }), req('/data/Movies/Heat', { event: 'Upgrade' })], later);
-      const [root] = await q.store.enqueueMany([req('/')], { delayMs: 0, maxMs: 0 });
-      assert.equal(root!.status, 'merged');
-      assert.equal(await q.store.countOpen(), 1);
       q.scheduler.poke();
       await waitFor(() => seen.length >= 3, 10_000, 'the absorbed scans delivered after "/" failed');
       assert.deepEqual(seen.slice(1).sort(), ['/data/Movies/Heat', '/data/TV/Dark/Season 01']);

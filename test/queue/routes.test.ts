@@ -23,7 +23,7 @@ const table = () =>
           books: { TYPE: 'jellyfin', URL: 'http://jf', REWRITE: [{ from: '^/data/Books/', to: '/audiobooks/' }], INCLUDE: ['^/audiobooks/'] },
           plex4k: { TYPE: 'plex', URL: 'http://4k', INCLUDE: ['2160p'], EXCLUDE: ['/Extras/'] },
         },
-      }).config,
+      }).file,
     ),
   );
 const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });

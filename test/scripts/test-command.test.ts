@@ -40,3 +40,36 @@ test('a failing test is reported at its line in the .ts file, not at line 1 of t
   assert.match(out, new RegExp(`location: '${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7:1'`), out);
   assert.match(out, /fails\.test\.ts:8:\d+\)/, 'the stack names the assertion line too');
 });
+
+test('the unit set refuses a child process, a port and a connection: a file that needs one cannot stay in it', async () => {
+  const dir = tempDir('scanrelay-unit-guard-');
+  const file = join(dir, 'needs-a-process.test.ts');
+  writeFileSync(
+    file,
+    [
+      "import assert from 'node:assert/strict';",
+      "import { execFileSync } from 'node:child_process';",
+      "import { createServer, connect } from 'node:net';",
+      "import { test } from 'node:test';",
+      "test('a child process', () => assert.throws(() => execFileSync('true'), /unit set runs no child process/));",
+      "test('a port', () => assert.throws(() => createServer().listen(0), /unit set runs no listening port/));",
+      "test('a connection', () => assert.throws(() => connect(5432, '127.0.0.1'), /unit set runs no network connection/));",
+      "test('pure code runs', () => assert.equal(1 + 1, 2));",
+      '',
+    ].join('\n'),
+  );
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = execFile(process.execPath, ['--import', 'tsx', '--import', './test/helpers/unit-guard.mjs', '--test', file], { cwd: ROOT, env }, (_err, stdout, stderr) =>
+      resolve({ code: child.exitCode, out: `${stdout}${stderr}` }),
+    );
+  });
+  assert.equal(code, 0, out);
+  assert.match(out, /# pass 4/, out);
+});
+
+test('npm run test:unit runs the files that start with the unit marker, and every one of them passes the guard', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.equal(pkg.scripts['test:unit'], 'node scripts/test-unit.mjs');
+  assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), /npm run test:unit/);
+});

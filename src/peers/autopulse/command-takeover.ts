@@ -1,5 +1,4 @@
 import { loadConfigFile } from '../../config/load.ts';
-import { namedTargets } from '../../config/named-targets.ts';
 import type { settingsOf } from '../../cli/context.ts';
 
 /** autopulse's pending scans into the queue the relay will use: the file, or the shared queue (SERVER_QUEUE_URL). */
@@ -17,7 +16,7 @@ export async function takeOverAutopulse(database: string, settings: ReturnType<t
   try {
     const intake = configIntake(store, config);
     // The named targets (the one target model: TARGETS and the top-level PLEX_*, JELLYFIN, EMBY) a row may still go to.
-    const targetNames = [...namedTargets(config).keys()];
+    const targetNames = [...config.targets.keys()];
     const result = await importAutopulseQueue({ database, config, targetNames, intake, replace, queue });
     // autopulse's uuids stay answerable at /status/<uuid> (issue 48 item 3).
     await recordTakenOver(store.meta, result.taken);

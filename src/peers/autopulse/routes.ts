@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AutopulseTrigger } from '../../config/schema.ts';
-import { namedTargets } from '../../config/named-targets.ts';
 import { triggerSelection } from '../../config/targets.ts';
 import type { ScanPath, ScanIntent } from '../../intake/intent.ts';
 import { PathProblem } from '../../intake/resolve.ts';
@@ -110,7 +109,7 @@ export async function autopulseRoutes(app: FastifyInstance, deps: PluginDeps, gu
 
   // autopulse's excludes name targets (runner.rs:258-262): every named target (TARGETS and the top-level PLEX_*,
   // JELLYFIN, EMBY), as the take-over of its queue reads them.
-  const targetNames = [...namedTargets(config).keys()];
+  const targetNames = [...config.targets.keys()];
   const compiled = new Map(Object.entries(triggers).map(([name, t]) => [name, { include: t.INCLUDE.map(compilePattern), exclude: t.EXCLUDE.map(compilePattern) }]));
   /** path_filter.rs:15-17: included (or no include list) and not excluded, on the rewritten path. */
   const allows = (name: string, path: string) => {

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { CommandTarget } from '../../config/target-kinds/command.ts';
+import type { CommandTarget } from './schema.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';
@@ -70,6 +70,8 @@ function findProgram(program: string, env: NodeJS.ProcessEnv): { path?: string; 
 export function createCommandTarget(name: string, entry: CommandTarget, log: Logger): Target {
   const rewrite = placeRewriter(entry.REWRITE, entry.REWRITE_MODE);
   const program = entry.COMMAND[0]!;
+  // Aborted when the relay stops: every program still running is killed with its process group.
+  const stopping = new AbortController();
   return {
     name,
     ...(rewrite ? { toTargetPath: rewrite } : {}),
@@ -82,13 +84,17 @@ export function createCommandTarget(name: string, entry: CommandTarget, log: Log
       }
       const { argv, env } = commandInvocation(name, entry.COMMAND, item, process.env);
       log.info({ target: name, scan: item.id, program, paths: argv.length - entry.COMMAND.length }, 'running the command target');
-      const outcome = await runArgv(argv, env, entry.TIMEOUT * 1000, (line) => log.info({ target: name, output: line }, 'command output'));
+      const outcome = await runArgv(argv, env, entry.TIMEOUT * 1000, (line) => log.info({ target: name, output: line }, 'command output'), { signal: stopping.signal });
+      if (stopping.signal.aborted) return { outcome: 'retry', error: `scanrelay stopped while ${program} ran; it was killed and runs again at the next start` };
       if (!outcome.ran) return { outcome: 'failed', error: `cannot run ${program}: ${outcome.error}` };
       const last = outcome.output.at(-1);
       const tail = last ? ` (last output: ${last.slice(0, 200)})` : '';
       if (outcome.timedOut) return { outcome: 'retry', error: `${program} timed out after ${entry.TIMEOUT} s and was killed${tail}` };
       if (outcome.code === 0) return { outcome: 'done', detail: `${program} exited 0` };
       return { outcome: 'retry', error: outcome.code === null ? `${program} was killed by ${outcome.signal}${tail}` : `${program} exited ${outcome.code}${tail}` };
+    },
+    close() {
+      stopping.abort();
     },
     async available() {
       const found = findProgram(program, process.env);

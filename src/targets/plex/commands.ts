@@ -1,6 +1,8 @@
-import { spawn } from 'node:child_process';
 import type { Logger } from '../../core/logger.ts';
-import { cleanEnvironment } from '../process.ts';
+import { cleanEnvironment, runArgv } from '../process.ts';
+
+/** RUN_COMMAND_TIMEOUT 0: no limit, as far as a timer goes (24 days). */
+const NO_LIMIT_MS = 2 ** 31 - 1;
 
 export interface CommandContext {
   /** The folder scanned, as Plex names it: $SCANRELAY_PATH. */
@@ -36,49 +38,23 @@ export async function runScanCommand(
 ): Promise<CommandOutcome | undefined> {
   if (command.length <= 2) return undefined;
   log.info({ key, command, path: context.path, section: context.section }, `running ${key}`);
-  const windows = process.platform === 'win32';
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (outcome: CommandOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (outcome.ok && outcome.code === 0) log.info({ key, code: 0 }, `${key} finished`);
-      else log.warn({ key, ...(outcome.ok ? { code: outcome.code } : { error: outcome.error }) }, `${key} failed; the scan goes on`);
-      resolve(outcome);
-    };
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(command, {
-        shell: true,
-        detached: !windows,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: commandEnvironment(process.env, context),
-      });
-    } catch (err) {
-      finish({ ok: false, error: (err as Error).message });
-      return;
-    }
-    // 0 = no limit (RUN_COMMAND_TIMEOUT).
-    const timer = timeoutMs <= 0 ? undefined : setTimeout(() => {
-      try {
-        if (!windows && child.pid) process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-      finish({ ok: false, error: `timed out after ${Math.round(timeoutMs / 1000)} s` });
-    }, timeoutMs);
-    let logged = 0;
-    const onOutput = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split(/\r?\n/)) {
-        // Bounded: a chatty command cannot flood the log.
-        if (line.trim() && logged++ < 200) log.info({ key, output: line }, `${key} output`);
-      }
-    };
-    child.stdout?.on('data', onOutput);
-    child.stderr?.on('data', onOutput);
-    child.on('error', (err) => finish({ ok: false, error: err.message }));
-    child.on('close', (code, signal) => finish(code === null ? { ok: false, error: `killed by ${signal}` } : { ok: true, code }));
-  });
+  // Through the shell, as plex_autoscan ran it; runArgv gives it its process group, bounded output lines and the
+  // watchdog that kills it if the relay dies. 0 (RUN_COMMAND_TIMEOUT) keeps plex_autoscan's "no limit".
+  const result = await runArgv(
+    [command],
+    commandEnvironment(process.env, context),
+    timeoutMs > 0 ? timeoutMs : NO_LIMIT_MS,
+    (line) => log.info({ key, output: line }, `${key} output`),
+    { shell: true },
+  );
+  const outcome: CommandOutcome = !result.ran
+    ? { ok: false, error: result.error }
+    : result.timedOut
+      ? { ok: false, error: `timed out after ${Math.round(timeoutMs / 1000)} s` }
+      : result.code === null
+        ? { ok: false, error: `killed by ${result.signal}` }
+        : { ok: true, code: result.code };
+  if (outcome.ok && outcome.code === 0) log.info({ key, code: 0 }, `${key} finished`);
+  else log.warn({ key, ...(outcome.ok ? { code: outcome.code } : { error: outcome.error }) }, `${key} failed; the scan goes on`);
+  return outcome;
 }

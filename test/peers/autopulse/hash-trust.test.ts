@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { configSchema, scanDelayMax, type Config } from '../../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { QueueBackend } from '../../../src/queue/backend.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
@@ -46,7 +47,7 @@ interface Relay {
 type Stub = { name: string; roots: string[] | 'hang'; toTargetPath?: (p: string) => string };
 
 async function relayOn(store: QueueBackend, extra: Record<string, unknown> = {}, targets: Stub[] = []): Promise<Relay> {
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'test-secret',
     SERVER_AUTH_USER: 'admin',
     SERVER_AUTH_PASS: 'password',
@@ -54,7 +55,7 @@ async function relayOn(store: QueueBackend, extra: Record<string, unknown> = {},
     SERVER_FILE_CHECK_DELAY: 3600,
     SERVER_AUTOPULSE_TRIGGERS: { manual: { TYPE: 'manual' } },
     ...extra,
-  }) as Config;
+  }) as FileConfig);
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   const intake = new QueueIntake(store, [], () => timing);
   // Targets that know their libraries, as Plex's sections or Jellyfin's virtual folders make them known.

@@ -3,7 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
-import { configSchema, scanDelayMax, type Config } from '../../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { relayRoutes } from '../../../src/queue/route.ts';
@@ -32,7 +33,7 @@ afterEach(async () => {
   closers = [];
 });
 
-const imported = (yaml: string) => configSchema.parse({ ...importAutopulse(yaml, 'config.yaml', {}).config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined }) as Config;
+const imported = (yaml: string) => relayConfig(configSchema.parse({ ...importAutopulse(yaml, 'config.yaml', {}).config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined }) as FileConfig);
 
 describe('the forward (autopulse) target passes the hash on (targets/autopulse.rs:51-52)', () => {
   test("a manual request's hash goes with its file to the next autopulse, and with no other file", async () => {
@@ -143,7 +144,7 @@ targets:
   test('the watcher honours them: a file in a sub-folder is left alone, one in the folder is queued with its delay and route', async () => {
     const root = tempDir('notify-recursive-');
     mkdirSync(join(root, 'sub'));
-    const config = configSchema.parse({ ...importAutopulse(NOTIFY(root), 'config.yaml', {}).config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, WATCH: { ...(importAutopulse(NOTIFY(root), 'config.yaml', {}).config.WATCH as object), POLL: false } }) as Config;
+    const config = relayConfig(configSchema.parse({ ...importAutopulse(NOTIFY(root), 'config.yaml', {}).config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, WATCH: { ...(importAutopulse(NOTIFY(root), 'config.yaml', {}).config.WATCH as object), POLL: false } }) as FileConfig);
     const store = new QueueStore(join(tempDir('notify-queue-'), 'queue.db'));
     closers.push(() => store.close());
     const timing = { delayMs: 5000, maxMs: 30_000 };

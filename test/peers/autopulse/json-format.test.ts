@@ -1,3 +1,4 @@
+// unit set (npm run test:unit): in process; no child process, no port, no database
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { autopulseJsonDocument } from '../../../src/peers/autopulse/json-format.ts';

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
-import { configSchema, scanDelayMax, type Config } from '../../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { QueueBackend } from '../../../src/queue/backend.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { PgQueueStore } from '../../../src/queue/pg/store.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { HOLD_PREFIX, MAX_HOLDS, recordTakenOver } from '../../../src/peers/autopulse/holds.ts';
-import { namedTargets } from '../../../src/config/named-targets.ts';
 import { configIntake } from '../../../src/queue/intake.ts';
 import { importAutopulseQueue } from '../../../src/peers/autopulse/queue-db.ts';
 import { autopulseDb } from '../../helpers/autopulse-db.ts';
@@ -45,7 +45,7 @@ interface Relay {
 /** The relay's app as startRelay wires it, over a given store, from an imported autopulse config. */
 async function relayOn(store: QueueBackend, yaml: string, extra: Record<string, unknown> = {}): Promise<Relay> {
   const { config } = importAutopulse(yaml, 'config.yaml', {});
-  const parsed = configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as Config;
+  const parsed = relayConfig(configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as FileConfig);
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
   const intake = new QueueIntake(store, [], () => timing);
   const app = await buildApp({ config: parsed, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS });
@@ -86,11 +86,11 @@ for (const [name, open] of STORES) {
       const r = await relayOn(store, '');
       try {
         const { config: imported } = importAutopulse('', 'config.yaml', {});
-        const config = configSchema.parse({ ...imported, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined }) as Config;
+        const config = relayConfig(configSchema.parse({ ...imported, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined }) as FileConfig);
         const database = join(tempDir('autopulse-takeover-'), 'autopulse.db');
         const uuid = '6f1c2a9e-54b7-4c39-9d2e-0c8a1b7e4f21';
         autopulseDb(database, [{ id: uuid, event_source: 'my_sonarr', file_path: '/tv/Show/Season 01/e1.mkv' }]);
-        const result = await importAutopulseQueue({ database, config, targetNames: [...namedTargets(config).keys()], intake: configIntake(store, config) });
+        const result = await importAutopulseQueue({ database, config, targetNames: [...config.targets.keys()], intake: configIntake(store, config) });
         await recordTakenOver(store.meta, result.taken);
         const status = await r.app.inject({ method: 'GET', url: `/status/${uuid}`, headers: AUTH });
         assert.equal(status.statusCode, 200, status.body);

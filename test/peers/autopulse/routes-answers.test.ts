@@ -1,10 +1,12 @@
+// unit set (npm run test:unit): in process; no child process, no port, no database
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
-import { configSchema, scanDelayMax, type Config } from '../../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { packageVersion } from '../../../src/core/version.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
@@ -32,7 +34,7 @@ afterEach(async () => {
 /** The relay's app on an imported autopulse config; `roots`: the targets' library roots (a folder outside is refused). */
 async function relayFrom(yaml: string, extra: Record<string, unknown> = {}, roots?: string[]) {
   const { config } = importAutopulse(yaml, 'config.yaml', {});
-  const parsed = configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as Config;
+  const parsed = relayConfig(configSchema.parse({ ...config, SERVER_PASS: 'test-secret', SERVER_QUEUE_URL: undefined, ...extra }) as FileConfig);
   const store = new QueueStore(join(tempDir('autopulse-answers-'), 'queue.db'));
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
   const inside = (f: string) => (roots ?? []).some((r) => f === r || f.startsWith(`${r}/`));

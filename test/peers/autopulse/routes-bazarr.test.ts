@@ -1,3 +1,4 @@
+// unit set (npm run test:unit): in process; no child process, no port, no database
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { parse as parseToml } from 'smol-toml';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { after, before, describe, test } from 'node:test';
-import { configSchema, type Config } from '../../../src/config/schema.ts';
+import { configSchema, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { QueueBackend } from '../../../src/queue/backend.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
@@ -24,13 +25,13 @@ const AUTH = { authorization: `Basic ${Buffer.from('user:pass').toString('base64
 const { stores } = bothStores();
 
 async function appOn(store: QueueBackend) {
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'trust-secret',
     SERVER_AUTH_USER: 'user',
     SERVER_AUTH_PASS: 'pass',
     SERVER_FILE_CHECKS_ENABLED: false,
     SERVER_AUTOPULSE_TRIGGERS: { manual: { TYPE: 'manual' }, bazarr: { TYPE: 'bazarr' }, a_train: { TYPE: 'autoscan' } },
-  }) as Config;
+  }) as FileConfig);
   const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 0 }));
   const app = await buildApp({ config, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS });
   await app.ready();

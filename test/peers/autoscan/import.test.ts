@@ -252,7 +252,7 @@ describe("import-autoscan writes autoscan's behaviour, not plex_autoscan's defau
     assert.equal(out.config.PLEX_ANALYZE_TYPE, 'off');
     assert.equal(out.config.PLEX_ANALYZE_DIRECTORY, false);
     assert.equal(out.config.PLEX_WAIT_FOR_EXTERNAL_SCANNERS, false);
-    const { config } = parseConfig(out.config);
+    const { file: config } = parseConfig(out.config);
     assert.equal(config.PLEX_ANALYZE_TYPE, 'off', 'the relay then never analyzes');
     for (const key of ['PLEX_ANALYZE_TYPE', 'PLEX_ANALYZE_DIRECTORY', 'PLEX_WAIT_FOR_EXTERNAL_SCANNERS']) {
       assert.ok(out.notCarried.some((n) => n.startsWith(`${key}: `) && /plex_autoscan's default/.test(n)), `${key} is printed: ${out.notCarried.join('\n')}`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mediaBrowserBase } from './media-browser.ts';
+import { mediaBrowserBase } from '../media-browser/schema.ts';
 
 /** A Jellyfin server in `TARGETS`; the top-level `JELLYFIN` section is the target named `jellyfin`. */
 export const jellyfinTargetSchema = mediaBrowserBase.extend({ TYPE: z.literal('jellyfin') });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
-import { credential, httpUrl } from './fields.ts';
+import { targetBase } from '../../config/target-base.ts';
+import { credential, httpUrl } from '../fields-schema.ts';
 
 /**
  * Another relay that scans the folder in turn (docs/targets.md): a scanrelay (its secret URL, SERVER_PASS),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
-import { credential, httpUrl } from './fields.ts';
+import { targetBase } from '../../config/target-base.ts';
+import { credential, httpUrl } from '../fields-schema.ts';
 
 /** A Sonarr that should rescan a series when its files change (docs/targets.md). */
 export const sonarrTargetSchema = targetBase.extend({

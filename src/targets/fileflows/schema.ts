@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
-import { credential, httpUrl } from './fields.ts';
+import { targetBase } from '../../config/target-base.ts';
+import { credential, httpUrl } from '../fields-schema.ts';
 
 /** A FileFlows server (docs/targets.md): its URL, and its access token when it has one. */
 export const fileflowsTargetSchema = targetBase.extend({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
-import { credential, httpUrl } from './fields.ts';
+import { targetBase } from '../../config/target-base.ts';
+import { credential, httpUrl } from '../fields-schema.ts';
 
 /** A Tdarr server (docs/targets.md): its URL, the library id (DB_ID), and an API key when its auth is on. */
 export const tdarrTargetSchema = targetBase.extend({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
+import { targetBase } from '../../config/target-base.ts';
 
 /**
  * How a scan reaches Jellyfin or Emby (docs/targets.md, Jellyfin and Emby): `auto` asks the server (its version, its
@@ -8,7 +8,7 @@ import { targetBase } from '../target-base.ts';
  */
 export const scanModeSchema = z.enum(['auto', 'plugin', 'item', 'media-updated']).default('auto');
 
-/** Jellyfin and Emby share one API (targets/media-browser): the same settings, a different TYPE. */
+/** Jellyfin and Emby share one API (the client in this folder): the same settings, a different TYPE. */
 export const mediaBrowserFields = {
   URL: z.string().min(1, 'must be the server\'s address, e.g. http://localhost:8096'),
   API_KEY: z.string().default(''),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { targetBase } from '../target-base.ts';
-import { credential, httpUrl } from './fields.ts';
+import { targetBase } from '../../config/target-base.ts';
+import { credential, httpUrl } from '../fields-schema.ts';
 
 /** An Audiobookshelf server (docs/targets.md): its URL and an API token of an admin user (Settings -> API Keys). */
 export const audiobookshelfTargetSchema = targetBase.extend({

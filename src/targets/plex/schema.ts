@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { plexKeys } from '../plex-keys.ts';
-import { targetBase, targetRequestSchema } from '../target-base.ts';
+import { plexKeys } from '../../config/plex-keys.ts';
+import { targetBase, targetRequestSchema } from '../../config/target-base.ts';
 
 /**
  * A Plex server in `TARGETS`: what the top-level `PLEX_*` keys offer, by the same names without the prefix
- * (plex-keys.ts), with `URL` for PLEX_LOCAL_URL. The top-level keys themselves are the target named `plex`.
+ * (config/plex-keys.ts), with `URL` for PLEX_LOCAL_URL. The top-level keys themselves are the target named `plex`.
  * REQUEST.VERIFY_SSL is PLEX_VERIFY_SSL: absent, Plex's own policy (checked for a public address only).
  */
 export const plexTargetSchema = targetBase.extend({

@@ -1,12 +1,13 @@
+// unit set (npm run test:unit): in process; no child process, no port, no database
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { audiobookshelfTargetSchema } from '../../src/config/target-kinds/audiobookshelf.ts';
-import { commandTargetSchema } from '../../src/config/target-kinds/command.ts';
-import { fileflowsTargetSchema } from '../../src/config/target-kinds/fileflows.ts';
-import { radarrTargetSchema } from '../../src/config/target-kinds/radarr.ts';
-import { relayTargetSchema } from '../../src/config/target-kinds/relay.ts';
-import { sonarrTargetSchema } from '../../src/config/target-kinds/sonarr.ts';
-import { tdarrTargetSchema } from '../../src/config/target-kinds/tdarr.ts';
+import { audiobookshelfTargetSchema } from '../../src/targets/audiobookshelf/schema.ts';
+import { commandTargetSchema } from '../../src/targets/command/schema.ts';
+import { fileflowsTargetSchema } from '../../src/targets/fileflows/schema.ts';
+import { radarrTargetSchema } from '../../src/targets/radarr/schema.ts';
+import { relayTargetSchema } from '../../src/targets/relay/schema.ts';
+import { sonarrTargetSchema } from '../../src/targets/sonarr/schema.ts';
+import { tdarrTargetSchema } from '../../src/targets/tdarr/schema.ts';
 
 const problems = (r: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) =>
   r.success ? [] : r.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
@@ -40,4 +41,18 @@ test('bad entries are refused with the key and a clear reason', () => {
     const found = problems(schema.safeParse(entry) as never);
     assert.ok(found.some((p) => expected.test(p)), `${JSON.stringify(entry)}: ${found.join('; ')}`);
   }
+});
+
+test('a kind is one folder: the registry gives each TYPE of the list of kinds its module, with the very schema the config reads', async () => {
+  const { TARGET_KINDS } = await import('../../src/targets/registry.ts');
+  const { targetSchema, TARGET_TYPES } = await import('../../src/config/targets.ts');
+  assert.deepEqual(Object.keys(TARGET_KINDS).sort(), [...TARGET_TYPES].sort());
+  for (const option of targetSchema.options) {
+    const kind = TARGET_KINDS[option.shape.TYPE.value];
+    assert.equal(kind.type, option.shape.TYPE.value);
+    assert.equal(kind.schema, option, `${kind.type}: the kind's schema is the union's`);
+    assert.equal(typeof kind.create, 'function');
+  }
+  // The message for an unknown TYPE still names every kind, in the list's order.
+  assert.deepEqual(TARGET_TYPES, ['plex', 'jellyfin', 'emby', 'audiobookshelf', 'tdarr', 'fileflows', 'sonarr', 'radarr', 'command', 'relay']);
 });
