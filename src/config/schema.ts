@@ -246,6 +246,21 @@ export const configSchema = z.object({
    * had no way to do this: its SERVER_MAX_FILE_CHECKS 0 still checks once (kept as it was).
    */
   SERVER_FILE_CHECKS_ENABLED: bool(true),
+  /**
+   * scanrelay: no target gets a scan before its files are on the relay's disk (autopulse's opts.check_path; docs/
+   * scanning.md). Looked for where SERVER_FILE_EXIST_PATH_MAPPINGS says the relay sees them, only inside a library
+   * folder the relay knows; first again after FIRST_CHECK_DELAY seconds, then backing off (doubling) up to
+   * MAX_CHECK_DELAY; a scan none of whose files appeared within GIVE_UP_AFTER seconds fails, told as a failed
+   * delivery. Off: plex_autoscan's behaviour (only Plex looks, with SERVER_MAX_FILE_CHECKS).
+   */
+  SERVER_WAIT_FOR_FILES: z
+    .object({
+      ENABLED: bool(false),
+      FIRST_CHECK_DELAY: positiveSeconds(1),
+      MAX_CHECK_DELAY: positiveSeconds(60),
+      GIVE_UP_AFTER: z.number().positive().default(86_400),
+    })
+    .prefault({}),
   /** scanrelay: files that must all exist (one per mount) for any scan to be sent (autoscan's `anchors`); see MountGuard. */
   SERVER_ANCHOR_FILES: stringList(),
   /**

@@ -14,6 +14,8 @@ import { hostname } from 'node:os';
 import { buildTargets } from '../targets/index.ts';
 import type { SetupProblem } from '../core/status.ts';
 import { LibraryRoots } from '../targets/library-roots.ts';
+import { FileGate } from '../queue/file-gate.ts';
+import { diskLook, fileWaitPolicy } from './file-look.ts';
 import { scannedWanted } from '../notify/message.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
@@ -116,7 +118,13 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const metrics = new Metrics(store.view, { held: holdStatus, scanModes, notifications, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
+  const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
+  // SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on this relay's disk (queue/file-wait.ts).
+  const fileGate = config.SERVER_WAIT_FOR_FILES.ENABLED
+    ? new FileGate(diskLook(config, libraries), fileWaitPolicy(config), log.child({ component: 'file-wait' }))
+    : undefined;
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
+    ...(fileGate ? { fileGate } : {}),
     ...(guard ? { held: () => guard.held() } : {}),
     ...(diskSpace ? { fullDisks: () => diskSpace.fullDisks() } : {}),
     diskFull,
@@ -128,7 +136,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       onDelivery?.(event);
     },
   });
-  const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
   const routes = relayRoutes(config, targets);

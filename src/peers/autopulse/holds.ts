@@ -10,6 +10,7 @@ import { insideKnownLibrary, isPlainAbsolute, type LibraryPlace } from '../../pa
 import { mapPath } from '../../paths/mapping.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import { MetaConflictError, type QueueMetaStore } from '../../queue/backend.ts';
+import { autopulseTitle } from './names.ts';
 import type { PluginDeps } from '../../server/deps.ts';
 
 /*
@@ -144,7 +145,7 @@ export async function recordTakenOver(
   now = Date.now(),
 ): Promise<void> {
   for (const r of rows) {
-    const intent: ScanIntent = { kind: 'scan', source: 'API', event: 'autopulse takeover', title: `autopulse trigger ${r.trigger}`, updateType: 'Modified', paths: [{ path: r.path, kind: 'guess' }] };
+    const intent: ScanIntent = { kind: 'scan', source: 'API', event: 'autopulse takeover', title: autopulseTitle(r.trigger), updateType: 'Modified', paths: [{ path: r.path, kind: 'guess' }] };
     const h: Hold = { id: r.uuid, trigger: r.trigger, path: r.path, hash: '', found: 'found', createdAt: now, updatedAt: now, foundAt: now, scanId: r.scanId, scanFolder: r.folder, intent };
     await meta.set(HOLD_PREFIX + h.id, JSON.stringify(h));
   }

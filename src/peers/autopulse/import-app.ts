@@ -1,7 +1,12 @@
+import { duration } from '../../config/durations.ts';
 import type { JsonObject } from '../../config/load.ts';
 import { isDefaultCredentials } from './default-auth.ts';
 import type { ImportNotes } from './import-common.ts';
 import type { AutopulseSettings } from './settings.ts';
+
+/** SERVER_WAIT_FOR_FILES as written for check_path: autopulse looks every second (manager.rs:288); here from 1 s, backing off to 60 s. */
+const FILE_WAIT_FIRST = 1;
+const FILE_WAIT_MAX = 60;
 
 /** What the later sections need from app and opts. */
 export interface AppImport {
@@ -63,8 +68,22 @@ export function importApp(settings: AutopulseSettings, config: JsonObject, out: 
   carried.push(`opts.default_timer_wait -> SERVER_SCAN_DELAY ${defaultWait} s`);
   const checkPath = opts.check_path === true;
   config.SERVER_FILE_CHECKS_ENABLED = checkPath;
-  if (checkPath) carried.push('opts.check_path -> SERVER_FILE_CHECKS_ENABLED');
-  else notes.push("opts.check_path is off (autopulse's default): SERVER_FILE_CHECKS_ENABLED is false, so scans are not held until the file exists (scanrelay's own default is true; turn it on if your paths are visible to the relay)");
+  if (checkPath) {
+    // runner.rs:37-48, 159-167: with check_path no target gets a row before its file was found. Here every target
+    // waits alike (SERVER_WAIT_FOR_FILES); autopulse never gives up but deletes rows still not found after
+    // cleanup_days (runner.rs:332-347), so that is the bound, told when it is reached.
+    const days = opts.cleanup_days ?? 10;
+    const giveUp = Math.max(60, Math.round(days * 86_400));
+    config.SERVER_WAIT_FOR_FILES = { ENABLED: true, FIRST_CHECK_DELAY: FILE_WAIT_FIRST, MAX_CHECK_DELAY: FILE_WAIT_MAX, GIVE_UP_AFTER: giveUp };
+    carried.push('opts.check_path -> SERVER_FILE_CHECKS_ENABLED (the hash and found_status checks)');
+    carried.push(
+      `opts.check_path -> SERVER_WAIT_FOR_FILES: no target (Plex, Jellyfin, Emby, commands, Tdarr, the forward target ...) gets a scan before its files are on this machine's disk; looked for again after ${FILE_WAIT_FIRST} s, then backing off (2, 4, 8 ... s) to once every ${FILE_WAIT_MAX} s; a scan none of whose files appeared within ${duration(giveUp * 1000)} (GIVE_UP_AFTER ${giveUp}, from opts.cleanup_days ${days}) fails, told as a failed scan`,
+    );
+    notes.push(
+      `opts.check_path: autopulse looks every second and never gives up (it deletes rows still not found after cleanup_days, runner.rs:332-347, manager.rs:288); here the looks back off to once every ${FILE_WAIT_MAX} s, and a scan whose files never appear fails after SERVER_WAIT_FOR_FILES.GIVE_UP_AFTER (${duration(giveUp * 1000)}): raise it if uploads to a cloud mount take longer`,
+      "opts.check_path: files are looked for on this machine where SERVER_FILE_EXIST_PATH_MAPPINGS says it sees the servers' paths, and only inside a library folder a target knows (Plex's sections, Jellyfin's and Emby's folders) or a mapping's key; with command, Tdarr or forward targets alone, add your media folders to SERVER_FILE_EXIST_PATH_MAPPINGS (a folder mapped to itself will do), or their scans wait and fail",
+    );
+  } else notes.push("opts.check_path is off (autopulse's default): SERVER_FILE_CHECKS_ENABLED is false, so scans are not held until the file exists (scanrelay's own default is true; turn it on if your paths are visible to the relay)");
   if (opts.max_retries !== undefined) notes.push(`opts.max_retries (${String(opts.max_retries)}): not carried; scanrelay retries a target that cannot scan yet with its own backoff (docs/scanning.md)`);
   if (opts.cleanup_days !== undefined) {
     // runner.rs:332-347: rows not found (or failed) are deleted after cleanup_days; here it bounds a request held for

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { safeName } from './names.ts';
+import { autopulseTitle, safeName } from './names.ts';
 import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import { triggerSelection } from '../../config/targets.ts';
@@ -123,7 +123,7 @@ export function requestsFromAutopulseQueue(
     const due = naiveUtcMs(row.can_process);
     const delay = Number.isFinite(due) ? Math.max(0, Math.ceil((due - now) / 1000)) : 0;
     const { requests: r, skipped: s } = resolveEach(
-      [{ source: 'API' as const, event: `autopulse ${row.process_status}`, title: `autopulse trigger ${row.event_source}`, updateType: 'Modified' as const, path: { path: row.file_path, kind: 'guess' as const } }],
+      [{ source: 'API' as const, event: `autopulse ${row.process_status}`, title: autopulseTitle(row.event_source), updateType: 'Modified' as const, path: { path: row.file_path, kind: 'guess' as const } }],
       { ...config, SERVER_PATH_MAPPINGS: {}, SERVER_PATH_REWRITES: [] },
     );
     requests.push(...r.map((q) => ({ ...q, delay, ...(targets ? { targets } : {}) })));

@@ -36,6 +36,11 @@ describe("importAutopulse: autopulse's example/config.yaml", () => {
 
   test('opts: check_path on turns file checks on; default_timer_wait (60 by default) is the delay', () => {
     assert.equal(c.SERVER_FILE_CHECKS_ENABLED, true);
+    // runner.rs:37-48, 159-167: no target gets a row before its file was found; the bound is cleanup_days (10 by
+    // default, opts.rs:78), after which autopulse deletes rows still not found (runner.rs:332-347).
+    assert.deepEqual(c.SERVER_WAIT_FOR_FILES, { ENABLED: true, FIRST_CHECK_DELAY: 1, MAX_CHECK_DELAY: 60, GIVE_UP_AFTER: 864_000 });
+    assert.ok(r.carried.some((l) => l.startsWith('opts.check_path -> SERVER_WAIT_FOR_FILES: no target (Plex, Jellyfin, Emby, commands, Tdarr, the forward target ...) gets a scan before its files are on this machine') && l.includes('within 10 days (GIVE_UP_AFTER 864000, from opts.cleanup_days 10) fails')), r.carried.join('\n'));
+    assert.ok(r.notCarried.some((n) => n.startsWith('opts.check_path: autopulse looks every second and never gives up')));
     assert.equal(c.SERVER_SCAN_DELAY, 60);
     assert.ok(r.notCarried.some((n) => n.startsWith('opts.max_retries (5)')));
     assert.ok(r.notCarried.some((n) => n.startsWith('opts.log_file:')));

@@ -7,6 +7,7 @@ import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
+import { autopulseTitle } from '../../../src/peers/autopulse/names.ts';
 import { importAutopulseQueue, naiveUtcMs, requestsFromAutopulseQueue, type AutopulseRow } from '../../../src/peers/autopulse/queue-db.ts';
 import { ROOT, runCli, tempDir } from '../../helpers/relay.ts';
 
@@ -48,6 +49,14 @@ describe("import-autopulse takes over autopulse's pending scans (scan_events)", 
       ['/media/tv/Late/Season 1', ['plex', 'emby', 'tdarr', 'sonarr', 'radarr', 'flows', 'script', 'peer'], 0],
       ['/media/tv/Retry/Season 2', ['tdarr', 'sonarr', 'radarr', 'flows', 'script', 'peer'], 0],
     ]);
+  });
+
+  test("a row keeps its trigger's name in its title (autopulseTitle), so /list and the webhook's trigger say it, not `api` (issue 48 item 3)", () => {
+    // models.rs:77-119: event_source is the trigger's name as configured (my_sonarr), not its type.
+    const rows = [{ id: 'u-1', event_source: 'my_sonarr', file_path: '/m/F/f.mkv', process_status: 'pending', targets_hit: '', can_process: '2024-10-14 12:00:00' }];
+    const { requests } = requestsFromAutopulseQueue(rows, config, names, Date.parse('2026-11-26T00:00:00Z'));
+    assert.deepEqual(requests.map((r) => r.title), [autopulseTitle('my_sonarr')]);
+    assert.equal(autopulseTitle('my_sonarr'), 'autopulse trigger my_sonarr', "the form /list's event_source reads back (peers/autopulse/routes.ts)");
   });
 
   test('a row not due yet keeps its wait (can_process)', () => {
