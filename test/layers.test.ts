@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { ROOT } from './helpers/relay.ts';
@@ -11,8 +12,18 @@ import { ROOT } from './helpers/relay.ts';
  * are meant to: checked on a small tree that breaks each one, so a rule that matches nothing cannot pass silently.
  */
 
-const tree = mkdtempSync(join(tmpdir(), 'scanrelay-layers-'));
-after(() => rmSync(tree, { recursive: true, force: true }));
+const trees: string[] = [];
+after(() => trees.forEach((t) => rmSync(t, { recursive: true, force: true })));
+
+/** A tree of its own for each test, with the rules and a tsconfig. */
+function newTree(): string {
+  const t = mkdtempSync(join(tmpdir(), 'scanrelay-layers-'));
+  trees.push(t);
+  cpSync(join(ROOT, '.dependency-cruiser.cjs'), join(t, '.dependency-cruiser.cjs'));
+  writeFileSync(join(t, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
+  return t;
+}
+let tree = newTree();
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(join(tree, path)), { recursive: true });
@@ -28,8 +39,6 @@ function cruise(): { status: number | null; out: string } {
 }
 
 test('the layer rules pass a tree that keeps them and name each rule a tree breaks', () => {
-  cpSync(join(ROOT, '.dependency-cruiser.cjs'), join(tree, '.dependency-cruiser.cjs'));
-  write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
   write('src/targets/plex.ts', 'export const scan = () => 1;\n');
   write('src/queue/store.ts', "import { scan } from '../targets/plex.ts';\nexport const q = scan;\n");
   write('src/intake/submit.ts', "import { q } from '../queue/store.ts';\nexport const submit = q;\n");
@@ -75,13 +84,52 @@ test('one target model: below config nothing reads PLEX_*, JELLYFIN or EMBY, and
   // Setup writes a Plex or Jellyfin the user gave into the file's own JSON (its PLEX_* and JELLYFIN keys); it reads
   // the relay's servers from config.targets (setup/servers.ts).
   const editsTheFile = new Set(['src/setup/config-edit.ts']);
+  // A peer's importer is config-level (.dependency-cruiser.cjs counts it with the foundations) and writes the file's
+  // keys as src/config/ does: autoscan's Plex becomes the file's PLEX_* keys.
+  const rules = (createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: { name: string; from: { path?: string } }[] }).forbidden;
+  const foundations = new RegExp(rules.find((r) => r.name === 'foundations-import-no-layer')?.from.path ?? '^$');
+  const configLevel = (file: string) => file.startsWith('src/config/') || (file.startsWith('src/peers/') && foundations.test(file));
+  assert.ok(configLevel('src/peers/autoscan/import.ts') && !configLevel('src/peers/autoscan/routes.ts'), "the peers' config-level files were found");
   const offenders: string[] = [];
   for (const file of files) {
     const text = readFileSync(join(ROOT, file), 'utf8');
     text.split('\n').forEach((line, i) => {
-      if (!file.startsWith('src/config/') && !editsTheFile.has(file) && /\.(PLEX_[A-Z_]+|JELLYFIN|EMBY)\b|\[['"]PLEX_/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      if (!configLevel(file) && !editsTheFile.has(file) && /\.(PLEX_[A-Z_]+|JELLYFIN|EMBY)\b|\[['"]PLEX_/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
       if (!file.startsWith('src/targets/plex/') && /instanceof PlexTarget\b/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
     });
   }
   assert.deepEqual(offenders, []);
+});
+
+test("a peer's files stand in the layer their names say: the one-way walk holds inside src/peers/<peer>/", () => {
+  tree = newTree();
+  write('src/queue/store.ts', 'export const q = 1;\n');
+  write('src/intake/submit.ts', "import { q } from '../queue/store.ts';\nexport const submit = q;\n");
+  write('src/config/load.ts', 'export const load = 1;\n');
+  // One peer across the layers, each import running downward.
+  write('src/peers/p/import.ts', "import { load } from '../../config/load.ts';\nexport const imp = load;\n");
+  write('src/peers/p/event-list.ts', "import { q } from '../../queue/store.ts';\nexport const list = q;\n");
+  write('src/peers/p/queue-db.ts', "import { submit } from '../../intake/submit.ts';\nimport { imp } from './import.ts';\nexport const take = submit + imp;\n");
+  write('src/peers/p/routes.ts', "import { take } from './queue-db.ts';\nimport { list } from './event-list.ts';\nexport const routes = take + list;\n");
+  write('src/peers/p/command.ts', "import { routes } from './routes.ts';\nexport const command = routes;\n");
+  write('src/server/app.ts', "import { routes } from '../peers/p/routes.ts';\nexport const app = routes;\n");
+  write('src/cli/main.ts', "import { command } from '../peers/p/command.ts';\nexport const main = command;\n");
+  const clean = cruise();
+  assert.equal(clean.status, 0, clean.out);
+
+  const bad: Record<string, [string, string]> = {
+    'triggers-produce-intents-only': ['src/peers/p/takeover.ts', "import { routes } from './routes.ts';\nexport const t = routes;\n"],
+    'queue-below-intake': ['src/peers/p/event-list.ts', "import { take } from './queue-db.ts';\nexport const list = take;\n"],
+    'foundations-import-no-layer': ['src/peers/p/names.ts', "import { list } from './event-list.ts';\nexport const n = list;\n"],
+    'only-the-top-imports-the-server': ['src/queue/view.ts', "import { routes } from '../peers/p/routes.ts';\nexport const v = routes;\n"],
+    'nothing-imports-the-cli': ['src/server/cmd.ts', "import { command } from '../peers/p/command.ts';\nexport const c = command;\n"],
+    'a-peer-keeps-to-itself': ['src/peers/other/import.ts', "import { imp } from '../p/import.ts';\nexport const o = imp;\n"],
+    'peer-files-have-a-layer': ['src/peers/p/helper.ts', "import { imp } from './import.ts';\nexport const h = imp;\n"],
+  };
+  for (const [file, text] of Object.values(bad)) write(file, text);
+  const broken = cruise();
+  assert.notEqual(broken.status, 0);
+  for (const [rule, [file]] of Object.entries(bad)) {
+    assert.match(broken.out, new RegExp(`error ${rule}: ${file}`), `${rule} was not reported for ${file}:\n${broken.out}`);
+  }
 });

@@ -2,7 +2,7 @@ import type { NormalizedScanRequest, ScanItem, Target } from '../core/scan.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import type { Outbox } from './outbox.ts';
 import type { DeliveryRow, EnqueueResult, HistoryFilter, QueueEntry, Timing } from './types.ts';
-import type { EventQuery, ProcessStatus } from './event-list.ts';
+import type { EventQuery, ProcessStatus } from '../peers/autopulse/event-list.ts';
 import type { FileWaitCheck, FileWaitScan } from './file-wait.ts';
 
 /** A value now (SQLite) or later (PostgreSQL): callers await either. */
@@ -14,7 +14,7 @@ export interface QueueReads {
   get(id: number): Awaitable<QueueEntry | undefined>;
   listOpen(limit?: number, offset?: number): Awaitable<QueueEntry[]>;
   listHistory(filter?: HistoryFilter): Awaitable<QueueEntry[]>;
-  /** A page of every scan, open or finished, as autopulse's /list pages its events (queue/event-list.ts). */
+  /** A page of every scan, open or finished, as autopulse's /list pages its events (peers/autopulse/event-list.ts). */
   listEvents(query: EventQuery): Awaitable<QueueEntry[]>;
   /** How many scans are in each of autopulse's process statuses, by the list's rule (autopulse's /stats). */
   eventCounts(): Awaitable<Record<ProcessStatus, number>>;

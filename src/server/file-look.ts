@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Config } from '../config/schema.ts';
 import type { FileAnswer, FileLook } from '../queue/file-gate.ts';
 import type { FileWaitPolicy } from '../queue/file-wait.ts';
-import { REQUEST_HASH_WAIT_MS, scanDiskPath, scanPlaces } from './autopulse-holds.ts';
+import { REQUEST_HASH_WAIT_MS, scanDiskPath, scanPlaces } from '../peers/autopulse/holds.ts';
 import type { PluginDeps } from './deps.ts';
 
 /**

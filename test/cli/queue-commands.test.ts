@@ -11,7 +11,7 @@ import { QueueIntake } from '../../src/queue/intake.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { DriveCache } from '../../src/triggers/drive/cache.ts';
-import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/triggers/plex-autoscan/import.ts';
+import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/peers/plex-autoscan/takeover.ts';
 import { configSchema, type Config, type FileConfig } from '../../src/config/schema.ts';
 import { relayConfig } from '../../src/config/named-targets.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';

@@ -10,7 +10,7 @@ import { Scheduler } from '../../src/queue/scheduler.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { diskLook, fileWaitPolicy } from '../../src/server/file-look.ts';
 import { startRelay } from '../../src/server/run.ts';
-import { importAutopulse } from '../../src/config/autopulse-import.ts';
+import { importAutopulse } from '../../src/peers/autopulse/import.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
 import { buildTargets } from '../../src/targets/index.ts';

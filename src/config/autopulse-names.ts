@@ -1,8 +1,0 @@
-/** A scanrelay target or notification name from an autopulse one (its names may hold other characters). */
-export const safeName = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'target';
-
-/**
- * The title a request of autopulse's trigger `name` carries, a live one or a row taken over from autopulse's queue:
- * /list's event_source and the autopulse webhook's `trigger` read the name back from it (server/autopulse-routes.ts).
- */
-export const autopulseTitle = (name: string): string => `autopulse trigger ${name}`;
