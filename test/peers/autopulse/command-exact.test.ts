@@ -7,6 +7,7 @@ import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
 import { figmentValue } from '../../../src/config/figment-value.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { runCli, tempDir } from '../../helpers/relay.ts';
+import { autopulseDb } from '../../helpers/autopulse-db.ts';
 
 /*
  * Issue 48 item 9: import-autopulse is atomic, its printout exact, and AUTOPULSE__ overrides read as autopulse reads
@@ -36,21 +37,9 @@ targets:
     path: /scripts/on-scan.sh
 `;
 
-function autopulseDb(file: string): void {
-  const db = new Database(file);
-  db.exec(`CREATE TABLE scan_events (
-    id TEXT PRIMARY KEY NOT NULL, event_source TEXT NOT NULL, event_timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,
-    file_path TEXT NOT NULL, file_hash TEXT, process_status TEXT NOT NULL DEFAULT 'pending', found_status TEXT NOT NULL DEFAULT 'not_found',
-    failed_times INTEGER DEFAULT 0 NOT NULL, next_retry_at TIMESTAMP, targets_hit TEXT DEFAULT '' NOT NULL, found_at TIMESTAMP, processed_at TIMESTAMP,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);
-    ALTER TABLE scan_events ADD COLUMN can_process TIMESTAMP NOT NULL DEFAULT "2024-10-14T12:00:00.000";`);
-  // A Sonarr row as triggers.rs:80-96 adds it: found (not a search), due at once.
-  db.prepare("INSERT INTO scan_events (id, event_source, file_path, found_status, can_process) VALUES (?, 'sonarr', ?, 'found', '2024-10-14 12:00:00.000000')").run(
-    '0b9a3a8e-5b8e-4a43-9d7e-1f2a3b4c5d6e',
-    '/media/tv/Dark/Season 1/Dark.S01E01.mkv',
-  );
-  db.close();
-}
+/** A Sonarr row as triggers.rs:80-96 adds it: found (not a search), due at once. */
+const autopulseDbWithOneRow = (file: string) =>
+  autopulseDb(file, [{ id: '0b9a3a8e-5b8e-4a43-9d7e-1f2a3b4c5d6e', file_path: '/media/tv/Dark/Season 1/Dark.S01E01.mkv', found_status: 'found' }]);
 
 describe('import-autopulse is atomic: an error writes neither the config nor the queue', () => {
   test('a bad --database leaves nothing behind, and the rerun needs no --force', async () => {
@@ -72,7 +61,7 @@ describe('import-autopulse is atomic: an error writes neither the config nor the
     assert.equal(existsSync(out), false);
 
     const good = join(dir, 'autopulse.db');
-    autopulseDb(good);
+    autopulseDbWithOneRow(good);
     const rerun = await runCli(['--config', out, '--queuefile', queuefile, 'import-autopulse', yaml, '--database', good]);
     assert.equal(rerun.code, 0, rerun.stderr);
     assert.ok(existsSync(out));

@@ -8,24 +8,11 @@ import { parseConfig } from '../../../src/config/load.ts';
 import { QueueIntake } from '../../../src/queue/intake.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { autopulseTitle } from '../../../src/peers/autopulse/names.ts';
-import { importAutopulseQueue, naiveUtcMs, requestsFromAutopulseQueue, type AutopulseRow } from '../../../src/peers/autopulse/queue-db.ts';
+import { importAutopulseQueue, naiveUtcMs, requestsFromAutopulseQueue } from '../../../src/peers/autopulse/queue-db.ts';
 import { ROOT, runCli, tempDir } from '../../helpers/relay.ts';
+import { autopulseDb } from '../../helpers/autopulse-db.ts';
 
 const FIX = join(ROOT, 'test', 'fixtures', 'autopulse');
-
-/** autopulse's scan_events as its SQLite migrations leave it (crates/database/migrations/sqlite/*: create, add_timer). */
-function autopulseDb(file: string, rows: Array<Partial<AutopulseRow> & { id: string; file_path: string }>): void {
-  const db = new Database(file);
-  db.exec(`CREATE TABLE scan_events (
-    id TEXT PRIMARY KEY NOT NULL, event_source TEXT NOT NULL, event_timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL,
-    file_path TEXT NOT NULL, file_hash TEXT, process_status TEXT NOT NULL DEFAULT 'pending', found_status TEXT NOT NULL DEFAULT 'not_found',
-    failed_times INTEGER DEFAULT 0 NOT NULL, next_retry_at TIMESTAMP, targets_hit TEXT DEFAULT '' NOT NULL, found_at TIMESTAMP, processed_at TIMESTAMP,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);
-    ALTER TABLE scan_events ADD COLUMN can_process TIMESTAMP NOT NULL DEFAULT "2024-10-14T12:00:00.000";`);
-  const insert = db.prepare('INSERT INTO scan_events (id, event_source, file_path, process_status, targets_hit, can_process) VALUES (?, ?, ?, ?, ?, ?)');
-  for (const r of rows) insert.run(r.id, r.event_source ?? 'sonarr', r.file_path, r.process_status ?? 'pending', r.targets_hit ?? '', r.can_process ?? '2024-10-14 12:00:00.000000');
-  db.close();
-}
 
 const ROWS = [
   { id: 'b-later', file_path: '/media/tv/Late/Season 1/e1.mkv' },
