@@ -82,7 +82,7 @@ async function hashing(): Promise<Array<Record<string, unknown>>> {
   const { configSchema, scanDelayMax } = await import('../src/config/schema.ts');
   const { relayConfig } = await import('../src/config/named-targets.ts');
   const { silentLogger } = await import('../src/core/logger.ts');
-  const { QueueIntake } = await import('../src/queue/intake.ts');
+  const { QueueIntake } = await import('../src/queue/door.ts');
   const { QueueStore } = await import('../src/queue/store.ts');
   const { buildApp } = await import('../src/server/app.ts');
   const { DEFAULT_RECOGNIZERS } = await import('../src/server/run.ts');

@@ -5,7 +5,7 @@ import type { Logger } from '../core/logger.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
-import { QueueIntake } from '../queue/intake.ts';
+import { QueueIntake } from '../queue/door.ts';
 import { relayRoutes } from '../queue/route.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { DriveCache } from '../../src/triggers/drive/cache.ts';

@@ -6,7 +6,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { runCommand } from '../../src/targets/plex/backends/scanner/run.ts';
 import { FolderWatcher } from '../../src/triggers/watch/index.ts';

@@ -5,7 +5,7 @@ import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../
 import { relayConfig } from '../../src/config/named-targets.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import type { FolderProbe } from '../../src/paths/folder.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
 import type { AppDeps } from '../../src/server/deps.ts';

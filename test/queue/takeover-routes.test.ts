@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { configIntake } from '../../src/queue/intake.ts';
+import { configIntake } from '../../src/queue/door.ts';
 import { relayRoutes, routeRequest } from '../../src/queue/route.ts';
 import { importAutoscanQueue } from '../../src/peers/autoscan/queue-db.ts';
 import { importAutopulseQueue } from '../../src/peers/autopulse/queue-db.ts';

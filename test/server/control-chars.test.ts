@@ -5,7 +5,7 @@ import { configSchema, type FileConfig } from '../../src/config/schema.ts';
 import { relayConfig } from '../../src/config/named-targets.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { apiPlugin } from '../../src/server/dashboard/api.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';

@@ -4,7 +4,7 @@ import type { settingsOf } from '../../cli/context.ts';
 /** autopulse's pending scans into the queue the relay will use: the file, or the shared queue (SERVER_QUEUE_URL). */
 export async function takeOverAutopulse(database: string, settings: ReturnType<typeof settingsOf>, replace?: boolean): Promise<string> {
   const [{ configIntake }, { importAutopulseQueue, describeAutopulseQueueImport, readAutopulseQueue }, { openCommandQueue }, { recordTakenOver }] = await Promise.all([
-    import('../../queue/intake.ts'),
+    import('../../queue/door.ts'),
     import('./queue-db.ts'),
     import('../../cli/queue-open.ts'),
     import('./holds.ts'),

@@ -6,7 +6,7 @@ import { triggerSelection } from '../../config/targets.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import { openReadOnly } from '../../db/read-only.ts';
 import { resolveEach } from '../../intake/resolve.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import { takeOverOnce, type QueueTakeover } from '../../triggers/takeover.ts';
 
 /*

@@ -65,7 +65,7 @@ function keepSharedQueue(file: string, into: Record<string, unknown>): string[] 
 /** Into the queue the relay will use: the file, or the shared queue when SERVER_QUEUE_URL is in the environment. */
 async function takeOverQueue(file: string, settings: ReturnType<typeof settingsOf>, priorityOf: (p: number) => number, replace?: boolean): Promise<string> {
   const [{ configIntake }, { importAutoscanQueue, describeAutoscanQueueImport, autoscanQueueWait }, { openCommandQueue }] = await Promise.all([
-    import('../../queue/intake.ts'),
+    import('../../queue/door.ts'),
     import('./queue-db.ts'),
     import('../../cli/queue-open.ts'),
   ]);

@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.ts';
 import type { Config } from '../../config/schema.ts';
 import type { ScanRequest } from '../../core/scan.ts';
 import { resolveEach } from '../../intake/resolve.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import { takeOverOnce, type QueueTakeover } from '../../triggers/takeover.ts';
 
 /*

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { UserError } from '../../core/errors.ts';
 import { openDriveCache } from '../../triggers/drive/index.ts';
 import { readPlexAutoscanCache } from './drive-cache.ts';
-import { configIntake } from '../../queue/intake.ts';
+import { configIntake } from '../../queue/door.ts';
 import { describeDriveImport, importDriveState } from '../../triggers/drive/import.ts';
 import { describeQueueImport, importPlexAutoscanQueue } from './takeover.ts';
 import { action, loadExistingConfig, loggerFor, settingsOf } from '../../cli/context.ts';

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import { readPlexAutoscanQueue, requestsFromQueue } from './queue-db.ts';
 import { takeOverOnce, type QueueTakeover } from '../../triggers/takeover.ts';
 

@@ -4,7 +4,7 @@ import { readCacheFile, type DriveCacheStore } from './cache.ts';
 import { readPlexAutoscanCache, type PlexAutoscanState } from '../../peers/plex-autoscan/drive-cache.ts';
 import { writeTokenFile } from '../../google/token-file.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
 import { tokenKey } from './poller.ts';
 

@@ -10,7 +10,7 @@ import { configSchema, scanDelayMax, type FileConfig } from '../../../src/config
 import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { QueueBackend } from '../../../src/queue/backend.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { HOLD_PREFIX } from '../../../src/peers/autopulse/holds.ts';
 import { buildApp } from '../../../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../../../src/server/run.ts';

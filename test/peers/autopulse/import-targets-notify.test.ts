@@ -6,7 +6,7 @@ import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
 import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../../src/config/schema.ts';
 import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { relayRoutes } from '../../../src/queue/route.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { buildApp } from '../../../src/server/app.ts';

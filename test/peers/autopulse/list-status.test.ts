@@ -9,11 +9,11 @@ import { configSchema, scanDelayMax, type FileConfig } from '../../../src/config
 import { relayConfig } from '../../../src/config/named-targets.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import type { QueueBackend } from '../../../src/queue/backend.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { PgQueueStore } from '../../../src/queue/pg/store.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { HOLD_PREFIX, MAX_HOLDS, recordTakenOver } from '../../../src/peers/autopulse/holds.ts';
-import { configIntake } from '../../../src/queue/intake.ts';
+import { configIntake } from '../../../src/queue/door.ts';
 import { importAutopulseQueue } from '../../../src/peers/autopulse/queue-db.ts';
 import { autopulseDb } from '../../helpers/autopulse-db.ts';
 import { buildApp } from '../../../src/server/app.ts';

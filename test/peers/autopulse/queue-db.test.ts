@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
 import { parseConfig } from '../../../src/config/load.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { autopulseTitle } from '../../../src/peers/autopulse/names.ts';
 import { importAutopulseQueue, naiveUtcMs, requestsFromAutopulseQueue } from '../../../src/peers/autopulse/queue-db.ts';

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { importAutopulse } from '../../../src/peers/autopulse/import.ts';
 import { parseConfig } from '../../../src/config/load.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { importAutopulseQueue } from '../../../src/peers/autopulse/queue-db.ts';
 import { startPgCluster, type PgCluster } from '../../helpers/postgres.ts';

@@ -9,7 +9,7 @@ import { configSchema, scanDelayMax, type FileConfig } from '../../../src/config
 import { relayConfig } from '../../../src/config/named-targets.ts';
 import { packageVersion } from '../../../src/core/version.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { relayRoutes } from '../../../src/queue/route.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { buildApp } from '../../../src/server/app.ts';

@@ -10,7 +10,7 @@ import { writeTokenFile } from '../../../src/google/token-file.ts';
 import { DriveWatcher } from '../../../src/triggers/drive/watcher.ts';
 import pino from 'pino';
 import { silentLogger, type Logger } from '../../../src/core/logger.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
 import { cryptDecoderOf, openDrive } from '../../../src/triggers/drive/index.ts';

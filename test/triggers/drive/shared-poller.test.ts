@@ -8,7 +8,7 @@ import { relayConfig } from '../../../src/config/named-targets.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
 import type { Logger } from '../../../src/core/logger.ts';
 import { MetaConflictError, type QueueBackend } from '../../../src/queue/backend.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { PgLease } from '../../../src/queue/pg/lease.ts';
 import { PgQueueStore } from '../../../src/queue/pg/store.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
