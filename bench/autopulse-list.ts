@@ -1,7 +1,7 @@
 /**
  * autopulse's /list over a full history: BENCH_LIST_DONE (10,000, the history the relay keeps) finished scans
  * and BENCH_LIST_OPEN (1,000) open ones, each with 3 files, on SQLite and (when PostgreSQL's programs are
- * installed) PostgreSQL. The median time of one page (queue/event-list.ts's SQL and the rows' files and
+ * installed) PostgreSQL. The median time of one page (peers/autopulse/event-list.ts's SQL and the rows' files and
  * deliveries) for: the default page, page 500, sort by process_status (a CASE with a subquery per row), a search
  * that only a file name matches (the EXISTS over scan_files), and status=retry; then /stats's count of every scan
  * by process status (the same CASE over the whole table, eventCounts), beside the plain count by status it replaced.
@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { scanRequestSchema } from '../src/core/scan.ts';
 import type { QueueBackend } from '../src/queue/backend.ts';
-import type { EventQuery } from '../src/queue/event-list.ts';
+import type { EventQuery } from '../src/peers/autopulse/event-list.ts';
 import { tempDir } from '../test/helpers/relay.ts';
 import { benchStores, report } from './lib.ts';
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { silentLogger } from '../src/core/logger.ts';
-import { QueueIntake } from '../src/queue/intake.ts';
+import { QueueIntake } from '../src/queue/door.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
 import { FakePlex } from '../test/fakes/plex.ts';

@@ -5,7 +5,8 @@
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configSchema, type Config } from '../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../src/config/schema.ts';
+import { relayConfig } from '../src/config/named-targets.ts';
 import { FOLDER, FakeGoogle } from '../test/fakes/google.ts';
 import { cryptConf, cryptEncode, RCLONE } from '../test/helpers/rclone.ts';
 import { tempDir } from '../test/helpers/relay.ts';
@@ -27,13 +28,13 @@ async function pollOf(crypt: boolean): Promise<Record<string, unknown>> {
   const clear = Array.from({ length: FILES }, (_, i) => `Show ${Math.floor(i / 50)} - S01E${String((i % 50) + 1).padStart(2, '0')}.mkv`);
   const names = crypt ? cryptEncode(conf, 'secret:', clear) : clear;
   const root = google.rootName;
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'bench',
     SERVER_PATH_MAPPINGS: { '/data/': [`${root}/crypt/`] },
     PLEX_DATABASE_PATH: join(dir, 'absent-plex.db'),
     RCLONE: crypt ? { BINARY: wrapper, CONFIG: conf, CRYPT_MAPPINGS: { [`${root}/crypt/`]: ['secret:'] } } : {},
     GOOGLE: { ENABLED: true, ...google.configKeys(), ALLOWED: { FILE_PATHS: [`${root}/crypt/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'] } },
-  }) as Config;
+  }) as FileConfig);
   google.seed({ id: 'crypt', name: 'crypt', parents: [google.rootId], mimeType: FOLDER });
   const { poller, store, close } = drivePollerOn(google, config, dir);
   await poller.pollOnce();

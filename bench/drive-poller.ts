@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Config } from '../src/config/schema.ts';
 import { writeTokenFile } from '../src/google/token-file.ts';
 import { silentLogger } from '../src/core/logger.ts';
-import { QueueIntake } from '../src/queue/intake.ts';
+import { QueueIntake } from '../src/queue/door.ts';
 import { QueueStore } from '../src/queue/store.ts';
 import { openDrive } from '../src/triggers/drive/index.ts';
 import { DrivePoller } from '../src/triggers/drive/poller.ts';

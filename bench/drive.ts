@@ -4,7 +4,8 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { configSchema, type Config } from '../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../src/config/schema.ts';
+import { relayConfig } from '../src/config/named-targets.ts';
 import { FOLDER, FakeGoogle } from '../test/fakes/google.ts';
 import { tempDir } from '../test/helpers/relay.ts';
 import { drivePollerOn } from './drive-poller.ts';
@@ -14,7 +15,7 @@ export async function benchDrive(): Promise<Record<string, unknown>> {
   const google = await new FakeGoogle().start();
   const dir = tempDir('scanrelay-bench-drive-');
   const root = google.rootName;
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'bench',
     SERVER_PATH_MAPPINGS: { '/data/': [`${root}/Media/`] },
     PLEX_DATABASE_PATH: join(dir, 'absent-plex.db'),
@@ -23,7 +24,7 @@ export async function benchDrive(): Promise<Record<string, unknown>> {
       ...google.configKeys(),
       ALLOWED: { FILE_PATHS: [`${root}/Media/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
     },
-  }) as Config;
+  }) as FileConfig);
   google.seed({ id: 'media', name: 'Media', parents: [google.rootId], mimeType: FOLDER });
   google.seed({ id: 'tv', name: 'TV', parents: ['media'], mimeType: FOLDER });
   const { poller, store, cachefile, close } = drivePollerOn(google, config, dir);

@@ -5,11 +5,12 @@
  * and how many times the counts were read (at most one read a second since the cache). Beside it, one read of the
  * counts (the median of 15), what each call cost before. The PostgreSQL server's own CPU is not in the figure.
  */
-import { configSchema, type Config } from '../src/config/schema.ts';
+import { configSchema, type FileConfig } from '../src/config/schema.ts';
+import { relayConfig } from '../src/config/named-targets.ts';
 import { scanRequestSchema } from '../src/core/scan.ts';
 import { silentLogger } from '../src/core/logger.ts';
 import type { QueueBackend } from '../src/queue/backend.ts';
-import { QueueIntake } from '../src/queue/intake.ts';
+import { QueueIntake } from '../src/queue/door.ts';
 import { buildApp } from '../src/server/app.ts';
 import { DEFAULT_RECOGNIZERS } from '../src/server/run.ts';
 import { benchStores, report } from './lib.ts';
@@ -41,7 +42,7 @@ export async function benchStats(): Promise<Record<string, unknown>> {
       reads++;
       return counts();
     };
-    const config = configSchema.parse({ SERVER_PASS: 'bench-stats-secret', SERVER_AUTH_USER: 'u', SERVER_AUTH_PASS: 'p', SERVER_AUTOPULSE_TRIGGERS: { manual: { TYPE: 'manual' } } }) as Config;
+    const config = relayConfig(configSchema.parse({ SERVER_PASS: 'bench-stats-secret', SERVER_AUTH_USER: 'u', SERVER_AUTH_PASS: 'p', SERVER_AUTOPULSE_TRIGGERS: { manual: { TYPE: 'manual' } } }) as FileConfig);
     const app = await buildApp({ config, log: silentLogger(), intake: new QueueIntake(store, [], () => ({ delayMs: 0, maxMs: 0 })), store, recognizers: DEFAULT_RECOGNIZERS });
     await app.ready();
     const cpu = process.cpuUsage();

@@ -12,10 +12,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tdarrTargetSchema } from '../src/config/target-kinds/tdarr.ts';
+import { tdarrTargetSchema } from '../src/targets/tdarr/schema.ts';
 import type { Target } from '../src/core/scan.ts';
 import { silentLogger } from '../src/core/logger.ts';
-import { QueueIntake } from '../src/queue/intake.ts';
+import { QueueIntake } from '../src/queue/door.ts';
 import { Scheduler } from '../src/queue/scheduler.ts';
 import { QueueStore } from '../src/queue/store.ts';
 import { mediaBrowserTarget } from '../src/targets/media-browser/target.ts';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { Config } from '../src/config/schema.ts';
+import type { FileConfig } from '../src/config/schema.ts';
 import { report } from './lib.ts';
 
 const ENTRIES = Number(process.env.BENCH_LIST_ENTRIES ?? 300_000);
@@ -80,8 +80,9 @@ async function listing(): Promise<Array<Record<string, unknown>>> {
 
 async function hashing(): Promise<Array<Record<string, unknown>>> {
   const { configSchema, scanDelayMax } = await import('../src/config/schema.ts');
+  const { relayConfig } = await import('../src/config/named-targets.ts');
   const { silentLogger } = await import('../src/core/logger.ts');
-  const { QueueIntake } = await import('../src/queue/intake.ts');
+  const { QueueIntake } = await import('../src/queue/door.ts');
   const { QueueStore } = await import('../src/queue/store.ts');
   const { buildApp } = await import('../src/server/app.ts');
   const { DEFAULT_RECOGNIZERS } = await import('../src/server/run.ts');
@@ -94,7 +95,7 @@ async function hashing(): Promise<Array<Record<string, unknown>>> {
   ftruncateSync(fd, 4 * 1024 ** 3);
   closeSync(fd);
   writeFileSync(join(lib, 'small.nfo'), 'x'.repeat(1000));
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'bench-secret',
     SERVER_AUTH_USER: 'admin',
     SERVER_AUTH_PASS: 'password',
@@ -103,7 +104,7 @@ async function hashing(): Promise<Array<Record<string, unknown>>> {
     SERVER_AUTOPULSE_TRIGGERS: { manual: { TYPE: 'manual' } },
     // /dev as a library too, so the rule on the kind of file (not the library rule) is what stops /dev/zero.
     SERVER_PATH_MAPPINGS: { [lib]: [lib], '/dev': ['/dev'] },
-  }) as Config;
+  }) as FileConfig);
   const store = new QueueStore(':memory:');
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   const app = await buildApp({ config, log: silentLogger(), intake: new QueueIntake(store, [], () => timing), store, recognizers: DEFAULT_RECOGNIZERS });

@@ -5,9 +5,11 @@ import { mapIncomingPath, placeRewriter } from '../paths/rewrite.ts';
 import { invalidMappedPath, invalidRequestPath } from '../paths/validate.ts';
 import { scanFolderFor } from '../paths/folder.ts';
 import { normalizeFolder } from '../paths/mapping.ts';
-import { plexBackendFor } from '../targets/index.ts';
+import { buildTargets } from '../targets/index.ts';
+import type { SectionRef, Target } from '../core/scan.ts';
+import { silentLogger } from '../core/logger.ts';
 import { scanModeOf } from '../targets/media-browser/target.ts';
-import { namedTargets, triggerRouting } from '../config/named-targets.ts';
+import { triggerRouting } from '../config/named-targets.ts';
 import type { TriggerRoute } from '../config/targets.ts';
 import { leftOutBy, routeRequest, routeTable } from '../queue/route.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
@@ -15,12 +17,13 @@ import { action, loadExistingConfig, settingsOf } from './context.ts';
 export function registerMap(program: Command): void {
   program
     .command('map')
-    .description('show what SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS make of a path (every rule that fired), what each target is sent or why it is left out, and the Plex section it falls in')
+    .description('show what SERVER_PATH_REWRITES and SERVER_PATH_MAPPINGS make of a path (every rule that fired), what each target is sent or why it is left out, and the section it falls in on each Plex')
     .argument('<path>', 'a path in any form (container, mount, drive)')
     .option('--json', 'print JSON')
     .option('--trigger <name>', "apply this SERVER_AUTOSCAN_TRIGGERS entry's REWRITE first, and its TARGETS/EXCLUDE_TARGETS, as its /triggers/<name> route does")
+    .option('--target <name>', 'the target whose section is shown (a Plex named in TARGETS; default: every Plex, the top-level one as `section`)')
     .action(
-      action(async (input: string, opts: { json?: boolean; trigger?: string }, cmd: Command) => {
+      action(async (input: string, opts: { json?: boolean; trigger?: string; target?: string }, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
         let path = input;
         let trigger: TriggerRoute | undefined;
@@ -37,20 +40,19 @@ export function registerMap(program: Command): void {
         const mappedProblem = invalidMappedPath(mapped.path);
         if (mappedProblem) throw new UserError(`the relay would refuse this path (400): ${mappedProblem}`);
         const folder = scanFolderFor(mapped.path, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
+        const table = routeTable(config.targets);
         // The three servers of the plex_autoscan keys, as --json's `servers` showed them before TARGETS (scripts read it).
-        const plexFolder = placeRewriter(config.PLEX_REWRITE)?.(folder) ?? folder;
-        const servers = { plex: plexFolder, jellyfin: placeRewriter(config.JELLYFIN.REWRITE)?.(folder) ?? folder, emby: placeRewriter(config.EMBY.REWRITE)?.(folder) ?? folder };
-        let section: { id: string; title: string; location: string } | undefined;
-        let sectionError: string | undefined;
-        try {
-          // The same lookup the relay makes: Plex's API, or its database for the scanner method.
-          section = await plexBackendFor(config).resolveSection(plexFolder);
-        } catch (err) {
-          sectionError = (err as Error).message;
-        }
+        const own = (name: string) => table.find((t) => t.name === name)?.rewrite?.(folder) ?? folder;
+        const servers = { plex: own('plex'), jellyfin: own('jellyfin'), emby: own('emby') };
+        // The same lookup the relay makes on each target with sections (every Plex): its API, or its database.
+        const sections = await sectionsOf(config, folder, opts.target);
+        // `section` and `sectionError`, as before there were named targets: the top-level Plex's, else the first.
+        const first = sections.find((s) => s.target === 'plex') ?? sections[0];
+        const section = first?.section ?? undefined;
+        const sectionError = first ? first.error : 'no target has library sections (no Plex target)';
         const targets = targetsFor(config, folder, mapped.path, opts.trigger, trigger);
         // Jellyfin and Emby: the scan mode each would use (issue 50), asked of the server when SCAN_MODE is auto.
-        const named = namedTargets(config);
+        const named = config.targets;
         await Promise.all(
           targets.map(async (t) => {
             const entry = named.get(t.name);
@@ -60,7 +62,7 @@ export function registerMap(program: Command): void {
         if (opts.json) {
           const sentTo = targets.filter((t) => t.sent).map((t) => t.name);
           process.stdout.write(
-            `${JSON.stringify({ input, trigger: opts.trigger ?? null, afterTrigger: path, servers, rewrites: mapped.rewrites, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null, targets, sentTo })}\n`,
+            `${JSON.stringify({ input, trigger: opts.trigger ?? null, afterTrigger: path, servers, rewrites: mapped.rewrites, mapped: mapped.path, match: mapped.match ?? null, folder, section: section ?? null, sectionError: sectionError ?? null, sections, targets, sentTo })}\n`,
           );
           return;
         }
@@ -73,13 +75,47 @@ export function registerMap(program: Command): void {
           `folder:  ${folder}`,
           ...(targets.length ? targets.flatMap((t) => [targetLine(t, folder), ...(t.scanMode ? [modeLine(t.name, t.scanMode)] : [])]) : ['target:  none (no target is enabled)']),
           ...(targets.length && !targets.some((t) => t.sent) ? ['route:   no target takes it: the relay would answer this request "ignored"'] : []),
-          section
-            ? `section: ${section.id} (${section.title}), location ${section.location}`
-            : `section: none${sectionError ? ` (${sectionError})` : ' (no Plex section location holds this folder)'}`,
+          ...(sections.length ? sections.map((s) => sectionLine(s, sections.length > 1)) : [`section: none (${sectionError})`]),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
+}
+
+/** The section that holds the folder on one target with sections, or why it is not known. */
+interface SectionView {
+  target: string;
+  section: SectionRef | null;
+  /** null: asked, and a section holds it, or none does. */
+  error: string | null;
+}
+
+/** Each target with library sections (every Plex), or only `only` (--target), asked where the folder falls, at once. */
+async function sectionsOf(config: Config, folder: string, only?: string): Promise<SectionView[]> {
+  if (only !== undefined && !config.targets.has(only)) throw new UserError(`--target: no target is named "${only}" (targets: ${[...config.targets.keys()].join(', ') || 'none'})`);
+  const built = buildTargets(config, silentLogger());
+  try {
+    const withSections = built.filter((t): t is Target & { sections: NonNullable<Target['sections']> } => t.sections !== undefined && (only === undefined || t.name === only));
+    if (only !== undefined && withSections.length === 0) throw new UserError(`--target: ${only} is a ${config.targets.get(only)!.TYPE} target, which has no library sections`);
+    return await Promise.all(
+      withSections.map(async (t) => {
+        try {
+          return { target: t.name, section: (await t.sections.find(folder)) ?? null, error: null };
+        } catch (err) {
+          return { target: t.name, section: null, error: (err as Error).message };
+        }
+      }),
+    );
+  } finally {
+    for (const t of built) t.close?.();
+  }
+}
+
+/** One target's section; with several, each line ends with the target's name. */
+function sectionLine(s: SectionView, named: boolean): string {
+  const which = named ? ` [${s.target}]` : '';
+  if (s.section) return `section: ${s.section.id} (${s.section.title}), location ${s.section.location}${which}`;
+  return `section: none (${s.error ?? 'no Plex section location holds this folder'})${which}`;
 }
 
 /** One named target as the map shows it: the folder it is sent, and what leaves it out, if anything. */
@@ -106,7 +142,7 @@ function modeLine(name: string, m: NonNullable<TargetView['scanMode']>): string 
  * decides it when a scan is queued) over every named target, then, for each target left out, the key that did it.
  */
 function targetsFor(config: Config, folder: string, mappedPath: string, triggerName: string | undefined, trigger: TriggerRoute | undefined): TargetView[] {
-  const named = namedTargets(config);
+  const named = config.targets;
   const table = routeTable(named);
   // A path below its folder is a file, as the intake stores it (intake/resolve.ts): routing matches the file.
   const files = normalizeFolder(mappedPath) !== folder ? [mappedPath] : [];

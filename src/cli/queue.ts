@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UserError } from '../core/errors.ts';
-import { namedTargets } from '../config/named-targets.ts';
 import type { ScanAction } from '../core/scan.ts';
 import { actionText, scanState, shownRoute } from '../queue/state.ts';
 import type { QueueEntry } from '../queue/types.ts';
@@ -143,7 +142,7 @@ export function registerQueue(program: Command): void {
           // History pages hold at most 1,000 (QueueReads.listHistory); --limit 0 lists none, as for the open scans.
           const entries = opts.history ? (limit === 0 ? [] : await store.view.listHistory({ limit })) : await store.view.listOpen(limit);
           const queuefile = store.shared ? null : settings.queuefile;
-          const every = [...namedTargets(config).keys()];
+          const every = [...config.targets.keys()];
           if (opts.json) process.stdout.write(`${JSON.stringify({ queue: store.location, queuefile, counts, scans: entries.map((e) => queueLine(e, every)) })}\n`);
           else process.stdout.write(formatQueue(store.location, counts, entries, Date.now(), opts.history, every));
         } finally {

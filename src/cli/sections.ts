@@ -4,10 +4,12 @@ import { separatorOf } from '../paths/mapping.ts';
 import { plexApiFor } from '../targets/plex/tls-policy.ts';
 import { displayCommand } from '../targets/plex/backends/scanner/command.ts';
 import { PlexScannerBackend } from '../targets/plex/backends/scanner/backend.ts';
+import { plexKeyName, plexTargetNamed } from '../targets/plex/settings.ts';
 import { describeRun, exitStatusOf } from '../targets/plex/backends/scanner/run.ts';
 import { action, loadExistingConfig, settingsOf } from './context.ts';
 
 const HEADER = 'Plex Sections:\n==============\n';
+const TARGET_HELP = 'the Plex target named in TARGETS (default: the top-level PLEX_* keys, "plex")';
 
 /**
  * plex_autoscan's two section listings: `sections` asks the scanner binary (`--list`, through the same
@@ -17,11 +19,12 @@ export function registerSections(program: Command): void {
   program
     .command('sections')
     .description('list Plex library sections with the Plex Media Scanner (--list; no token needed)')
+    .option('--target <name>', TARGET_HELP)
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { json?: boolean }, cmd: Command) => {
+      action(async (opts: { json?: boolean; target?: string }, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
-        const backend = PlexScannerBackend.fromConfig(config);
+        const backend = PlexScannerBackend.fromSettings(plexTargetNamed(config, opts.target).settings);
         const list = backend.listCommand();
         const result = await backend.run(list, { forwardSignals: true });
         const status = exitStatusOf(result);
@@ -45,14 +48,16 @@ export function registerSections(program: Command): void {
   program
     .command('sections+')
     .description('list Plex library sections and their locations through the Plex API (needs PLEX_TOKEN)')
+    .option('--target <name>', TARGET_HELP)
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { json?: boolean }, cmd: Command) => {
+      action(async (opts: { json?: boolean; target?: string }, cmd: Command) => {
         const { config } = loadExistingConfig(settingsOf(cmd));
-        if (!config.PLEX_TOKEN) throw new UserError('sections+ needs PLEX_TOKEN in the config (or use "scanrelay sections", which asks the scanner)');
+        const { name, settings } = plexTargetNamed(config, opts.target);
+        if (!settings.TOKEN) throw new UserError(`sections+ needs ${plexKeyName(name, 'TOKEN')} in the config (or use "scanrelay sections", which asks the scanner)`);
         let sections;
         try {
-          sections = await plexApiFor(config).sections('/library/sections/all');
+          sections = await plexApiFor(settings).sections('/library/sections/all');
         } catch (err) {
           throw new UserError(`cannot list Plex sections: ${(err as Error).message}`, 1);
         }

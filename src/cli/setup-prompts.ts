@@ -1,6 +1,7 @@
 import { confirm, input, password, select } from '@inquirer/prompts';
 import type { Config } from '../config/schema.ts';
 import type { SetupIO } from '../setup/run.ts';
+import { configuredServers } from '../setup/servers.ts';
 
 /** `scanrelay setup`'s flags (commander's names). */
 export interface SetupFlags {
@@ -52,9 +53,12 @@ export async function askSetup(flags: SetupFlags, config: Config): Promise<Setup
   if (!f.relayUrl) {
     f.relayUrl = (await input({ message: 'How do the *arrs reach the relay (URL)?', default: `http://scanrelay:${config.SERVER_PORT || 3468}`, validate: isUrl })).trim();
   }
-  const hasServer = f.plex || f.jellyfin || (config.PLEX_ENABLED && config.PLEX_TOKEN) || (config.JELLYFIN.ENABLED && config.JELLYFIN.URL);
-  if (!hasServer) {
-    const plex = (await input({ message: 'Plex URL (blank: no Plex)?', default: config.PLEX_LOCAL_URL, validate: optionalUrl })).trim();
+  // A Plex with a token or a Jellyfin with a URL the config has already (the targets plex and jellyfin).
+  const known = configuredServers(config).filter((s) => s.name !== 'emby');
+  if (!f.plex && !f.jellyfin && known.length === 0) {
+    const entry = config.targets.get('plex');
+    const plexUrl = entry?.TYPE === 'plex' ? entry.URL : undefined;
+    const plex = (await input({ message: 'Plex URL (blank: no Plex)?', ...(plexUrl ? { default: plexUrl } : {}), validate: optionalUrl })).trim();
     if (plex) {
       f.plex = plex;
       f.plexToken = (await password({ message: 'Plex token?', mask: '*', validate: (v) => (v.trim() ? true : 'the token is needed to read the libraries') })).trim();

@@ -28,6 +28,8 @@ export const DURATION_KEYS = [
   'RUN_COMMAND_TIMEOUT',
   'GOOGLE.POLL_INTERVAL',
   'WATCH.POLL_INTERVAL',
+  'SERVER_WAIT_FOR_FILES.FIRST_CHECK_DELAY',
+  'SERVER_WAIT_FOR_FILES.MAX_CHECK_DELAY',
 ] as const;
 
 const KEYS: ReadonlySet<string> = new Set(DURATION_KEYS);
@@ -40,4 +42,14 @@ export function clampDuration(key: string, value: unknown): { value: number; war
     value: MAX_DURATION_S,
     warning: `${key}: ${value} s is longer than a timer holds; read as ${MAX_DURATION_S} s (24.8 days)${zeroMeans}`,
   };
+}
+
+/** A wait as people read it: "10 days", "2 hours", "90 s". */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  if (s >= 86_400 && s % 3600 === 0) return s % 86_400 === 0 ? unit(s / 86_400, 'day') : unit(s / 3600, 'hour');
+  if (s >= 3600 && s % 60 === 0) return s % 3600 === 0 ? unit(s / 3600, 'hour') : unit(s / 60, 'minute');
+  return `${s} s`;
 }

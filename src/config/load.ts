@@ -7,14 +7,17 @@ import { nestedEnvOverrides, setAtPath } from './env-nested.ts';
 import { UserError } from '../core/errors.ts';
 import { findJsonProblem, objectKeyOrder } from './json-position.ts';
 import { parseLoosely, priorityKeyNotes, serverPassNotes } from './loose.ts';
-import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config } from './schema.ts';
-import { checkTargets } from './named-targets.ts';
+import { configSchema, KNOWN_KEYS, RETIRED_KEYS, type Config, type FileConfig } from './schema.ts';
+import { checkTargets, relayConfig } from './named-targets.ts';
 import { queueUrlSchemeProblem, urlProblems } from './urls.ts';
 
 export type JsonObject = Record<string, unknown>;
 
 export interface LoadedConfig {
+  /** The relay's config: every target by name in `targets` (the PLEX_*, JELLYFIN and EMBY keys among them). */
   config: Config;
+  /** The file's keys as checked, the plex_autoscan servers' keys as written (for config/ and its tests). */
+  file: FileConfig;
   /** The file as written, for commands that rewrite it. */
   raw: JsonObject;
   /** One line each; the caller logs them once. */
@@ -120,15 +123,16 @@ export function parseConfig(raw: JsonObject, env: NodeJS.ProcessEnv = {}, source
   const badUrls = urlProblems(result.data);
   if (badUrls.length) throw new UserError(`${source}: ${badUrls.join('; ')}`);
   const parsed = { ...result.data, SERVER_SCAN_PRIORITIES: inFileOrder(result.data.SERVER_SCAN_PRIORITIES, priorityOrder) };
-  const config: Config = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
-  checkTargets(config, source);
+  const file: FileConfig = { ...parsed, SERVER_PASS: parsed.SERVER_PASS ?? newServerPass() };
+  checkTargets(file, source);
+  const config = relayConfig(file);
   if (parsed.SERVER_PASS) warnings.push(...serverPassNotes(parsed.SERVER_PASS));
   warnings.push(...priorityKeyNotes(parsed.SERVER_SCAN_PRIORITIES));
   if (!parsed.SERVER_PASS) warnings.push(PASS_FOR_THIS_RUN);
   if (!config.SERVER_USE_SQLITE && 'SERVER_USE_SQLITE' in raw) {
     warnings.push('SERVER_USE_SQLITE is false: scanrelay always keeps its queue in a database (SQLite, or PostgreSQL with SERVER_QUEUE_URL), so nothing is lost on a crash');
   }
-  return { config, raw, warnings, notices, ...(parsed.SERVER_PASS ? {} : { passGenerated: true }) };
+  return { config, file, raw, warnings, notices, ...(parsed.SERVER_PASS ? {} : { passGenerated: true }) };
 }
 
 /** SERVER_SCAN_PRIORITIES entries in the order the text wrote their keys (see scanPrioritiesSchema). */

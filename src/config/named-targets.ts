@@ -1,18 +1,19 @@
 import { UserError } from '../core/errors.ts';
 import type { ScanAction } from '../core/scan.ts';
-import type { Config } from './schema.ts';
+import type { Config, FileConfig, ServerKey } from './schema.ts';
 import { triggerSelection, type TriggerRoute } from './targets.ts';
-import { plexTargetSchema, type PlexTargetConfig } from './target-kinds/plex.ts';
+import { plexTargetSchema, type PlexTargetConfig } from '../targets/plex/schema.ts';
 import type { TargetConfig } from './targets.ts';
 import { PLEX_KEY_NAMES } from './plex-keys.ts';
 import { targetRequestSchema } from './target-base.ts';
 
 /**
- * Every target of a config by name: the `TARGETS` entries, and the plex_autoscan keys as the entries they stand
- * for (`PLEX_*` is `plex` while PLEX_ENABLED, `JELLYFIN` and `EMBY` are `jellyfin` and `emby` while ENABLED).
- * Everything below the config sees only this map. Two entries of one name are refused by checkTargets.
+ * Every target of a config file by name: the `TARGETS` entries, and the plex_autoscan keys as the entries they
+ * stand for (`PLEX_*` is `plex` while PLEX_ENABLED, `JELLYFIN` and `EMBY` are `jellyfin` and `emby` while ENABLED).
+ * Built once, at load (relayConfig): everything below the config sees only this map. Two entries of one name are
+ * refused by checkTargets.
  */
-export function namedTargets(config: Config): Map<string, TargetConfig> {
+export function namedTargets(config: FileConfig): Map<string, TargetConfig> {
   const out = new Map<string, TargetConfig>();
   const plex = legacyPlexTarget(config);
   if (plex) out.set('plex', plex);
@@ -27,7 +28,7 @@ export function namedTargets(config: Config): Map<string, TargetConfig> {
 }
 
 /** The top-level PLEX_* keys as a Plex target's entry (undefined with PLEX_ENABLED false). */
-function legacyPlexTarget(config: Config): PlexTargetConfig | undefined {
+export function legacyPlexTarget(config: FileConfig): PlexTargetConfig | undefined {
   if (!config.PLEX_ENABLED) return undefined;
   const entry: Record<string, unknown> = { TYPE: 'plex', URL: config.PLEX_LOCAL_URL, REWRITE: config.PLEX_REWRITE };
   for (const key of PLEX_KEY_NAMES) if (key !== 'VERIFY_SSL') entry[key] = config[`PLEX_${key}`];
@@ -36,18 +37,29 @@ function legacyPlexTarget(config: Config): PlexTargetConfig | undefined {
 }
 
 /**
- * The config a Plex target's steps read (PlexTarget and its helpers read `PLEX_*` keys): the relay's config with
- * this target's own settings in place of the top-level ones. For the target `plex` built from the PLEX_* keys it is
- * the same config.
+ * The target a key of the file stands for: every PLEX_* key is the target `plex`, JELLYFIN and EMBY the targets
+ * `jellyfin` and `emby`; undefined for any other key (those stay keys of the relay's config).
  */
-export function plexConfigView(config: Config, entry: PlexTargetConfig): Config {
-  const view: Record<string, unknown> = { ...config, PLEX_ENABLED: true, PLEX_LOCAL_URL: entry.URL, PLEX_REWRITE: entry.REWRITE, PLEX_VERIFY_SSL: entry.REQUEST.VERIFY_SSL };
-  for (const key of PLEX_KEY_NAMES) if (key !== 'VERIFY_SSL') view[`PLEX_${key}`] = entry[key];
-  return view as Config;
+export function targetOfServerKey(key: string): 'plex' | 'jellyfin' | 'emby' | undefined {
+  if (key.startsWith('PLEX_')) return 'plex';
+  if (key === 'JELLYFIN') return 'jellyfin';
+  if (key === 'EMBY') return 'emby';
+  return undefined;
+}
+
+/** Every key of the file that names one of the plex_autoscan servers (PLEX_*, JELLYFIN, EMBY). */
+function isServerKey(key: string): key is ServerKey {
+  return targetOfServerKey(key) !== undefined;
+}
+
+/** The relay's config from the file's: the servers' keys become `targets` (namedTargets), once. */
+export function relayConfig(file: FileConfig): Config {
+  const rest = Object.fromEntries(Object.entries(file).filter(([key]) => !isServerKey(key))) as Omit<FileConfig, ServerKey>;
+  return { ...rest, targets: namedTargets(file) };
 }
 
 /** Each trigger that may name targets, by its config key, with what it says. */
-export function triggerRoutes(config: Config): Array<[key: string, route: TriggerRoute]> {
+export function triggerRoutes(config: Pick<Config, 'SERVER_AUTOSCAN_TRIGGERS' | 'A_TRAIN' | 'WATCH' | 'GOOGLE'>): Array<[key: string, route: TriggerRoute]> {
   const out: Array<[string, TriggerRoute]> = [];
   for (const [name, trigger] of Object.entries(config.SERVER_AUTOSCAN_TRIGGERS)) out.push([`SERVER_AUTOSCAN_TRIGGERS.${name}`, trigger as TriggerRoute]);
   out.push(['A_TRAIN', config.A_TRAIN]);
@@ -63,7 +75,7 @@ export function triggerRoutes(config: Config): Array<[key: string, route: Trigge
  * naming a target that does not exist. An unknown TYPE and a pattern RE2 refuses are the schema's (targets.ts,
  * patterns.ts).
  */
-export function checkTargets(config: Config, source = 'config'): void {
+export function checkTargets(config: FileConfig, source = 'config'): void {
   const legacy = [
     ...(config.PLEX_ENABLED ? [['plex', 'the top-level PLEX_* keys (PLEX_ENABLED is true)']] : []),
     ...(config.JELLYFIN.ENABLED ? [['jellyfin', 'the JELLYFIN section (JELLYFIN.ENABLED is true)']] : []),
@@ -89,8 +101,8 @@ export function checkTargets(config: Config, source = 'config'): void {
  * What a trigger's own settings add to each request it makes: the targets it sends to (absent: all) and its
  * DELAY (absent: SERVER_SCAN_DELAY). The names are checked at load (checkTargets).
  */
-export function triggerRouting(config: Config, route: TriggerRoute | undefined): { targets?: string[]; delay?: number; action?: ScanAction } {
-  const targets = triggerSelection(route, [...namedTargets(config).keys()]);
+export function triggerRouting(config: Pick<Config, 'targets'>, route: TriggerRoute | undefined): { targets?: string[]; delay?: number; action?: ScanAction } {
+  const targets = triggerSelection(route, [...config.targets.keys()]);
   return {
     ...(targets ? { targets } : {}),
     ...(route?.DELAY !== undefined ? { delay: route.DELAY } : {}),

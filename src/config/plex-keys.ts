@@ -11,7 +11,7 @@ const bool = (def: boolean) => z.boolean().default(def);
 
 /**
  * A Plex server's own settings, without the `PLEX_` prefix: the top-level `PLEX_*` keys (schema.ts) and a
- * `TARGETS` entry of TYPE "plex" (target-kinds/plex.ts) are built from these same fields, so both read alike
+ * `TARGETS` entry of TYPE "plex" (targets/plex/schema.ts) are built from these same fields, so both read alike
  * and default alike (plex_autoscan's defaults).
  */
 export const plexKeys = {

@@ -5,8 +5,8 @@ import { pythonInt } from './python-int.ts';
 import { notificationsSchema } from './notifications.ts';
 import { trustProxySchema } from './trust-proxy.ts';
 import { plexKeys } from './plex-keys.ts';
-import { ONE_SELECTION, oneSelection, targetsSchema, triggerRouteFields } from './targets.ts';
-import { scanModeSchema } from './target-kinds/media-browser.ts';
+import { ONE_SELECTION, oneSelection, targetsSchema, triggerRouteFields, type TargetConfig } from './targets.ts';
+import { scanModeSchema } from '../targets/media-browser/schema.ts';
 import { nullableSeconds, positiveSeconds, seconds } from './durations.ts';
 import { DRIVE_API_URL, GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL } from '../google/endpoints.ts';
 
@@ -127,7 +127,7 @@ export const scanPrioritiesSchema = z
 
 const mediaServerSchema = z
   // REWRITE: the target's own rules, from the relay's path to this server's (autoscan's per-target rewrite).
-  // SCAN_MODE: as a TARGETS entry's (config/target-kinds/media-browser.ts).
+  // SCAN_MODE: as a TARGETS entry's (targets/media-browser/schema.ts).
   .object({ ENABLED: bool(false), URL: str(''), API_KEY: str(''), REWRITE: rewriteRules(), SCAN_MODE: scanModeSchema })
   .prefault({});
 
@@ -246,6 +246,21 @@ export const configSchema = z.object({
    * had no way to do this: its SERVER_MAX_FILE_CHECKS 0 still checks once (kept as it was).
    */
   SERVER_FILE_CHECKS_ENABLED: bool(true),
+  /**
+   * scanrelay: no target gets a scan before its files are on the relay's disk (autopulse's opts.check_path; docs/
+   * scanning.md). Looked for where SERVER_FILE_EXIST_PATH_MAPPINGS says the relay sees them, only inside a library
+   * folder the relay knows; first again after FIRST_CHECK_DELAY seconds, then backing off (doubling) up to
+   * MAX_CHECK_DELAY; a scan none of whose files appeared within GIVE_UP_AFTER seconds fails, told as a failed
+   * delivery. Off: plex_autoscan's behaviour (only Plex looks, with SERVER_MAX_FILE_CHECKS).
+   */
+  SERVER_WAIT_FOR_FILES: z
+    .object({
+      ENABLED: bool(false),
+      FIRST_CHECK_DELAY: positiveSeconds(1),
+      MAX_CHECK_DELAY: positiveSeconds(60),
+      GIVE_UP_AFTER: z.number().positive().default(86_400),
+    })
+    .prefault({}),
   /** scanrelay: files that must all exist (one per mount) for any scan to be sent (autoscan's `anchors`); see MountGuard. */
   SERVER_ANCHOR_FILES: stringList(),
   /**
@@ -297,7 +312,17 @@ export const configSchema = z.object({
 
 export { rewriteRulesSchema };
 export type RawConfig = z.infer<typeof configSchema>;
-export type Config = Omit<RawConfig, 'SERVER_PASS'> & { SERVER_PASS: string };
+/** The file as read and checked (a SERVER_PASS made up when it had none): what config/ works on. */
+export type FileConfig = Omit<RawConfig, 'SERVER_PASS'> & { SERVER_PASS: string };
+
+/** The keys of the three plex_autoscan servers: turned into `targets` at load (named-targets.ts), never read below config. */
+export type ServerKey = Extract<keyof RawConfig, `PLEX_${string}`> | 'JELLYFIN' | 'EMBY';
+
+/**
+ * The relay's config, as everything below config/ sees it: the file's keys, with the plex_autoscan servers' keys
+ * (PLEX_*, JELLYFIN, EMBY) replaced by `targets`, every target by name, built once at load.
+ */
+export type Config = Omit<FileConfig, ServerKey> & { targets: ReadonlyMap<string, TargetConfig> };
 export type DriveConfig = z.infer<typeof driveSchema>;
 export type RcloneConfig = z.infer<typeof rcloneSchema>;
 export type WatchConfig = z.infer<typeof watchSchema>;
@@ -330,8 +355,3 @@ export function scanDelayMax(config: Pick<Config, 'SERVER_SCAN_DELAY' | 'SERVER_
   return config.SERVER_SCAN_DELAY_MAX ?? config.SERVER_SCAN_DELAY * 3;
 }
 
-/** `auto` = the HTTP API when a token is set, else the scanner binary, as an old token-less config did. */
-export function resolveScanMethod(config: Pick<Config, 'PLEX_SCAN_METHOD' | 'PLEX_TOKEN'>): 'api' | 'scanner' {
-  if (config.PLEX_SCAN_METHOD !== 'auto') return config.PLEX_SCAN_METHOD;
-  return config.PLEX_TOKEN ? 'api' : 'scanner';
-}

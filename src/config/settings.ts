@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../core/errors.ts';
 import type { LogLevel } from '../core/logger.ts';
-import { defaultStateFiles } from './plex-autoscan-layout.ts';
+import { defaultStateFiles } from '../peers/plex-autoscan/layout.ts';
 
 /** Process-level settings, named as plex_autoscan names them. */
 export interface Settings {

@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import { scanActionSchema, type ScanAction } from '../core/scan.ts';
-import { audiobookshelfTargetSchema } from './target-kinds/audiobookshelf.ts';
-import { tdarrTargetSchema } from './target-kinds/tdarr.ts';
-import { fileflowsTargetSchema } from './target-kinds/fileflows.ts';
-import { sonarrTargetSchema } from './target-kinds/sonarr.ts';
-import { radarrTargetSchema } from './target-kinds/radarr.ts';
-import { commandTargetSchema } from './target-kinds/command.ts';
-import { relayTargetSchema } from './target-kinds/relay.ts';
-import { embyTargetSchema } from './target-kinds/emby.ts';
-import { jellyfinTargetSchema } from './target-kinds/jellyfin.ts';
-import { plexTargetSchema } from './target-kinds/plex.ts';
+import { KIND_SCHEMAS } from '../targets/kinds-schema.ts';
 
 /**
  * A target's name: the `TARGETS` key, stored with each delivery and shown everywhere. One URL path segment
@@ -20,21 +11,10 @@ export const targetNameSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a target name is letters, digits, ".", "_" and "-", starting with a letter or digit');
 
 /**
- * One `TARGETS` entry, chosen by its TYPE. One line per kind: the kinds registry (targets/registry.ts) has the
- * same list.
+ * One `TARGETS` entry, chosen by its TYPE: built from the list of kinds (targets/kinds-schema.ts), the same list
+ * the registry (targets/registry.ts) builds its factories from.
  */
-export const targetSchema = z.discriminatedUnion('TYPE', [
-  plexTargetSchema,
-  jellyfinTargetSchema,
-  embyTargetSchema,
-  audiobookshelfTargetSchema,
-  tdarrTargetSchema,
-  fileflowsTargetSchema,
-  sonarrTargetSchema,
-  radarrTargetSchema,
-  commandTargetSchema,
-  relayTargetSchema,
-]);
+export const targetSchema = z.discriminatedUnion('TYPE', KIND_SCHEMAS);
 export type TargetConfig = z.infer<typeof targetSchema>;
 export type TargetType = TargetConfig['TYPE'];
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { invalidText, tooLong } from './text.ts';
 import type { ScannedItem } from './events.ts';
+import type { SetupProblem } from './status.ts';
 
 /**
  * Text the queue keeps as it is answered, on both stores: no NUL byte, no lone surrogate (core/text.ts).
@@ -134,6 +135,33 @@ export type DeliveryResult =
   /** Will never succeed as it stands (no section for the path, bad request): recorded, not retried. */
   | { outcome: 'failed'; error: string };
 
+/** A library section of a server that has them (Plex), and the location in it that holds a folder. */
+export interface SectionRef {
+  id: string;
+  title: string;
+  /** The section location that holds the folder, as the server names it. */
+  location: string;
+}
+
+/** A server's library sections, for the kinds that have them (Plex); asked by the map and the dashboard. */
+export interface TargetSections {
+  /**
+   * The section that holds a folder, given as the relay names it (the target applies its own rewrite); undefined:
+   * no section does. Throws when the server cannot be asked.
+   */
+  find(folder: string): Promise<SectionRef | undefined>;
+}
+
+/** What a target is, for the start-up log, the CLI and the dashboard. */
+export interface TargetDescription {
+  /** Its TYPE: plex, jellyfin, emby, tdarr, ... */
+  type: string;
+  /** Where its server is, when it has one (a URL). */
+  url?: string;
+  /** How it is made to scan, when the kind has more than one way (Plex: api or scanner). */
+  method?: string;
+}
+
 export interface Target {
   /** Stable name stored with each delivery: plex, jellyfin, emby. */
   readonly name: string;
@@ -188,6 +216,15 @@ export interface Target {
    * Absent: the server sees the relay's path. deliver() applies it itself; the library check asks it.
    */
   toTargetPath?(path: string): string;
+  /** What it is (its TYPE and server). Absent: the name says it all. */
+  describe?(): TargetDescription;
+  /**
+   * What its set-up lacks (a token, the scanner, a library), checked once at start: logged, shown on the dashboard,
+   * and told with a queued scan while no target can scan. Absent: the kind has no such check and is taken as able.
+   */
+  setupProblems?(): Promise<SetupProblem[]>;
+  /** Its library sections, for the kinds that have them (Plex). */
+  readonly sections?: TargetSections;
   /**
    * Its library roots hold a path whatever the case of its ASCII letters (a Windows or UNC server: autopulse's
    * emby `path_match: case_insensitive`, emby.rs:167-170). Absent: compared as written.

@@ -3,7 +3,7 @@ import type { Source } from '../core/scan.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { FolderProbe } from '../paths/folder.ts';
-import type { QueueIntake } from '../queue/intake.ts';
+import type { QueueIntake } from '../queue/door.ts';
 import type { EnqueueStatus } from '../queue/store.ts';
 import type { LibraryRoots } from '../targets/library-roots.ts';
 import type { ScanIntent } from './intent.ts';

@@ -2,7 +2,8 @@ import type { NormalizedScanRequest, ScanItem, Target } from '../core/scan.ts';
 import type { NotifyEvent } from '../core/events.ts';
 import type { Outbox } from './outbox.ts';
 import type { DeliveryRow, EnqueueResult, HistoryFilter, QueueEntry, Timing } from './types.ts';
-import type { EventQuery, ProcessStatus } from './event-list.ts';
+import type { EventQuery, ProcessStatus } from '../peers/autopulse/event-list.ts';
+import type { FileWaitCheck, FileWaitScan } from './file-wait.ts';
 
 /** A value now (SQLite) or later (PostgreSQL): callers await either. */
 export type Awaitable<T> = T | Promise<T>;
@@ -13,7 +14,7 @@ export interface QueueReads {
   get(id: number): Awaitable<QueueEntry | undefined>;
   listOpen(limit?: number, offset?: number): Awaitable<QueueEntry[]>;
   listHistory(filter?: HistoryFilter): Awaitable<QueueEntry[]>;
-  /** A page of every scan, open or finished, as autopulse's /list pages its events (queue/event-list.ts). */
+  /** A page of every scan, open or finished, as autopulse's /list pages its events (peers/autopulse/event-list.ts). */
   listEvents(query: EventQuery): Awaitable<QueueEntry[]>;
   /** How many scans are in each of autopulse's process statuses, by the list's rule (autopulse's /stats). */
   eventCounts(): Awaitable<Record<ProcessStatus, number>>;
@@ -160,7 +161,10 @@ export interface QueueBackend {
   ): Awaitable<EnqueueResult[]>;
   /** enqueueMany, unless `once.done` says the marker's current value means it was done already (one transaction). */
   enqueueOnce(requests: readonly NormalizedScanRequest[], timing: Timing, now: number, once: OnceMarker): Awaitable<OnceResult>;
-  activateDue(targets: readonly string[], now?: number, limit?: number): Awaitable<number>;
+  /** `files`: what a FileGate pass found on disk (SERVER_WAIT_FOR_FILES); a scan that waits for files goes only on its word. */
+  activateDue(targets: readonly string[], now?: number, limit?: number, files?: FileWaitCheck): Awaitable<number>;
+  /** Due pending scans that wait for their files (queue/file-wait.ts), with their sample, in activation's order. */
+  dueWaitingForFiles(now?: number, limit?: number): Awaitable<FileWaitScan[]>;
   claimDeliveries(limit: number, now?: number, target?: string): Awaitable<Claimed[]>;
   completeDelivery(scanId: number, target: string, result: Completion['result'], now?: number): Awaitable<CompleteResult>;
   /**

@@ -4,11 +4,12 @@ import { stampScan } from './events.ts';
 import { routeKey, routeNames } from './route.ts';
 import { step, type Steps } from './steps.ts';
 import type { ScanRow } from './types.ts';
+import { decideFileWait, giveUpSteps, type FileWaitCheck } from './file-wait.ts';
 
 type Awaitable<T> = T | Promise<T>;
 
 /** A due scan as activation reads it. */
-export type DueScan = Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>;
+export type DueScan = Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets' | 'last_at' | 'update_type' | 'files_wait_since'>;
 
 /** A delivery activation writes: waiting from `at`, or failed at once with `error` (its target is gone). */
 export interface NewDelivery {
@@ -45,6 +46,8 @@ export interface LifecycleIO {
   duePending(now: number, limit: number): Awaitable<DueScan[]>;
   /** Open scans of new files at or below a folder, and the latest due time of the pending ones among them. */
   openFilesScansAt(folder: string, low: string, high: string): Awaitable<{ n: number; pendingDue: number | null }>;
+  /** A pending scan waits for its files (queue/file-wait.ts): due again at `at`, waiting since `since` unless it was already. */
+  waitForFiles(id: number, at: number, since: number): Awaitable<void>;
   /** A pending scan's due time; `clearHold`: it no longer waits for the scans of new files below it. */
   setDue(id: number, at: number, clearHold: boolean): Awaitable<void>;
   /** Marks scans active and writes their deliveries (a failed one finished at `now`). */
@@ -125,10 +128,21 @@ export function deliveriesOf(route: string | null | undefined, reach: Reach, at:
  * so the claim order hands out the scans of new files activated in the same pass first. Returns how many it
  * activated; those whose every target is gone end failed at once.
  */
-export function* activateSteps(reach: Reach, now: number, limit: number): LifecycleSteps<number> {
+export function* activateSteps(reach: Reach, now: number, limit: number, files?: FileWaitCheck): LifecycleSteps<number> {
   const due = yield* call((io) => io.duePending(now, limit));
   const ready: Array<{ id: number; deliveries: NewDelivery[] }> = [];
   for (const row of due) {
+    // SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on the relay's disk (queue/file-wait.ts).
+    const wait = decideFileWait(row, files, now);
+    if (wait.kind === 'unlooked') continue;
+    if (wait.kind === 'wait') {
+      yield* call((io) => io.waitForFiles(row.id, wait.at, wait.since));
+      continue;
+    }
+    if (wait.kind === 'give up') {
+      yield* giveUpSteps(row.id, deliveriesOf(row.targets, reach, now), wait.reason, files?.verdicts.get(Number(row.id))?.missing ?? [], now);
+      continue;
+    }
     if (row.removal && row.hold_until !== null && now < row.hold_until) {
       const open = yield* call((io) => io.openFilesScansAt(row.folder, ...descendantRange(row.folder)));
       const later = removalRecheckAt(row.hold_until, open, now);

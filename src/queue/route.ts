@@ -1,5 +1,4 @@
 import type { Config } from '../config/schema.ts';
-import { namedTargets } from '../config/named-targets.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import type { NormalizedScanRequest } from '../core/scan.ts';
 import { compilePattern, leftOutByPatterns, type LeftOut, type Pattern } from '../paths/pattern.ts';
@@ -24,13 +23,13 @@ export function routeTable(targets: ReadonlyMap<string, Pick<TargetConfig, 'REWR
 }
 
 /**
- * The one place a relay's routing table is built, from the one target model (config/named-targets.ts): every
+ * The one place a relay's routing table is built, from the one target model (Config.targets, built at load): every
  * named target with its REWRITE and INCLUDE/EXCLUDE. `targets`: the targets a relay actually runs (the server), in
  * their order; one without a config entry (built by a test) takes every path. Every intake (the server, the
  * plex_autoscan, autoscan and autopulse takeovers) routes through a table built here.
  */
-export function relayRoutes(config: Config, targets?: ReadonlyArray<{ name: string; toTargetPath?: (path: string) => string }>): RouteEntry[] {
-  return targets ? relayRouteTable(targets, namedTargets(config)) : routeTable(namedTargets(config));
+export function relayRoutes(config: Pick<Config, 'targets'>, targets?: ReadonlyArray<{ name: string; toTargetPath?: (path: string) => string }>): RouteEntry[] {
+  return targets ? relayRouteTable(targets, config.targets) : routeTable(config.targets);
 }
 
 /** A table of targets that take every path (tests, and a store used without a config). */

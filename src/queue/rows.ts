@@ -56,6 +56,8 @@ export function toEntry(row: ScanRow, files: string[], sampleSize: number, deliv
     deliveries,
     ...(row.targets ? { targets: routeNames(row.targets) } : {}),
     ...(isItemAction(row.action) ? { action: row.action } : {}),
+    // SERVER_WAIT_FOR_FILES (queue/file-wait.ts): looked for again at its due time.
+    ...(row.status === 'pending' && row.files_wait_since !== null && row.files_wait_since !== undefined ? { waiting: 'its files are not on disk yet (SERVER_WAIT_FOR_FILES)' } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { ServerTurns } from './server-turns.ts';
 import { CompletionBatch } from './complete-batch.ts';
 import { RetryLog } from './retry-log.ts';
 import { toldLate, UntoldScans, type Untold } from './untold.ts';
+import type { FileGate } from './file-gate.ts';
 
 export interface SchedulerOptions {
   /**
@@ -48,6 +49,8 @@ export interface SchedulerOptions {
    * those still in flight are sent again at the next start, and the programs of command targets are killed.
    */
   stopGraceMs?: number;
+  /** SERVER_WAIT_FOR_FILES: due scans are looked for on disk before activation, which sends only those whose files are there. */
+  fileGate?: FileGate;
 }
 
 /** stop()'s wait for what it let go (a killed command recording its retry), past the grace period. */
@@ -124,7 +127,7 @@ export class Scheduler {
   private readonly disksHeld = new Set<string>();
   /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
   private readonly completions: CompletionBatch | undefined;
-  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks'>;
+  private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks' | 'fileGate'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks' | 'fileGate'>;
   private readonly stopped = new AbortController();
 
   constructor(
@@ -147,6 +150,7 @@ export class Scheduler {
       onDelivery: opts.onDelivery,
       held: opts.held,
       fullDisks: opts.fullDisks,
+      fileGate: opts.fileGate,
       heldRecheckMs: opts.heldRecheckMs ?? 15_000,
       diskFull: opts.diskFull,
       settleRecheckMs: opts.settleRecheckMs ?? 1000,
@@ -322,7 +326,8 @@ export class Scheduler {
         this.schedule(now + this.opts.heldRecheckMs);
         return;
       }
-      const activated = await this.store.activateDue(this.targetNames, now);
+      const files = await this.opts.fileGate?.pass(this.store, now);
+      const activated = await this.store.activateDue(this.targetNames, now, undefined, files);
       if (activated) this.log.debug({ scans: activated }, 'scans due');
       // Serial targets whose turn another relay holds: its release wakes this one (NOTIFY, or the poll).
       const elsewhere = new Set<string>();

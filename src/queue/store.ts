@@ -8,7 +8,8 @@ import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
-import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type LifecycleIO } from './lifecycle.ts';
+import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type DueScan, type LifecycleIO } from './lifecycle.ts';
+import { DUE_COLUMNS, FILE_WAIT_DUE_SQL, type FileWaitCheck, type FileWaitScan } from './file-wait.ts';
 import { runSync as run } from './steps.ts';
 import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
 import type { NotifyEvent } from '../core/events.ts';
@@ -102,9 +103,10 @@ export class QueueStore implements QueueBackend {
       deleteFiles: db.prepare(`DELETE FROM scan_files WHERE scan_id = ?`),
       deleteDeliveries: db.prepare(`DELETE FROM deliveries WHERE scan_id = ?`),
       // Scans of new files first: a removal scan due in the same pass waits for them (see activateDue).
-      duePending: db.prepare<[number, number], Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
-        `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY removal, priority, due_at, id LIMIT ?`,
+      duePending: db.prepare<[number, number], DueScan>(
+        `SELECT ${DUE_COLUMNS} FROM scans WHERE status = 'pending' AND due_at <= ? ORDER BY removal, priority, due_at, id LIMIT ?`,
       ),
+      waitForFiles: db.prepare(`UPDATE scans SET due_at = ?, files_wait_since = coalesce(files_wait_since, ?) WHERE id = ?`),
       openFilesScansAt: db.prepare<[string, string, string], { n: number; pendingDue: number | null }>(
         `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS pendingDue FROM scans
          WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = ? OR (folder >= ? AND folder < ?))`,
@@ -191,6 +193,7 @@ export class QueueStore implements QueueBackend {
       duePending: (now, limit) => stmt.duePending.all(now, limit),
       openFilesScansAt: (folder, low, high) => stmt.openFilesScansAt.get(folder, low, high)!,
       setDue: (id, at, clearHold) => void stmt.setDue.run(at, clearHold ? 1 : 0, id),
+      waitForFiles: (id, at, since) => void stmt.waitForFiles.run(at, since, id),
       activate: (scans, now) => {
         for (const { id, deliveries } of scans) {
           stmt.activate.run(id);
@@ -293,8 +296,13 @@ export class QueueStore implements QueueBackend {
    * Moves due pending scans to 'active' and creates one waiting delivery per target. At most `limit` per
    * call, so a large backlog falling due at once never stalls the event loop (the scheduler calls again).
    */
-  activateDue(targets: readonly string[], now = Date.now(), limit = 1000): number {
-    return this.db.transaction(() => run(activateSteps(localReach(targets), now, limit), this.life)).immediate();
+  activateDue(targets: readonly string[], now = Date.now(), limit = 1000, files?: FileWaitCheck): number {
+    return this.db.transaction(() => run(activateSteps(localReach(targets), now, limit, files), this.life)).immediate();
+  }
+
+  dueWaitingForFiles(now = Date.now(), limit = 1000): FileWaitScan[] {
+    const rows = this.db.prepare<[number, number], ScanRow>(FILE_WAIT_DUE_SQL('?', '?')).all(now, limit);
+    return rows.map((r) => ({ id: r.id, lastAt: r.last_at, folder: r.folder, files: this.stmt.files.all(r.id).map((f) => f.path), targets: r.targets ?? null, since: r.files_wait_since ?? null }));
   }
 
   /**

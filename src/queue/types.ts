@@ -62,6 +62,8 @@ export interface ScanRow extends RequestColumns {
   targets?: string | null;
   /** What it asks the targets to do (core/scan.ts ScanAction): null for a scan, 'refresh' or 'analyze'. */
   action?: string | null;
+  /** Since when it waits for its files to appear on the relay's disk (SERVER_WAIT_FOR_FILES, queue/file-wait.ts); null: never waited. */
+  files_wait_since?: number | null;
 }
 
 /** A request for another folder that a scan stands for (scan_parts; see EnqueueBatch). */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from './event-list.ts';
+import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../peers/autopulse/event-list.ts';
 import { toEntry } from './rows.ts';
 import { COUNTS_SQL, countsOf, historySql, openListSql, SQLITE_DIALECT } from './reads.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type HistoryFilter, type QueueEntry, type ScanRow } from './types.ts';

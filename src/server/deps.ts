@@ -8,7 +8,7 @@ import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { HoldStatus } from '../paths/anchors.ts';
 import type { FolderProbe } from '../paths/folder.ts';
-import type { QueueIntake } from '../queue/intake.ts';
+import type { QueueIntake } from '../queue/door.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import type { LibraryRoots } from '../targets/library-roots.ts';
 import type { Guards } from './guard.ts';

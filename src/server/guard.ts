@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDefaultCredentials } from '../config/default-auth.ts';
+import { isDefaultCredentials } from '../peers/autopulse/default-auth.ts';
 import type { Config } from '../config/schema.ts';
 import { isHomeAddress } from '../config/trust-proxy.ts';
 import type { FailedAuthLog } from './failed-auth.ts';

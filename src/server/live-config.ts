@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.ts';
 
 /**
  * The keys a running relay takes from its config file without a restart: the /triggers/ routes read them on
- * each request (autoscan-routes.ts, guard.ts). Everything else is read once at start.
+ * each request (peers/autoscan/routes.ts, guard.ts). Everything else is read once at start.
  */
 export const LIVE_KEYS = ['SERVER_AUTOSCAN_TRIGGERS', 'SERVER_AUTH_USER', 'SERVER_AUTH_PASS'] as const;
 

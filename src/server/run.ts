@@ -5,22 +5,22 @@ import type { Logger } from '../core/logger.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { MountGuard, type MountGuardOptions } from '../paths/anchors.ts';
 import { DiskSpaceGuard, distinctDisks, type DiskSpaceOptions, type WatchedDisk } from '../paths/disk-space.ts';
-import { QueueIntake } from '../queue/intake.ts';
+import { QueueIntake } from '../queue/door.ts';
 import { relayRoutes } from '../queue/route.ts';
-import { namedTargets } from '../config/named-targets.ts';
 import { Scheduler, type SchedulerOptions } from '../queue/scheduler.ts';
 import type { QueueBackend } from '../queue/backend.ts';
 import { openQueue } from '../queue/open.ts';
 import { hostname } from 'node:os';
 import { buildTargets } from '../targets/index.ts';
-import { plexSetupProblems, type SetupProblem } from '../targets/plex/setup-check.ts';
-import { PlexTarget } from '../targets/plex/target.ts';
+import type { SetupProblem } from '../core/status.ts';
 import { LibraryRoots } from '../targets/library-roots.ts';
+import { FileGate } from '../queue/file-gate.ts';
+import { diskLook, fileWaitPolicy } from './file-look.ts';
 import { scannedWanted } from '../notify/message.ts';
 import { ARR_RECOGNIZERS } from '../triggers/arr/index.ts';
 import { recognizeManual, recognizeTest } from '../triggers/manual/recognize.ts';
 import type { Recognizer } from '../intake/intent.ts';
-import { importQueueAtStart } from '../triggers/plex-autoscan/import.ts';
+import { importQueueAtStart } from '../peers/plex-autoscan/takeover.ts';
 import type { BackoffOptions } from '../google/drive-client.ts';
 import { buildApp } from './app.ts';
 import { BurstSettler } from './settle.ts';
@@ -31,7 +31,7 @@ import { metricsPlugin } from './metrics.ts';
 import { setupPlugin } from './setup-api.ts';
 import { secretPath } from './secret-url.ts';
 import { shortSecretUrl } from './redact.ts';
-import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../config/default-auth.ts';
+import { DEFAULT_AUTH_WARNING, isDefaultCredentials } from '../peers/autopulse/default-auth.ts';
 import { UserError } from '../core/errors.ts';
 import { describeTrustProxy } from '../config/trust-proxy.ts';
 import { DiskFullMonitor } from '../db/disk-full.ts';
@@ -118,7 +118,13 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const metrics = new Metrics(store.view, { held: holdStatus, scanModes, notifications, ...(store.shared ? { relay: store.shared.relayId } : {}) });
   const onDelivery = opts.scheduler?.onDelivery;
   const diskFull = new DiskFullMonitor(opts.queuefile, log);
+  const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
+  // SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on this relay's disk (queue/file-wait.ts).
+  const fileGate = config.SERVER_WAIT_FOR_FILES.ENABLED
+    ? new FileGate(diskLook(config, libraries), fileWaitPolicy(config), log.child({ component: 'file-wait' }))
+    : undefined;
   const scheduler = new Scheduler(store, targets, log.child({ component: 'queue' }), {
+    ...(fileGate ? { fileGate } : {}),
     ...(guard ? { held: () => guard.held() } : {}),
     ...(diskSpace ? { fullDisks: () => diskSpace.fullDisks() } : {}),
     diskFull,
@@ -130,7 +136,6 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       onDelivery?.(event);
     },
   });
-  const libraries = new LibraryRoots(targets, log.child({ component: 'libraries' }));
   const timing = { delayMs: config.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(config) * 1000 };
   // Where each request goes is decided once, here, and stored with its scan (queue/route.ts).
   const routes = relayRoutes(config, targets);
@@ -209,7 +214,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   guard?.start();
   diskSpace?.start();
   await scheduler.start();
-  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...namedTargets(config).keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
+  for (const warning of [...unknownNotificationTargets(config.NOTIFICATIONS ?? {}, [...config.targets.keys()]), ...notDiscordWebhooks(config.NOTIFICATIONS ?? {})]) {
     log.warn({ key: 'NOTIFICATIONS' }, warning);
   }
   notifier.start();
@@ -225,21 +230,18 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const shown = opts.firstStart ? url : shortSecretUrl(base, config.SERVER_PASS);
   const where = opts.firstStart ? '' : ` (the full secret is SERVER_PASS in ${opts.configPath ?? 'the config file'})`;
   log.info({ url: shown, port, queue: store.location, ...(store.shared ? { relay: store.shared.relayId } : {}) }, `scan URL: ${shown}${where}`);
-  // What each Plex target's scan method needs, checked once at start against its own settings.
-  const plexTargets = targets.filter((t): t is PlexTarget => t instanceof PlexTarget);
+  // What each target's set-up needs (Plex: its scan method), checked once at start against its own settings.
   const setupChecked = Promise.all(
-    plexTargets.map((plex) =>
-      plexSetupProblems(plex.config, plex.backend).then(
-        (found) => {
-          // The check asks the server: an echoed answer in a message must not carry the token (targets/redact.ts).
-          const problems = found.map((p) => ({ ...p, message: (plex as Target).redact?.(p.message) ?? p.message }));
+    targets.map((target) =>
+      target.setupProblems?.().then(
+        (problems) => {
           setupProblems = [...setupProblems, ...problems];
           for (const p of problems) {
-            if (opts.firstStart) log.info({ target: plex.name, key: p.key }, `next step: ${p.message}`);
-            else log.warn({ target: plex.name, key: p.key }, p.message);
+            if (opts.firstStart) log.info({ target: target.name, key: p.key }, `next step: ${p.message}`);
+            else log.warn({ target: target.name, key: p.key }, p.message);
           }
         },
-        (err: unknown) => log.warn({ target: plex.name, err: (plex as Target).redact?.((err as Error).message) ?? (err as Error).message }, 'the Plex set-up check failed'),
+        (err: unknown) => log.warn({ target: target.name, err: (err as Error).message }, 'the set-up check failed'),
       ),
     ),
   );

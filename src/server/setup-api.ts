@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { UserError } from '../core/errors.ts';
 import { loadConfigFile } from '../config/load.ts';
+import { targetOfServerKey } from '../config/named-targets.ts';
 import type { Config } from '../config/schema.ts';
 import type { PluginDeps } from './deps.ts';
 import { connectRoutes } from './connect.ts';
@@ -23,9 +24,12 @@ export async function setupPlugin(app: FastifyInstance, deps: PluginDeps): Promi
     }
     const reloaded = applyLive(deps.config, fresh);
     const keys = Array.isArray(req.body?.keys) ? req.body.keys.filter((k): k is string => typeof k === 'string') : [];
-    const restart = keys.filter(
-      (k) => !(LIVE_KEYS as readonly string[]).includes(k) && JSON.stringify((fresh as Record<string, unknown>)[k]) !== JSON.stringify((deps.config as Record<string, unknown>)[k]),
-    );
+    // A key of a plex_autoscan server (PLEX_TOKEN, JELLYFIN) is a target of the relay's config: compared as that target.
+    const valueOf = (config: Config, key: string) => {
+      const target = targetOfServerKey(key);
+      return target ? config.targets.get(target) : (config as Record<string, unknown>)[key];
+    };
+    const restart = keys.filter((k) => !(LIVE_KEYS as readonly string[]).includes(k) && JSON.stringify(valueOf(fresh, k)) !== JSON.stringify(valueOf(deps.config, k)));
     req.log.info({ reloaded, restart }, `scanrelay setup: took ${reloaded.join(', ') || 'nothing new'} from ${deps.configPath}${restart.length ? `; ${restart.join(', ')} need a restart` : ''}`);
     return { reloaded, restart };
   });

@@ -70,11 +70,18 @@ export function mediaBrowserServer(name: 'jellyfin' | 'emby', url: string, key: 
   };
 }
 
-/** The media servers the config already has (Plex with a token, JELLYFIN, EMBY), for those no flag names. */
-export function configuredServers(config: Pick<Config, 'PLEX_ENABLED' | 'PLEX_TOKEN' | 'PLEX_LOCAL_URL' | 'JELLYFIN' | 'EMBY'>, skip: { plex?: boolean; jellyfin?: boolean } = {}): MediaServer[] {
+/**
+ * The media servers the config already has, for those no flag names: the targets `plex` (with a token), `jellyfin`
+ * and `emby` (with a URL), whether the file's PLEX_*, JELLYFIN and EMBY keys or TARGETS entries of those names.
+ */
+export function configuredServers(config: Pick<Config, 'targets'>, skip: { plex?: boolean; jellyfin?: boolean } = {}): MediaServer[] {
   const out: MediaServer[] = [];
-  if (!skip.plex && config.PLEX_ENABLED && config.PLEX_TOKEN) out.push(plexServer(config.PLEX_LOCAL_URL, config.PLEX_TOKEN));
-  if (!skip.jellyfin && config.JELLYFIN.ENABLED && config.JELLYFIN.URL) out.push(mediaBrowserServer('jellyfin', config.JELLYFIN.URL, config.JELLYFIN.API_KEY));
-  if (config.EMBY.ENABLED && config.EMBY.URL) out.push(mediaBrowserServer('emby', config.EMBY.URL, config.EMBY.API_KEY));
+  const plex = config.targets.get('plex');
+  if (!skip.plex && plex?.TYPE === 'plex' && plex.TOKEN) out.push(plexServer(plex.URL, plex.TOKEN));
+  for (const name of ['jellyfin', 'emby'] as const) {
+    const entry = config.targets.get(name);
+    if (name === 'jellyfin' && skip.jellyfin) continue;
+    if (entry?.TYPE === name && entry.URL) out.push(mediaBrowserServer(name, entry.URL, entry.API_KEY));
+  }
   return out;
 }

@@ -1,17 +1,14 @@
-import { namedTargets } from '../config/named-targets.ts';
 import type { Config } from '../config/schema.ts';
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../core/logger.ts';
 import { createTarget } from './registry.ts';
 
-export { plexBackendFor, plexTarget } from './plex/create.ts';
-
 /**
- * Every target of a config, by name (config/named-targets.ts: the TARGETS entries and the PLEX_*, JELLYFIN and
- * EMBY keys as `plex`, `jellyfin`, `emby`). Each gets its own delivery state per queued scan.
+ * Every target of a config, by name (`config.targets`: the TARGETS entries and the PLEX_*, JELLYFIN and EMBY keys
+ * as `plex`, `jellyfin`, `emby`, built at load). Each gets its own delivery state per queued scan.
  */
 export function buildTargets(config: Config, log: Logger): Target[] {
-  return [...namedTargets(config)].map(([name, entry]) => {
+  return [...config.targets].map(([name, entry]) => {
     // Every line a target logs names it.
     const own = log.child({ target: name });
     if (entry.TYPE !== 'plex') own.info({ type: entry.TYPE, ...('URL' in entry ? { url: entry.URL } : {}) }, `target ${name} (${entry.TYPE}) enabled`);

@@ -1,4 +1,4 @@
-import type { AfterDelivery, DeliveryResult, Target } from '../core/scan.ts';
+import type { AfterDelivery, DeliveryResult, Target, TargetSections } from '../core/scan.ts';
 import type { Logger } from '../core/logger.ts';
 import { redactSecrets } from './http.ts';
 
@@ -107,8 +107,8 @@ async function guarded<T>(fn: () => Promise<T>, redact: Redact, map: (value: T) 
 
 /**
  * The target with every text it hands out passed through `redact`: delivery results (and their after-steps),
- * the availability check, and the errors its other calls throw. Changed in place, so a PlexTarget stays one
- * (run.ts asks `instanceof PlexTarget`).
+ * the availability check, the set-up check, its description's URL, and the errors its other calls throw (a
+ * section look-up's among them). Changed in place, so a Plex target keeps its class (targets/plex checks it).
  */
 export function redactTargetErrors<T extends Target>(target: T, redact: Redact): T {
   target.redact = redact;
@@ -132,6 +132,23 @@ export function redactTargetErrors<T extends Target>(target: T, redact: Redact):
   if (target.libraryRoots) {
     const roots = target.libraryRoots.bind(target);
     target.libraryRoots = (fresh) => guarded(() => roots(fresh), redact);
+  }
+  if (target.describe) {
+    // A URL may carry a password (https://user:pass@host): the description is shown by the CLI and the dashboard.
+    const describe = target.describe.bind(target);
+    target.describe = () => {
+      const d = describe();
+      return d.url === undefined ? d : { ...d, url: redact(d.url) };
+    };
+  }
+  if (target.sections) {
+    const find = target.sections.find.bind(target.sections);
+    (target as { sections: TargetSections }).sections = { find: (folder) => guarded(() => find(folder), redact) };
+  }
+  if (target.setupProblems) {
+    // The set-up check asks the server: an echoed answer in a message must not carry the token.
+    const problems = target.setupProblems.bind(target);
+    target.setupProblems = () => guarded(problems, redact, (ps) => ps.map((p) => ({ ...p, message: redact(p.message) })));
   }
   return target;
 }

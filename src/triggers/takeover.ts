@@ -1,7 +1,7 @@
 import type { EnqueueResult } from '../queue/types.ts';
 import { createHash } from 'node:crypto';
 import type { ScanRequest } from '../core/scan.ts';
-import type { QueueIntake } from '../queue/intake.ts';
+import type { QueueIntake } from '../queue/door.ts';
 
 /** What taking over a peer's pending scans did. */
 export interface QueueTakeover {

@@ -7,12 +7,13 @@ import { after, before, describe, test } from 'node:test';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { DriveCache } from '../../src/triggers/drive/cache.ts';
-import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/triggers/plex-autoscan/import.ts';
-import { configSchema, type Config } from '../../src/config/schema.ts';
+import { importQueueAtStart, QUEUE_IMPORT_KEY } from '../../src/peers/plex-autoscan/takeover.ts';
+import { configSchema, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { relayConfig } from '../../src/config/named-targets.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { ROOT, runCli, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
@@ -278,7 +279,7 @@ describe('the takeovers into a shared queue', () => {
 
   test('two relays taking over the same plex_autoscan queue.db at once queue it once in all', async () => {
     const url = await sharedUrl();
-    const config = configSchema.parse({ SERVER_PASS: 'test-secret' }) as Config;
+    const config = relayConfig(configSchema.parse({ SERVER_PASS: 'test-secret' }) as FileConfig);
     const file = join(tempDir(), 'queue.db');
     copyFileSync(join(PLEX_AUTOSCAN, 'queue.db'), file);
     const relays = await Promise.all(['relay-a', 'relay-b'].map((relayId) => PgQueueStore.open({ url, relayId })));
@@ -298,7 +299,7 @@ describe('the takeovers into a shared queue', () => {
 
   test("another machine's plex_autoscan queue.db at the same path is taken over too; the same rows again are not", async () => {
     const url = await sharedUrl();
-    const config = configSchema.parse({ SERVER_PASS: 'test-secret' }) as Config;
+    const config = relayConfig(configSchema.parse({ SERVER_PASS: 'test-secret' }) as FileConfig);
     const file = join(tempDir(), 'queue.db');
     copyFileSync(join(PLEX_AUTOSCAN, 'queue.db'), file);
     const store = await PgQueueStore.open({ url, relayId: 'relay-a' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { formatQueue, queueLine } from '../../src/cli/queue.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { scanView } from '../../src/server/dashboard/data.ts';
 import { renderQueue } from '../../src/server/dashboard/render.ts';

@@ -5,13 +5,14 @@ import { describe, test } from 'node:test';
 import { addMissingKeys, plexAutoscanDefaults } from '../../src/config/defaults.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { formatConfigJson, parseConfig } from '../../src/config/load.ts';
-import { resolveScanMethod, scanDelayMax } from '../../src/config/schema.ts';
+import { scanDelayMax } from '../../src/config/schema.ts';
+import { resolveScanMethod } from '../../src/targets/plex/settings.ts';
 import { resolveSettings } from '../../src/config/settings.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
 
 describe('config', () => {
   test("missing keys take plex_autoscan's base_config defaults", () => {
-    const { config } = parseConfig({});
+    const { file: config } = parseConfig({});
     assert.equal(config.SERVER_PORT, 3467);
     assert.equal(config.SERVER_SCAN_DELAY, 180);
     assert.equal(config.SERVER_ALLOW_MANUAL_SCAN, false);
@@ -63,9 +64,9 @@ describe('config', () => {
   });
 
   test('scan method auto: api with a token, scanner without', () => {
-    assert.equal(resolveScanMethod({ PLEX_SCAN_METHOD: 'auto', PLEX_TOKEN: 'x' }), 'api');
-    assert.equal(resolveScanMethod({ PLEX_SCAN_METHOD: 'auto', PLEX_TOKEN: '' }), 'scanner');
-    assert.equal(resolveScanMethod({ PLEX_SCAN_METHOD: 'api', PLEX_TOKEN: '' }), 'api');
+    assert.equal(resolveScanMethod({ SCAN_METHOD: 'auto', TOKEN: 'x' }), 'api');
+    assert.equal(resolveScanMethod({ SCAN_METHOD: 'auto', TOKEN: '' }), 'scanner');
+    assert.equal(resolveScanMethod({ SCAN_METHOD: 'api', TOKEN: '' }), 'api');
   });
 
   test('SERVER_SCAN_DELAY_MAX defaults to 3x the delay; 0 means no cap', () => {

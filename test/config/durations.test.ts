@@ -6,7 +6,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { runCommand } from '../../src/targets/plex/backends/scanner/run.ts';
 import { FolderWatcher } from '../../src/triggers/watch/index.ts';
@@ -29,14 +29,14 @@ describe('durations stay within what a timer holds (issue 35, item 9)', () => {
     test(`${key}: a value past 2,147,483 s (or 1e400, read as Infinity) is read as the bound with one warning`, () => {
       for (const text of ['3000000', '1e10', '1e308', '1e400']) {
         const raw = parseJsonText(JSON.stringify(nested(key, 0)).replace(/0(?=\}*$)/, text), 'test');
-        const { config, warnings } = parseConfig(raw);
+        const { file: config, warnings } = parseConfig(raw);
         const value = valueAt(config, key) as number;
         assert.equal(value, MAX_DURATION_S, `${key} ${text}`);
         assert.ok(value * 1000 <= NODE_TIMER_MAX_MS, 'the timer it becomes does not overflow');
         assert.equal(warnings.filter((w) => w.startsWith(`${key}: `) && w.includes('read as 2147483 s')).length, 1, JSON.stringify(warnings));
       }
       // At the bound it is kept as written, without a warning.
-      const { config, warnings } = parseConfig(nested(key, MAX_DURATION_S));
+      const { file: config, warnings } = parseConfig(nested(key, MAX_DURATION_S));
       assert.equal(valueAt(config, key), MAX_DURATION_S);
       assert.ok(!warnings.some((w) => w.startsWith(`${key}: `)));
       // The schema itself names the bound (what code building a config without the loader gets).
@@ -63,7 +63,7 @@ describe('durations stay within what a timer holds (issue 35, item 9)', () => {
   });
 
   test('PLEX_SCANNER_TIMEOUT 3000000: a scanner run is not killed at once (it was, after 1 ms)', async () => {
-    const { config } = parseConfig({ PLEX_SCANNER_TIMEOUT: 3_000_000 });
+    const { file: config } = parseConfig({ PLEX_SCANNER_TIMEOUT: 3_000_000 });
     const result = await runCommand({ file: 'sh', args: ['-c', 'sleep 0.3; echo scanned'] }, { timeoutMs: config.PLEX_SCANNER_TIMEOUT * 1000 });
     assert.equal(result.timedOut, false);
     assert.equal(result.status, 0);

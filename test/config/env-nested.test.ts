@@ -23,7 +23,7 @@ test('SCANRELAY__SECTION__KEY sets one nested key, whatever its case, and keeps 
 });
 
 test('SCANRELAY__KEY sets a top-level key; a text key takes the text as it is, digits and all', () => {
-  const { config } = parseConfig(FILE, { SCANRELAY__PLEX_TOKEN: '0123456789', SCANRELAY__SERVER_PORT: '4000', SCANRELAY__PLEX_LOCAL_URL: 'http://plex:32400' });
+  const { file: config } = parseConfig(FILE, { SCANRELAY__PLEX_TOKEN: '0123456789', SCANRELAY__SERVER_PORT: '4000', SCANRELAY__PLEX_LOCAL_URL: 'http://plex:32400' });
   assert.equal(config.PLEX_TOKEN, '0123456789');
   assert.equal(config.SERVER_PORT, 4000);
   assert.equal(config.PLEX_LOCAL_URL, 'http://plex:32400');
@@ -33,7 +33,7 @@ test('SCANRELAY__..._FILE reads the secret from a file, trimmed, and wins over t
   const dir = tempDir();
   const secret = join(dir, 'plex_token');
   writeFileSync(secret, 'token-from-secret\n');
-  const { config, notices } = parseConfig(FILE, { SCANRELAY__PLEX_TOKEN: 'plain', SCANRELAY__PLEX_TOKEN__FILE: secret });
+  const { file: config, notices } = parseConfig(FILE, { SCANRELAY__PLEX_TOKEN: 'plain', SCANRELAY__PLEX_TOKEN__FILE: secret });
   assert.equal(config.PLEX_TOKEN, 'token-from-secret');
   assert.ok(!notices.join('\n').includes('token-from-secret'), 'the secret itself is never in a notice');
   const pass = join(dir, 'pass');
@@ -50,10 +50,10 @@ test('mistakes stop the start naming the variable: an unreadable file, a key the
 });
 
 test('the top-level overrides plex_autoscan reads are unchanged: JSON values, and a bare word is still refused with the quoting hint', () => {
-  assert.equal(parseConfig(FILE, { PLEX_TOKEN: '"json-token"' }).config.PLEX_TOKEN, 'json-token');
+  assert.equal(parseConfig(FILE, { PLEX_TOKEN: '"json-token"' }).file.PLEX_TOKEN, 'json-token');
   assert.throws(() => parseConfig(FILE, { PLEX_TOKEN: 'bare' }), /must hold JSON/);
   // Unrelated SCANRELAY_ settings (one underscore) are not config keys.
-  assert.equal(parseConfig(FILE, { SCANRELAY_LOGLEVEL: 'DEBUG', SCANRELAY_CONFIG: '/x' }).config.PLEX_TOKEN, 'file-token');
+  assert.equal(parseConfig(FILE, { SCANRELAY_LOGLEVEL: 'DEBUG', SCANRELAY_CONFIG: '/x' }).file.PLEX_TOKEN, 'file-token');
 });
 
 test('the relay reads them from its environment: a wrong nested key is one line and exit 2', async () => {

@@ -7,7 +7,7 @@ import { UserError } from '../../src/core/errors.ts';
 // The rule: a config that plex_autoscan started with also starts here, with one warning per loose value.
 describe('loose values plex_autoscan accepted', () => {
   test('0 and 1 for booleans (plex_autoscan tests them for truth, e.g. plex.py:138, scan.py:529-532)', () => {
-    const { config, warnings } = parseConfig({ PLEX_EMPTY_TRASH: 1, USE_SUDO: 0, GOOGLE: { ENABLED: 0, TEAMDRIVE: 1 }, RCLONE: { RC_CACHE_REFRESH: { ENABLED: 1 } } });
+    const { file: config, warnings } = parseConfig({ PLEX_EMPTY_TRASH: 1, USE_SUDO: 0, GOOGLE: { ENABLED: 0, TEAMDRIVE: 1 }, RCLONE: { RC_CACHE_REFRESH: { ENABLED: 1 } } });
     assert.equal(config.PLEX_EMPTY_TRASH, true);
     assert.equal(config.USE_SUDO, false);
     assert.equal(config.GOOGLE.ENABLED, false);
@@ -23,12 +23,12 @@ describe('loose values plex_autoscan accepted', () => {
 
   test('any PLEX_ANALYZE_TYPE other than off or deep is basic (plex.py:206 analyzes unless "off", plex.py:368 deep only for "deep")', () => {
     for (const value of ['quick', 'Full', '', 'analyze']) {
-      const { config, warnings } = parseConfig({ PLEX_ANALYZE_TYPE: value });
+      const { file: config, warnings } = parseConfig({ PLEX_ANALYZE_TYPE: value });
       assert.equal(config.PLEX_ANALYZE_TYPE, 'basic', value);
       assert.equal(warnings.filter((w) => w.startsWith('PLEX_ANALYZE_TYPE')).length, 1);
     }
-    assert.equal(parseConfig({ PLEX_ANALYZE_TYPE: 'OFF' }).config.PLEX_ANALYZE_TYPE, 'off');
-    assert.equal(parseConfig({ PLEX_ANALYZE_TYPE: 'Deep' }).config.PLEX_ANALYZE_TYPE, 'deep');
+    assert.equal(parseConfig({ PLEX_ANALYZE_TYPE: 'OFF' }).file.PLEX_ANALYZE_TYPE, 'off');
+    assert.equal(parseConfig({ PLEX_ANALYZE_TYPE: 'Deep' }).file.PLEX_ANALYZE_TYPE, 'deep');
     assert.deepEqual(parseConfig({ PLEX_ANALYZE_TYPE: 'deep' }).warnings, ['SERVER_PASS is not set: using a random one for this run (set it to keep the scan URL stable)']);
   });
 

@@ -47,7 +47,7 @@ describe('configs plex_autoscan starts with also start here, with a warning wher
   });
 
   test('"PLEX_TOKEN": null is no token; SERVER_PASS as a number is its digits; SERVER_MAX_FILE_CHECKS -1 is one check', () => {
-    const { config, warnings } = parseConfig({ PLEX_TOKEN: null, SERVER_PASS: 90210, SERVER_MAX_FILE_CHECKS: -1, RUN_COMMAND_AFTER_SCAN: null });
+    const { file: config, warnings } = parseConfig({ PLEX_TOKEN: null, SERVER_PASS: 90210, SERVER_MAX_FILE_CHECKS: -1, RUN_COMMAND_AFTER_SCAN: null });
     assert.equal(config.PLEX_TOKEN, '');
     assert.equal(config.RUN_COMMAND_AFTER_SCAN, '');
     assert.equal(config.SERVER_PASS, '90210');

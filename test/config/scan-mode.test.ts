@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namedTargets } from '../../src/config/named-targets.ts';
-import { jellyfinTargetSchema } from '../../src/config/target-kinds/jellyfin.ts';
-import { embyTargetSchema } from '../../src/config/target-kinds/emby.ts';
+import { jellyfinTargetSchema } from '../../src/targets/jellyfin/schema.ts';
+import { embyTargetSchema } from '../../src/targets/emby/schema.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { testConfig } from '../helpers/plex-target.ts';
 

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { UserError } from '../../src/core/errors.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { namedTargets, plexConfigView, triggerRouting } from '../../src/config/named-targets.ts';
-import { plexTargetSchema } from '../../src/config/target-kinds/plex.ts';
+import { triggerRouting } from '../../src/config/named-targets.ts';
+import { plexSettings } from '../../src/targets/plex/settings.ts';
+import { plexTargetSchema } from '../../src/targets/plex/schema.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -26,37 +27,37 @@ const refused = (raw: Record<string, unknown>): string => {
 describe('TARGETS: named targets', () => {
   test('a config without TARGETS has the targets it had: plex from the PLEX_* keys, jellyfin and emby when enabled', () => {
     const config = load({ PLEX_LOCAL_URL: 'http://plex:32400', PLEX_TOKEN: 't', PLEX_REWRITE: [{ from: '^/data/', to: '/media/' }], JELLYFIN: { ENABLED: true, URL: 'http://jf:8096', API_KEY: 'k' } });
-    const targets = namedTargets(config);
+    const targets = config.targets;
     assert.deepEqual([...targets.keys()], ['plex', 'jellyfin']);
     const plex = targets.get('plex')!;
     assert.equal(plex.TYPE, 'plex');
     assert.ok(plex.TYPE === 'plex' && plex.URL === 'http://plex:32400' && plex.TOKEN === 't');
     assert.deepEqual(plex.REWRITE, [{ from: '^/data/', to: '/media/' }]);
-    // The top-level plex's view is the config itself: nothing reads differently.
-    assert.ok(plex.TYPE === 'plex');
-    const view = plexConfigView(config, plex);
-    for (const key of Object.keys(config) as Array<keyof typeof config>) assert.deepEqual(view[key], config[key], key);
-    assert.deepEqual([...namedTargets(load({ PLEX_ENABLED: false })).keys()], []);
+    // Below the config there are only the named targets: the servers' own keys are gone from the relay's config.
+    assert.deepEqual(Object.keys(config).filter((k) => k.startsWith('PLEX_') || k === 'JELLYFIN' || k === 'EMBY'), []);
+    assert.deepEqual([...load({ PLEX_ENABLED: false }).targets.keys()], []);
   });
 
-  test('a Plex entry takes the PLEX_* settings by the same names without the prefix, and its view puts them in place', () => {
+  test('a Plex entry takes the PLEX_* settings by the same names without the prefix, and its settings keep the relay-wide slice', () => {
     const config = load({
       PLEX_TOKEN: 'top',
       TARGETS: { plex4k: { TYPE: 'plex', URL: 'http://4k:32400', TOKEN: '4k', ANALYZE_TYPE: 'OFF', EMPTY_TRASH: true, FIX_MISMATCHED: true, REFRESH_METADATA: true, SCAN_METHOD: 'api', REWRITE: [{ from: '^/data/', to: '/4k/' }] } },
     });
-    const entry = namedTargets(config).get('plex4k')!;
+    const entry = config.targets.get('plex4k')!;
     assert.ok(entry.TYPE === 'plex');
-    const view = plexConfigView(config, entry);
-    assert.equal(view.PLEX_LOCAL_URL, 'http://4k:32400');
-    assert.equal(view.PLEX_TOKEN, '4k');
-    assert.equal(view.PLEX_ANALYZE_TYPE, 'off');
-    assert.equal(view.PLEX_EMPTY_TRASH, true);
-    assert.equal(view.PLEX_FIX_MISMATCHED, true);
-    assert.equal(view.PLEX_REFRESH_METADATA, true);
-    assert.equal(view.PLEX_SCAN_METHOD, 'api');
-    assert.deepEqual(view.PLEX_REWRITE, [{ from: '^/data/', to: '/4k/' }]);
-    // The relay's own keys stay the relay's.
-    assert.equal(view.SERVER_SCAN_DELAY, config.SERVER_SCAN_DELAY);
+    const view = plexSettings(entry, config);
+    assert.equal(view.URL, 'http://4k:32400');
+    assert.equal(view.TOKEN, '4k');
+    assert.equal(view.ANALYZE_TYPE, 'off');
+    assert.equal(view.EMPTY_TRASH, true);
+    assert.equal(view.FIX_MISMATCHED, true);
+    assert.equal(view.REFRESH_METADATA, true);
+    assert.equal(view.SCAN_METHOD, 'api');
+    assert.deepEqual(view.REWRITE, [{ from: '^/data/', to: '/4k/' }]);
+    // The relay-wide slice stays the relay's; nothing else of the relay's config comes along.
+    assert.equal(view.SERVER_MAX_FILE_CHECKS, config.SERVER_MAX_FILE_CHECKS);
+    assert.equal(view.RUN_COMMAND_AFTER_SCAN, config.RUN_COMMAND_AFTER_SCAN);
+    assert.equal('SERVER_SCAN_DELAY' in view, false);
     // Defaults are plex_autoscan's, as for the top-level keys.
     const bare = plexTargetSchema.parse({ TYPE: 'plex' });
     assert.equal(bare.ANALYZE_TYPE, 'basic');
@@ -94,7 +95,7 @@ describe('bad TARGETS config stops the start with one line naming the key (exit 
     assert.match(refused({ TARGETS: { plex: { TYPE: 'plex' } } }), /^config: TARGETS\.plex: two targets are named "plex": this entry and the top-level PLEX_\* keys/);
     assert.match(refused({ JELLYFIN: { ENABLED: true, URL: 'http://jf' }, TARGETS: { jellyfin: { TYPE: 'jellyfin', URL: 'http://jf2' } } }), /^config: TARGETS\.jellyfin: two targets are named "jellyfin"/);
     // With the top-level Plex turned off, the name is free.
-    assert.deepEqual([...namedTargets(load({ PLEX_ENABLED: false, TARGETS: { plex: { TYPE: 'plex' } } })).keys()], ['plex']);
+    assert.deepEqual([...load({ PLEX_ENABLED: false, TARGETS: { plex: { TYPE: 'plex' } } }).targets.keys()], ['plex']);
   });
 
   test('a trigger naming a target that does not exist', () => {

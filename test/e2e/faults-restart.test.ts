@@ -6,7 +6,7 @@ import type { NotifyEvent } from '../../src/core/events.ts';
 import { JsonReceiverFake, type NotifyCall } from '../fakes/notify-services.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
-import { postForm, spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
+import { postForm, processAlive, type RelayProcess, spawnRelay, tempDir, waitFor } from '../helpers/relay.ts';
 
 // Issue 52 items 2 and 4 through a real relay process: `kill -9` and SIGTERM while Plex scans a folder the relay
 // recorded as sent (its `scanned` is told after the restart, once Plex no longer scans, never early and never lost),
@@ -16,14 +16,6 @@ import { postForm, spawnRelay, tempDir, waitFor, type RelayProcess } from '../he
 const scanned = (calls: NotifyCall[], folder: string): NotifyEvent[] =>
   calls.filter((c) => c.status === 200).flatMap((c) => (c.json as { events: NotifyEvent[] }).events).filter((e) => e.kind === 'scanned' && e.folder === folder);
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let cluster: PgCluster | undefined;
 after(() => cluster?.destroy());
@@ -108,10 +100,10 @@ describe('a command target whose program hangs, through a real relay', { skip: p
         relay.proc.kill(signal);
         // A stop that hangs fails here rather than holding the test.
         await waitFor(() => relay.proc.exitCode !== null || relay.proc.signalCode !== null || undefined, 60_000, 'the relay ended');
-        await waitFor(() => pidList().every((p) => !alive(p)) || undefined, 30_000, 'the programs and their children gone');
+        await waitFor(() => pidList().every((p) => !processAlive(p)) || undefined, 30_000, 'the programs and their children gone');
       } finally {
         await relay.kill('SIGKILL');
-        for (const p of pidList()) if (alive(p)) process.kill(p, 'SIGKILL');
+        for (const p of pidList()) if (processAlive(p)) process.kill(p, 'SIGKILL');
       }
     });
   }

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { scannerFile, scannerProblems } from '../../src/targets/plex/setup-check.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { FakeScanner } from '../fakes/scanner.ts';
-import { testConfig } from '../helpers/plex-target.ts';
+import { plexSettingsOf, testConfig } from '../helpers/plex-target.ts';
 import { spawnRelay, tempDir, waitFor, type RelayProcess } from '../helpers/relay.ts';
 
 let plex: FakePlex;
@@ -99,7 +99,7 @@ test('scanner method: a missing binary, sudo or docker is named at start by its 
     await docker.kill();
   }
   // With the fake's sudo and scanner in place, nothing is reported.
-  assert.deepEqual(scannerProblems(testConfig({ PLEX_SCANNER: fake.escapedScanner, USE_SUDO: true, PLEX_TOKEN: 't' }), { onPath: (p) => p === 'sudo' }), []);
+  assert.deepEqual(scannerProblems(plexSettingsOf(testConfig({ PLEX_SCANNER: fake.escapedScanner, USE_SUDO: true, PLEX_TOKEN: 't' })), { onPath: (p) => p === 'sudo' }), []);
   assert.equal(scannerFile(fake.escapedScanner), fake.scannerPath);
 });
 

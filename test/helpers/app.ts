@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { configSchema, scanDelayMax, type Config } from '../../src/config/schema.ts';
+import { configSchema, scanDelayMax, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { relayConfig } from '../../src/config/named-targets.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import type { FolderProbe } from '../../src/paths/folder.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
 import type { AppDeps } from '../../src/server/deps.ts';
@@ -29,7 +30,7 @@ export async function buildTestApp(
   extra: { probe?: FolderProbe; drive?: AppDeps['drive']; log?: Logger; plugins?: AppDeps['plugins'] } = {},
 ): Promise<TestApp> {
   const dir = tempDir('scanrelay-app-');
-  const parsed = configSchema.parse({ SERVER_PASS: SECRET, SERVER_SCAN_DELAY: 60, ...config }) as Config;
+  const parsed = relayConfig(configSchema.parse({ SERVER_PASS: SECRET, SERVER_SCAN_DELAY: 60, ...config }) as FileConfig);
   const store = new QueueStore(join(dir, 'queue.db'));
   const timing = { delayMs: parsed.SERVER_SCAN_DELAY * 1000, maxMs: scanDelayMax(parsed) * 1000 };
   const intake = new QueueIntake(store, [], () => timing);

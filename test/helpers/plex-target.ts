@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import pino from 'pino';
-import { configSchema, type Config } from '../../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { legacyPlexTarget, namedTargets } from '../../src/config/named-targets.ts';
+import { plexSettings, type PlexSettings } from '../../src/targets/plex/settings.ts';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
 import type { Logger } from '../../src/core/logger.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
@@ -16,9 +18,20 @@ import { plexApiFor } from '../../src/targets/plex/tls-policy.ts';
 import { FakePlex } from '../fakes/plex.ts';
 import { tempDir } from './relay.ts';
 
-/** A full config as loading a file would give it (plex_autoscan defaults for everything not set). */
-export function testConfig(overrides: Record<string, unknown> = {}): Config {
-  return configSchema.parse({ SERVER_PASS: 'test-secret', ...overrides }) as Config;
+/**
+ * A config as loading a file would give it (plex_autoscan defaults for everything not set): the relay's `targets`,
+ * and the file's keys beside them, so a test can spread a PLEX_* key over it for makePlexTarget / plexSettingsOf.
+ */
+export type TestConfig = FileConfig & Config;
+
+export function testConfig(overrides: Record<string, unknown> = {}): TestConfig {
+  const file = configSchema.parse({ SERVER_PASS: 'test-secret', ...overrides }) as FileConfig;
+  return { ...file, targets: namedTargets(file) };
+}
+
+/** The settings of the Plex target a config's PLEX_* keys stand for (`plex`), as loading builds them. */
+export function plexSettingsOf(config: FileConfig): PlexSettings {
+  return plexSettings(legacyPlexTarget({ ...config, PLEX_ENABLED: true })!, config);
 }
 
 /** Fast waits for tests; the behaviour is the same, only the clock is shorter. */
@@ -60,16 +73,17 @@ export async function ownPlex(t: TestContext, opts?: ConstructorParameters<typeo
 
 export function makePlexTarget(
   plex: FakePlex,
-  config: Config,
+  config: FileConfig,
   opts: { timings?: Partial<PlexTimings>; log?: Logger; notifications?: PlexSteps['notifications']; t?: TestContext; name?: string } = {},
 ): PlexTarget {
-  const api = plexApiFor({ ...config, PLEX_LOCAL_URL: plex.url });
+  const settings = plexSettingsOf(config);
+  const api = plexApiFor({ ...settings, URL: plex.url });
   const refresh = config.RCLONE.RC_CACHE_REFRESH;
   const log = opts.log ?? pino({ level: 'silent' });
   const target = new PlexTarget(new PlexApiBackend(api), log, {
-    config,
+    settings,
     api,
-    db: new PlexDatabase(config.PLEX_DATABASE_PATH),
+    db: new PlexDatabase(settings.DATABASE_PATH),
     rclone: refresh.ENABLED ? new RcloneRc(refresh, log) : undefined,
     timings: { ...FAST_TIMINGS, ...opts.timings },
     notifications: opts.notifications,

@@ -236,6 +236,25 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
   });
 }
 
+/**
+ * Whether a process still runs. A zombie does not: it was killed and only waits for whoever adopted it (here, the
+ * machine's init) to read its exit status, which a busy machine may take a while to do; kill(pid, 0) still finds it.
+ */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ...", comm may hold spaces and parentheses: the state follows the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 /** `p`, or a failure naming `what` after `ms`: bounds a promise the code under test might never settle. */
 export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

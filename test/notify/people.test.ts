@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { importAutopulse } from '../../src/config/autopulse-import.ts';
+import { importAutopulse } from '../../src/peers/autopulse/import.ts';
 import { notificationSchema, type NotificationConfig } from '../../src/config/notifications.ts';
 import type { StoredEvent } from '../../src/core/events.ts';
 import type { DeliveryResult, Target } from '../../src/core/scan.ts';

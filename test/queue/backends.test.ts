@@ -23,16 +23,6 @@ async function openQueue(s: QueueBackend): Promise<Array<Pick<QueueEntry, 'folde
 
 for (const [name, open] of STORES) {
   describe(`queue behaviour on ${name}`, () => {
-    test('requests for one folder while it is pending become one scan, with every file', async () => {
-      const s = await open();
-      const results = await s.enqueueMany([req('/data/TV/Dark'), req('/data/TV/Dark'), req('/data/TV/Dark', { files: ['/data/TV/Dark/e1.mkv'] })], timing, 1000);
-      assert.deepEqual(results.map((r) => r.status), ['queued', 'merged', 'merged']);
-      assert.equal(await s.countOpen(), 1);
-      const entry = (await s.view.get(results[0]!.id))!;
-      assert.equal(entry.requests, 3);
-      assert.deepEqual(entry.files, ['/data/TV/Dark/e1.mkv']);
-    });
-
     test('a pending parent absorbs its children, and a new parent takes over pending children', async () => {
       const s = await open();
       await s.enqueueMany([req('/data/TV/Dark/Season 01'), req('/data/TV/Dark/Season 02', { priority: 3 })], timing, 1000);

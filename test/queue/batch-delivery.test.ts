@@ -5,7 +5,7 @@ import type { QueueBackend } from '../../src/queue/backend.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { QueueStore } from '../../src/queue/store.ts';
-import { tdarrTargetSchema } from '../../src/config/target-kinds/tdarr.ts';
+import { tdarrTargetSchema } from '../../src/targets/tdarr/schema.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { mediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { createTdarrTarget } from '../../src/targets/tdarr/target.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ScanRequest } from '../../src/core/scan.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { bothStores } from '../helpers/both-stores.ts';

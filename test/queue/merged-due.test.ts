@@ -8,7 +8,7 @@ import { bothStores } from '../helpers/both-stores.ts';
 // each trigger's timer.wait sets that request's can_process (crates/server/src/routes/triggers.rs:88-92).
 // scanrelay scans the folder, so the folder's scan waits for the latest of its requests' own due times.
 // Imported from autopulse, a Readarr trigger with `timer: {wait: 10}` and a manual one with `timer: {wait: 1}` give
-// requests with DELAY 10 and DELAY 1 (config/autopulse-import.ts), and SERVER_SCAN_DELAY_MAX 10 (the longest wait).
+// requests with DELAY 10 and DELAY 1 (peers/autopulse/import.ts), and SERVER_SCAN_DELAY_MAX 10 (the longest wait).
 
 const timing = { delayMs: 1_000, maxMs: 10_000 };
 const req = (folder: string, extra: Partial<ScanRequest>) => scanRequestSchema.parse({ folder, ...extra });

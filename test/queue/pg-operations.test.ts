@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { UserError } from '../../src/core/errors.ts';
 import { scanRequestSchema, type NormalizedScanRequest } from '../../src/core/scan.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { openQueue } from '../../src/queue/open.ts';
 import { clientConfig } from '../../src/queue/pg/connection.ts';
 import { redactUrl } from '../../src/queue/pg/redact.ts';

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { ScanItem, Target } from '../../src/core/scan.ts';
 import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { relayRoutes } from '../../src/queue/route.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { scanRequestSchema, type ScanRequest } from '../../src/core/scan.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { namedTargets } from '../../src/config/named-targets.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { sharedReach } from '../../src/queue/pg/store.ts';
 import { deliveriesOf } from '../../src/queue/lifecycle.ts';
 import { openRoutes, routeRequest, routeTable, withPeerTargets } from '../../src/queue/route.ts';
@@ -23,7 +23,7 @@ const table = () =>
           books: { TYPE: 'jellyfin', URL: 'http://jf', REWRITE: [{ from: '^/data/Books/', to: '/audiobooks/' }], INCLUDE: ['^/audiobooks/'] },
           plex4k: { TYPE: 'plex', URL: 'http://4k', INCLUDE: ['2160p'], EXCLUDE: ['/Extras/'] },
         },
-      }).config,
+      }).file,
     ),
   );
 const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Manual', ...extra });

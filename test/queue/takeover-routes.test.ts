@@ -3,13 +3,12 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
-import { namedTargets } from '../../src/config/named-targets.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
-import { configIntake } from '../../src/queue/intake.ts';
+import { configIntake } from '../../src/queue/door.ts';
 import { relayRoutes, routeRequest } from '../../src/queue/route.ts';
-import { importAutoscanQueue } from '../../src/triggers/autoscan/queue-db.ts';
-import { importAutopulseQueue } from '../../src/triggers/autopulse/queue-db.ts';
-import { importPlexAutoscanQueue } from '../../src/triggers/plex-autoscan/import.ts';
+import { importAutoscanQueue } from '../../src/peers/autoscan/queue-db.ts';
+import { importAutopulseQueue } from '../../src/peers/autopulse/queue-db.ts';
+import { importPlexAutoscanQueue } from '../../src/peers/plex-autoscan/takeover.ts';
 import { autopulseDb } from '../helpers/autopulse-db.ts';
 import { autoscanDb } from '../helpers/autoscan-db.ts';
 import { bothStores } from '../helpers/both-stores.ts';
@@ -69,7 +68,7 @@ for (const [name, open] of stores) {
         { id: 'b', file_path: `${HEAT_4K}/heat.mkv`, event_source: 'manual' },
         { id: 'c', file_path: `${MUSIC}/01.flac`, event_source: 'manual' },
       ]);
-      const targetNames = [...namedTargets(config).keys()];
+      const targetNames = [...config.targets.keys()];
       await importAutopulseQueue({ database, config, targetNames, intake: configIntake(store, config) });
       const open2 = await store.view.listOpen();
       const routes = open2.map((e) => `${e.folder} ${e.targets!.join(',')}`).sort();
@@ -85,7 +84,7 @@ for (const [name, open] of stores) {
       // autopulse writes can_process as a naive UTC time.
       const at = new Date(Date.now() + 180_000).toISOString().replace('T', ' ').replace('Z', '');
       autopulseDb(database, [{ id: 'later', file_path: `${MUSIC}/01.flac`, event_source: 'manual', can_process: at }]);
-      await importAutopulseQueue({ database, config, targetNames: [...namedTargets(config).keys()], intake: configIntake(store, config) });
+      await importAutopulseQueue({ database, config, targetNames: [...config.targets.keys()], intake: configIntake(store, config) });
       const [entry] = await store.view.listOpen();
       assert.ok(entry!.dueAt > Date.now() + 150_000, `due ${entry!.dueAt - Date.now()} ms from now`);
     });

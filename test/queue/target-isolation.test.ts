@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import pino from 'pino';
-import { commandTargetSchema } from '../../src/config/target-kinds/command.ts';
-import { tdarrTargetSchema } from '../../src/config/target-kinds/tdarr.ts';
+import { commandTargetSchema } from '../../src/targets/command/schema.ts';
+import { tdarrTargetSchema } from '../../src/targets/tdarr/schema.ts';
 import type { NotifyEvent } from '../../src/core/events.ts';
 import { scanRequestSchema, type Target } from '../../src/core/scan.ts';
 import { Scheduler, type SchedulerOptions } from '../../src/queue/scheduler.ts';
@@ -15,7 +15,7 @@ import { mediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { createTdarrTarget } from '../../src/targets/tdarr/target.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakeTdarr } from '../fakes/tdarr.ts';
-import { waitFor } from '../helpers/relay.ts';
+import { processAlive, waitFor } from '../helpers/relay.ts';
 
 // Issue 52 item 4: one target never blocks another (a Tdarr that accepts and never answers, a command that never
 // exits), and a stop ends within its grace period whatever hangs. Item 8: a dead target is logged once a minute,
@@ -33,14 +33,6 @@ function neverExits(name: string): { path: string; pids: () => number[] } {
   return { path, pids: () => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []) };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function capture() {
   const lines: Array<Record<string, any>> = [];
@@ -94,10 +86,10 @@ describe('targets never block each other', { skip: process.platform === 'win32' 
       const stop = q.scheduler.stop().then(() => (stopped = true));
       await waitFor(() => stopped || undefined, 30_000, 'stop ended with a program and a server hanging');
       await stop;
-      await waitFor(() => prog.pids().every((p) => !alive(p)) || undefined, 20_000, 'the programs and their children are gone');
+      await waitFor(() => prog.pids().every((p) => !processAlive(p)) || undefined, 20_000, 'the programs and their children are gone');
     } finally {
       if (!stopped) await Promise.race([q.scheduler.stop(), new Promise((r) => setTimeout(r, 1000))]);
-      for (const p of prog.pids()) if (alive(p)) process.kill(p, 'SIGKILL');
+      for (const p of prog.pids()) if (processAlive(p)) process.kill(p, 'SIGKILL');
       q.store.close();
       await Promise.all([jellyfin.stop(), tdarr.stop()]);
     }

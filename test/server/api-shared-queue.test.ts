@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { configSchema, type Config } from '../../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { relayConfig } from '../../src/config/named-targets.ts';
 import { scanRequestSchema } from '../../src/core/scan.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
@@ -28,7 +29,7 @@ const req = (folder: string) => scanRequestSchema.parse({ folder, source: 'Sonar
 
 /** What relay A's API says after relay B (the same store on SQLite) queued three scans and delivered one. */
 async function answers(a: QueueBackend, b: QueueBackend) {
-  const config = configSchema.parse({ SERVER_PASS: SECRET }) as Config;
+  const config = relayConfig(configSchema.parse({ SERVER_PASS: SECRET }) as FileConfig);
   const app = await buildApp({ config, log: silentLogger(), intake: new QueueIntake(a, [], () => ({ delayMs: 600_000, maxMs: 0 })), store: a, recognizers: DEFAULT_RECOGNIZERS, plugins: [apiPlugin] });
   try {
     await b.enqueueMany([req('/data/Movies/Sent (2020)')], { delayMs: 0, maxMs: 0 }, Date.now() - 1000);

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { after, before, describe, test } from 'node:test';
-import { configSchema, type Config } from '../../src/config/schema.ts';
+import { configSchema, type FileConfig } from '../../src/config/schema.ts';
+import { relayConfig } from '../../src/config/named-targets.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { apiPlugin } from '../../src/server/dashboard/api.ts';
 import { DEFAULT_RECOGNIZERS } from '../../src/server/run.ts';
@@ -19,7 +20,7 @@ const AUTH = { authorization: `Basic ${Buffer.from('user:pass').toString('base64
 const { stores } = bothStores();
 
 async function appOn(store: QueueBackend, extra: Record<string, unknown> = {}) {
-  const config = configSchema.parse({ SERVER_PASS: SECRET, SERVER_AUTH_USER: 'user', SERVER_AUTH_PASS: 'pass', SERVER_SCAN_DELAY: 600, SERVER_FILE_CHECKS_ENABLED: false, ...extra }) as Config;
+  const config = relayConfig(configSchema.parse({ SERVER_PASS: SECRET, SERVER_AUTH_USER: 'user', SERVER_AUTH_PASS: 'pass', SERVER_SCAN_DELAY: 600, SERVER_FILE_CHECKS_ENABLED: false, ...extra }) as FileConfig);
   const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 0 }));
   const app = await buildApp({ config, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS, plugins: [apiPlugin] });
   await app.ready();

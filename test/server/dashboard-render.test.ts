@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/core/logger.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { scanView } from '../../src/server/dashboard/data.ts';

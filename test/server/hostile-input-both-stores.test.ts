@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { after, before, describe, test } from 'node:test';
-import { configSchema, type Config } from '../../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../../src/config/schema.ts';
+import { relayConfig } from '../../src/config/named-targets.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
-import { QueueIntake } from '../../src/queue/intake.ts';
+import { QueueIntake } from '../../src/queue/door.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { buildApp } from '../../src/server/app.ts';
@@ -33,7 +34,7 @@ function incompressibleFolder(): string {
 }
 
 async function appOn(store: QueueBackend) {
-  const config = configSchema.parse({ SERVER_PASS: SECRET, SERVER_AUTH_USER: 'user', SERVER_AUTH_PASS: 'pass' }) as Config;
+  const config = relayConfig(configSchema.parse({ SERVER_PASS: SECRET, SERVER_AUTH_USER: 'user', SERVER_AUTH_PASS: 'pass' }) as FileConfig);
   const intake = new QueueIntake(store, [], () => ({ delayMs: 600_000, maxMs: 0 }));
   const app = await buildApp({ config, log: silentLogger(), intake, store, recognizers: DEFAULT_RECOGNIZERS, plugins: [apiPlugin] });
   await app.ready();

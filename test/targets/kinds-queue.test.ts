@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { sonarrTargetSchema } from '../../src/config/target-kinds/sonarr.ts';
-import { tdarrTargetSchema } from '../../src/config/target-kinds/tdarr.ts';
+import { sonarrTargetSchema } from '../../src/targets/sonarr/schema.ts';
+import { tdarrTargetSchema } from '../../src/targets/tdarr/schema.ts';
 import { createSonarrTarget } from '../../src/targets/sonarr/target.ts';
 import { createTdarrTarget } from '../../src/targets/tdarr/target.ts';
 import { FakeArrTarget } from '../fakes/arr-target.ts';

@@ -32,14 +32,22 @@ describe('the targets registry: every named target built by its TYPE', () => {
     assert.deepEqual(targets.map((t) => t.name), ['plex', 'plex4k', 'kids', 'shed']);
     const [plex, plex4k] = targets as [PlexTarget, PlexTarget];
     assert.ok(plex instanceof PlexTarget && plex4k instanceof PlexTarget);
-    assert.equal(plex.config.PLEX_TOKEN, 'main');
-    assert.equal(plex4k.config.PLEX_TOKEN, '4k');
-    assert.equal(plex4k.config.PLEX_LOCAL_URL, 'http://127.0.0.1:10');
-    assert.equal(plex4k.config.PLEX_EMPTY_TRASH, true);
-    assert.equal(plex.config.PLEX_EMPTY_TRASH, false);
+    assert.equal(plex.settings.TOKEN, 'main');
+    assert.equal(plex4k.settings.TOKEN, '4k');
+    assert.equal(plex4k.settings.URL, 'http://127.0.0.1:10');
+    assert.equal(plex4k.settings.EMPTY_TRASH, true);
+    assert.equal(plex.settings.EMPTY_TRASH, false);
     assert.equal(plex4k.toTargetPath?.('/data/Movies/X'), '/4k/Movies/X');
     assert.equal(plex.toTargetPath, undefined);
     assert.ok(targets[2] instanceof MediaBrowserTarget && targets[3] instanceof MediaBrowserTarget);
+    // What the server and the CLI ask, through the Target contract alone (issue 49 item 3).
+    assert.deepEqual(targets.map((t) => t.describe?.()), [
+      { type: 'plex', url: 'http://127.0.0.1:9', method: 'api' },
+      { type: 'plex', url: 'http://127.0.0.1:10', method: 'api' },
+      { type: 'jellyfin', url: jf.url },
+      { type: 'emby', url: jf.url },
+    ]);
+    assert.deepEqual(targets.map((t) => [t.name, !!t.setupProblems, !!t.sections]), [['plex', true, true], ['plex4k', true, true], ['kids', false, false], ['shed', false, false]]);
     for (const t of targets) t.close?.();
   });
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { asOutcome, type AfterDelivery, type ScanItem } from '../../src/core/scan.ts';
 import { placeRewriter } from '../../src/paths/rewrite.ts';
-import { plexTarget } from '../../src/targets/index.ts';
+import { plexTarget } from '../../src/targets/plex/create.ts';
 import { mediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { LibraryRoots } from '../../src/targets/library-roots.ts';
 import { PlexApi } from '../../src/targets/plex/api.ts';
@@ -13,7 +13,7 @@ import { PlexApiBackend } from '../../src/targets/plex/backends/api.ts';
 import { allSectionsFor } from '../../src/targets/plex/sections.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakePlex } from '../fakes/plex.ts';
-import { makePlexTarget, testConfig } from '../helpers/plex-target.ts';
+import { makePlexTarget, plexSettingsOf, testConfig } from '../helpers/plex-target.ts';
 import { runCli, tempDir } from '../helpers/relay.ts';
 
 /*
@@ -63,7 +63,7 @@ describe('Plex and Jellyfin each with their own rewrite, Plex in every matching 
   const plexWith = (extra: Record<string, unknown>) => {
     const config = testConfig({ PLEX_TOKEN: plex.token, PLEX_LOCAL_URL: plex.url, SERVER_FILE_CHECKS_ENABLED: false, PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, ...extra });
     const api = new PlexApi(plex.url, plex.token);
-    return plexTarget(new PlexApiBackend(api), config, api, log);
+    return plexTarget(new PlexApiBackend(api), plexSettingsOf(config), api, log);
   };
 
   test('PLEX_REWRITE: Plex is sent its own path, in both movie libraries, in one delivery', async () => {

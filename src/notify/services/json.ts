@@ -1,7 +1,7 @@
 import type { NotificationConfig } from '../../config/notifications.ts';
 import type { StoredEvent } from '../../core/events.ts';
 import type { OutMessage } from '../message.ts';
-import { autopulseJsonDocument } from '../autopulse-json.ts';
+import { autopulseJsonDocument } from '../../peers/autopulse/json-format.ts';
 
 /** The `json` document's version: a receiver checks it; fields are only added within one version. */
 export const JSON_VERSION = 1;
@@ -10,7 +10,7 @@ export const JSON_EVENTS_PER_DOCUMENT = 500;
 
 /**
  * `json`: one document per batch, `{ version, sender, sentAt, events: [...] }`, each event as docs/notifications.md
- * describes it (the outbox's event with its id); FORMAT autopulse: autopulse's document (autopulse-json.ts). TOKEN,
+ * describes it (the outbox's event with its id); FORMAT autopulse: autopulse's document (peers/autopulse/json-format.ts). TOKEN,
  * when set, goes as a Bearer token.
  */
 export function jsonMessages(dest: NotificationConfig, events: readonly StoredEvent[], now = Date.now()): OutMessage[] {

@@ -1,12 +1,13 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
-import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
+import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type DueScan, type LifecycleIO, type Reach } from '../lifecycle.ts';
+import { DUE_COLUMNS, FILE_WAIT_DUE_SQL, type FileWaitCheck, type FileWaitScan } from '../file-wait.ts';
 import { runAsync } from '../steps.ts';
 import { COUNTS_SQL, countsOf, historySql, openListSql, PG_DIALECT } from '../reads.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
 import { partRequests, toEntry, toItem } from '../rows.ts';
-import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../event-list.ts';
+import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../../peers/autopulse/event-list.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
 import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
@@ -230,11 +231,19 @@ export class PgQueueStore implements QueueBackend {
   }
 
   /** Due scans get a delivery for every server a live relay has (RelayRegistry), whichever relay finds them due. */
-  async activateDue(names: readonly string[], local = this.clock.local(), limit = 1000): Promise<number> {
-    return this.look(0, () => this.activate(names, this.clock.toDb(local), limit));
+  async activateDue(names: readonly string[], local = this.clock.local(), limit = 1000, files?: FileWaitCheck): Promise<number> {
+    return this.look(0, () => this.activate(names, this.clock.toDb(local), limit, files));
   }
 
-  private async activate(names: readonly string[], now: number, limit: number): Promise<number> {
+  async dueWaitingForFiles(local = this.clock.local(), limit = 1000): Promise<FileWaitScan[]> {
+    return this.look([], async () => {
+      const { rows } = await this.q<ScanRow>(FILE_WAIT_DUE_SQL('$1', '$2'), [this.clock.toDb(local), limit]);
+      const files = await this.filesOf(rows.map((r) => Number(r.id)));
+      return rows.map((r) => ({ id: Number(r.id), lastAt: Number(r.last_at), folder: r.folder, files: files.get(Number(r.id))?.files ?? [], targets: r.targets ?? null, since: r.files_wait_since ?? null }));
+    });
+  }
+
+  private async activate(names: readonly string[], now: number, limit: number, files?: FileWaitCheck): Promise<number> {
     // Most looks find nothing due: no lock for those.
     const due = await this.q<{ n: number }>(`SELECT count(*) AS n FROM scans WHERE status = 'pending' AND due_at <= $1`, [now]);
     const dueCount = due.rows[0]?.n ?? 0;
@@ -247,7 +256,7 @@ export class PgQueueStore implements QueueBackend {
         if (!targets.length) return 0;
         await runAsync(adoptSteps(sharedReach(targets, names), now), this.io(db));
       }
-      return runAsync(activateSteps(sharedReach(targets, names), now, limit), this.io(db));
+      return runAsync(activateSteps(sharedReach(targets, names), now, limit, files), this.io(db));
     }, true);
   }
 
@@ -257,8 +266,8 @@ export class PgQueueStore implements QueueBackend {
       scan: async (id) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0],
       duePending: async (now, limit) =>
         (
-          await db.query<Pick<ScanRow, 'id' | 'folder' | 'removal' | 'hold_until' | 'targets'>>(
-            `SELECT id, folder, removal, hold_until, targets FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
+          await db.query<DueScan>(
+            `SELECT ${DUE_COLUMNS} FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
             [now, limit],
           )
         ).rows,
@@ -270,6 +279,8 @@ export class PgQueueStore implements QueueBackend {
             [folder, low, high],
           )
         ).rows[0]!,
+      waitForFiles: async (id, at, since) =>
+        void (await db.query(`UPDATE scans SET due_at = $1, files_wait_since = coalesce(files_wait_since, $2) WHERE id = $3`, [at, since, id])),
       setDue: async (id, at, clearHold) =>
         void (await db.query(`UPDATE scans SET due_at = $1, hold_until = CASE WHEN $2 THEN NULL ELSE hold_until END WHERE id = $3`, [at, clearHold, id])),
       activate: async (scans, now) => {

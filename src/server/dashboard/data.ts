@@ -1,4 +1,3 @@
-import { namedTargets } from '../../config/named-targets.ts';
 import { z } from 'zod';
 import { sourceSchema, type ScanAction, type Target } from '../../core/scan.ts';
 import type { DriveStatus, NotificationHealth, SetupProblem } from '../../core/status.ts';
@@ -9,14 +8,13 @@ import { invalidMappedPath, invalidRequestPath } from '../../paths/validate.ts';
 import { invalidText } from '../../core/text.ts';
 import type { QueueEntry } from '../../queue/store.ts';
 import type { RunningRelay } from '../../queue/backend.ts';
-import { PlexTarget } from '../../targets/plex/target.ts';
 import type { AppDeps } from '../deps.ts';
 import { removalScanLabel } from '../../queue/scheduler.ts';
 import { scanState, shownRoute } from '../../queue/state.ts';
 
 /** The relay's target names, whose full list a shown route leaves out (scanView). */
 export function relayTargetNames(deps: Pick<AppDeps, 'targets' | 'config'>): string[] {
-  return deps.targets ? deps.targets.map((t) => t.name) : [...namedTargets(deps.config).keys()];
+  return deps.targets ? deps.targets.map((t) => t.name) : [...deps.config.targets.keys()];
 }
 
 /** scanView for a relay with these targets: a route naming all of them is shown as none (null), as before routes were stored. */
@@ -153,19 +151,19 @@ export async function mapPreview(
   out.ignored = ignoredBy(deps.config.SERVER_IGNORE_LIST, mapped.path) ?? null;
   const roots = [...Object.keys(deps.config.SERVER_PATH_MAPPINGS), ...(deps.libraries ? (await deps.libraries.check([])).roots : [])];
   out.folder = scanFolderFor(mapped.path, deps.config.SERVER_FILE_EXIST_PATH_MAPPINGS, deps.probe, roots);
-  const plex = deps.targets?.find((t): t is PlexTarget => t instanceof PlexTarget);
-  if (!plex) {
+  const plex = deps.targets?.find((t) => t.sections);
+  if (!plex?.sections) {
     out.sectionError = 'no Plex target is enabled';
     return out;
   }
-  // PLEX_REWRITE: Plex is asked about the folder as it names it.
+  // The cache is kept by the folder as Plex names it (its REWRITE); sections.find rewrites it the same way.
   const plexFolder = plex.toTargetPath ? plex.toTargetPath(out.folder) : out.folder;
   if (noSection.has(plexFolder)) {
     out.sectionError = NO_SECTION;
     return out;
   }
   try {
-    const section = await withTimeout(plex.backend.resolveSection(plexFolder), timeoutMs, 'Plex did not answer the section list in time');
+    const section = await withTimeout(plex.sections.find(out.folder), timeoutMs, 'Plex did not answer the section list in time');
     if (section) out.section = { target: plex.name, ...section };
     else {
       out.sectionError = NO_SECTION;

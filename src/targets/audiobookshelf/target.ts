@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AudiobookshelfTarget } from '../../config/target-kinds/audiobookshelf.ts';
+import type { AudiobookshelfTarget } from './schema.ts';
 import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { ServiceClient } from '../http.ts';

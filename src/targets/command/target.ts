@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { CommandTarget } from '../../config/target-kinds/command.ts';
+import type { CommandTarget } from './schema.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';

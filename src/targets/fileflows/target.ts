@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FileflowsTarget } from '../../config/target-kinds/fileflows.ts';
+import type { FileflowsTarget } from './schema.ts';
 import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { ServiceClient } from '../http.ts';

@@ -1,6 +1,6 @@
 import semver from 'semver';
 import type { z } from 'zod';
-import type { scanModeSchema } from '../../config/target-kinds/media-browser.ts';
+import type { scanModeSchema } from './schema.ts';
 
 /** SCAN_MODE as configured: `auto` or one of the modes a scan is sent in. */
 export type ScanModeSetting = z.infer<typeof scanModeSchema>;

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../core/logger.ts';
 import { PlexApiBackend } from './backends/api.ts';
 import { findLeavesByFile, itemsToAnalyze, type AnalyzeConfig } from './api-items.ts';
@@ -26,10 +25,10 @@ export async function metadataIdsForFile(db: PlexDatabase, file: string, config:
     if (attempt < retry.tries) await sleep(retry.delayMs, undefined, { signal });
   }
   if (id === undefined) return undefined;
-  if (!config.PLEX_ANALYZE_DIRECTORY) return [id];
+  if (!config.ANALYZE_DIRECTORY) return [id];
   const parent = db.parentOf(id);
   if (parent === undefined) return [id];
-  if (config.PLEX_ANALYZE_TYPE === 'basic') return [parent];
+  if (config.ANALYZE_TYPE === 'basic') return [parent];
   const siblings = db.childrenOf(parent);
   return siblings.length ? siblings : [id];
 }
@@ -76,7 +75,7 @@ export async function analyzeFiles(
   signal: AbortSignal,
 ): Promise<string> {
   const { config, log } = deps;
-  if (config.PLEX_ANALYZE_TYPE === 'off' || files.length === 0) return '';
+  if (config.ANALYZE_TYPE === 'off' || files.length === 0) return '';
   const ids = new Set<number>();
   let where = 'the Plex database';
   try {
@@ -111,13 +110,13 @@ export async function analyzeFiles(
   }
   if (ids.size === 0) return `not analyzed: file not in ${where}`;
   const list = [...ids];
-  const deep = config.PLEX_ANALYZE_TYPE === 'deep';
+  const deep = config.ANALYZE_TYPE === 'deep';
   try {
     await deps.backend.analyze(list, deep);
   } catch (err) {
     log.warn({ key: 'PLEX_ANALYZE_TYPE', items: list, err: (err as Error).message }, 'analyze failed');
     return `analyze of ${list.join(',')} failed`;
   }
-  log.info({ key: 'PLEX_ANALYZE_TYPE', type: config.PLEX_ANALYZE_TYPE, directory: config.PLEX_ANALYZE_DIRECTORY, items: list }, 'Plex analyze requested');
+  log.info({ key: 'PLEX_ANALYZE_TYPE', type: config.ANALYZE_TYPE, directory: config.ANALYZE_DIRECTORY, items: list }, 'Plex analyze requested');
   return `analyzed ${list.join(',')}`;
 }

@@ -1,8 +1,8 @@
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
 import type { PlexApi } from './api.ts';
 import { itemsAnswer, type ItemsAnswer } from './answers.ts';
 
-export type AnalyzeConfig = Pick<Config, 'PLEX_ANALYZE_TYPE' | 'PLEX_ANALYZE_DIRECTORY'>;
+export type AnalyzeConfig = Pick<PlexSettings, 'ANALYZE_TYPE' | 'ANALYZE_DIRECTORY'>;
 
 /*
  * The metadata items to analyze for a file, found through Plex's HTTP API when its database cannot be
@@ -100,9 +100,9 @@ async function eachLeaf(api: PlexApi, section: { id: string; type: string }, lim
 /** plex_autoscan's choice of items for one file (see metadataIdsForFile), with the API's parent and children. */
 export async function itemsToAnalyze(api: PlexApi, leaf: LeafItem, config: AnalyzeConfig): Promise<number[]> {
   const own = Number(leaf.ratingKey);
-  if (!config.PLEX_ANALYZE_DIRECTORY || leaf.parentRatingKey === undefined) return [own];
+  if (!config.ANALYZE_DIRECTORY || leaf.parentRatingKey === undefined) return [own];
   const parent = Number(leaf.parentRatingKey);
-  if (config.PLEX_ANALYZE_TYPE === 'basic') return [parent];
+  if (config.ANALYZE_TYPE === 'basic') return [parent];
   const children = parseLeaves(await api.getJson(`/library/metadata/${encodeURIComponent(leaf.parentRatingKey)}/children`, itemsAnswer, 'item children')).items;
   return children.length ? children.map((c) => Number(c.ratingKey)) : [own];
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
+import type { PlexAddress } from './tls-policy.ts';
 import type { Logger } from '../../core/logger.ts';
 import { ActivityFeed, type RunningScan } from './activity-feed.ts';
 import type { PlexApi } from './api.ts';
@@ -282,12 +283,12 @@ export interface ScanWatchTimings {
 }
 
 /** The Plex target's watch: the notification stream over `transports` (false: none), and polling through `api`. */
-export function plexScanWatch(api: PlexApi, config: Pick<Config, 'PLEX_LOCAL_URL' | 'PLEX_TOKEN' | 'PLEX_VERIFY_SSL'>, t: ScanWatchTimings, log: Logger, transports: readonly Transport[] | false): ScanWatch {
+export function plexScanWatch(api: PlexApi, config: PlexAddress & Pick<PlexSettings, 'TOKEN'>, t: ScanWatchTimings, log: Logger, transports: readonly Transport[] | false): ScanWatch {
   const stream =
     transports && transports.length > 0
       ? new PlexNotificationStream({
-          baseUrl: config.PLEX_LOCAL_URL,
-          token: config.PLEX_TOKEN,
+          baseUrl: config.URL,
+          token: config.TOKEN,
           verifyTls: plexTlsPolicy(config).verify,
           log,
           transports: [...transports],

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { PlexApi } from './api.ts';
 import type { PlexDatabase } from './database.ts';
 
 export type EmptyTrashConfig = Pick<
-  Config,
-  'PLEX_EMPTY_TRASH' | 'PLEX_TOKEN' | 'PLEX_EMPTY_TRASH_MAX_FILES' | 'PLEX_EMPTY_TRASH_CONTROL_FILES' | 'PLEX_EMPTY_TRASH_ZERO_DELETED'
+  PlexSettings,
+  'EMPTY_TRASH' | 'TOKEN' | 'EMPTY_TRASH_MAX_FILES' | 'EMPTY_TRASH_CONTROL_FILES' | 'EMPTY_TRASH_ZERO_DELETED'
 >;
 
 export interface EmptyTrashDeps {
@@ -23,7 +23,7 @@ export interface EmptyTrashDeps {
 
 /** Whether PLEX_EMPTY_TRASH is on as plex_autoscan reads it: the key, a token and a non-zero PLEX_EMPTY_TRASH_MAX_FILES. */
 export function emptyTrashEnabled(config: EmptyTrashConfig): boolean {
-  return config.PLEX_EMPTY_TRASH && config.PLEX_TOKEN !== '' && config.PLEX_EMPTY_TRASH_MAX_FILES > 0;
+  return config.EMPTY_TRASH && config.TOKEN !== '' && config.EMPTY_TRASH_MAX_FILES > 0;
 }
 
 /**
@@ -43,16 +43,16 @@ export async function emptyTrashGuarded(deps: EmptyTrashDeps, sectionId: string,
     log.error({ key: 'PLEX_EMPTY_TRASH', err: (err as Error).message }, 'cannot count deleted items in the Plex database; not emptying the trash');
     return 'trash not emptied: deleted count unknown (Plex database unreadable)';
   }
-  if (deleted > config.PLEX_EMPTY_TRASH_MAX_FILES) {
-    log.warn({ key: 'PLEX_EMPTY_TRASH_MAX_FILES', deleted, max: config.PLEX_EMPTY_TRASH_MAX_FILES, section: sectionId }, 'too many deleted items; not emptying the trash');
-    return `trash not emptied: ${deleted} deleted items > PLEX_EMPTY_TRASH_MAX_FILES ${config.PLEX_EMPTY_TRASH_MAX_FILES}`;
+  if (deleted > config.EMPTY_TRASH_MAX_FILES) {
+    log.warn({ key: 'PLEX_EMPTY_TRASH_MAX_FILES', deleted, max: config.EMPTY_TRASH_MAX_FILES, section: sectionId }, 'too many deleted items; not emptying the trash');
+    return `trash not emptied: ${deleted} deleted items > PLEX_EMPTY_TRASH_MAX_FILES ${config.EMPTY_TRASH_MAX_FILES}`;
   }
-  if (deleted === 0 && !config.PLEX_EMPTY_TRASH_ZERO_DELETED && !upgrade) {
+  if (deleted === 0 && !config.EMPTY_TRASH_ZERO_DELETED && !upgrade) {
     log.info({ key: 'PLEX_EMPTY_TRASH_ZERO_DELETED', section: sectionId }, 'no deleted items; not emptying the trash');
     return 'trash not emptied: nothing deleted';
   }
   const exists = deps.exists ?? existsSync;
-  const missing = config.PLEX_EMPTY_TRASH_CONTROL_FILES.find((f) => !exists(f));
+  const missing = config.EMPTY_TRASH_CONTROL_FILES.find((f) => !exists(f));
   if (missing !== undefined) {
     log.warn({ key: 'PLEX_EMPTY_TRASH_CONTROL_FILES', missing }, 'a control file is missing (is the mount down?); not emptying the trash');
     return `trash not emptied: control file missing: ${missing}`;

@@ -1,10 +1,10 @@
-import type { Config } from '../../config/schema.ts';
+import type { PlexRelaySettings } from './settings.ts';
 import type { ScanItem } from '../../core/scan.ts';
 import { mapPath, normalizeFolder, parentFolder } from '../../paths/mapping.ts';
 import type { FolderProbe } from '../../paths/folder.ts';
 
 export type FileCheckConfig = Pick<
-  Config,
+  PlexRelaySettings,
   'SERVER_MAX_FILE_CHECKS' | 'SERVER_FILE_CHECK_DELAY' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_SCAN_FOLDER_ON_FILE_EXISTS_EXHAUSTION'
 >;
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
 import type { Logger } from '../../core/logger.ts';
 import { longestPrefix, parentFolder } from '../../paths/mapping.ts';
 import type { PlexApi } from './api.ts';
@@ -23,7 +23,7 @@ import { itemAnswer, matchesAnswer, sectionsAnswer } from './answers.ts';
  * - then PUT /library/metadata/{key}/refresh (plex.py:346, 699-719).
  */
 
-export type FixMatchConfig = Pick<Config, 'PLEX_FIX_MISMATCHED' | 'PLEX_FIX_MISMATCHED_LANG'>;
+export type FixMatchConfig = Pick<PlexSettings, 'FIX_MISMATCHED' | 'FIX_MISMATCHED_LANG'>;
 
 /** The external ids a webhook named, by Plex's scheme names. */
 export interface ExternalIds {
@@ -147,7 +147,7 @@ async function leafOf(deps: FixMatchDeps, section: Section, file: string, signal
  */
 export async function fixMismatched(deps: FixMatchDeps, scan: ScannedFiles, signal: AbortSignal): Promise<string> {
   const { api, config, log } = deps;
-  if (!config.PLEX_FIX_MISMATCHED || scan.files.length === 0) return '';
+  if (!config.FIX_MISMATCHED || scan.files.length === 0) return '';
   const wanted = wantedIds(scan.ids);
   const ctx = { key: 'PLEX_FIX_MISMATCHED' };
   // plex_autoscan fixed matches only for requests that carried a title and an id (plex.py:215).
@@ -189,7 +189,7 @@ export async function fixMismatched(deps: FixMatchDeps, scan: ScannedFiles, sign
     let guid: string | undefined;
     let name = scan.title ?? item.title;
     if (legacy) {
-      guid = legacyGuid(section.type, wanted, config.PLEX_FIX_MISMATCHED_LANG);
+      guid = legacyGuid(section.type, wanted, config.FIX_MISMATCHED_LANG);
     } else {
       const title = matchSearchTitle(section.type, wanted);
       const query = `manual=1&title=${enc(title ?? '')}&year=&agent=${enc(section.agent)}&language=${enc(section.language)}`;

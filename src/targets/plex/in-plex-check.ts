@@ -29,15 +29,21 @@ export function inPlexChecker(
   };
 }
 
+/** The Plex database the drive check reads: the target `plex`'s (the PLEX_* keys), else the first Plex target's. */
+function plexDatabaseOf(targets: Config['targets']): string | undefined {
+  const plex = [targets.get('plex'), ...targets.values()].find((t) => t?.TYPE === 'plex');
+  return plex?.TYPE === 'plex' ? plex.DATABASE_PATH : undefined;
+}
+
 /**
  * The drive monitor's "already in Plex" check, built where the targets are (the monitor is a trigger and
- * never reads a target's database itself). PLEX_DATABASE_PATH unset: nothing is skipped.
+ * never reads a target's database itself). No Plex target, or its DATABASE_PATH unset: nothing is skipped.
  */
 export function openInPlexCheck(
-  config: Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'GOOGLE' | 'PLEX_DATABASE_PATH'>,
+  config: Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'GOOGLE' | 'targets'>,
   log: Logger,
 ): { inPlex: (mappedPath: string) => boolean; close(): void } {
-  const dbPath = config.PLEX_DATABASE_PATH;
+  const dbPath = plexDatabaseOf(config.targets);
   // Opened lazily: a database that is missing or locked now is simply not consulted until it can be read.
   const db = dbPath ? new PlexDatabase(dbPath) : undefined;
   if (dbPath && !existsSync(dbPath)) log.info({ path: dbPath }, 'Plex database not found: drive files are scanned without checking whether Plex has them');

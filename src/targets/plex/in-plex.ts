@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
 import { mapPath } from '../../paths/mapping.ts';
 import type { PlexDatabase } from './database.ts';
 
-export type InPlexConfig = Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS'> & { GOOGLE: Pick<Config['GOOGLE'], 'DISABLE_DISK_FILE_SIZE_CHECK'> };
+export type InPlexConfig = Pick<PlexSettings, 'SERVER_FILE_EXIST_PATH_MAPPINGS'> & { GOOGLE: Pick<PlexSettings['GOOGLE'], 'DISABLE_DISK_FILE_SIZE_CHECK'> };
 
 /** Size of the file where scanrelay sees it, or undefined when it is not a readable file. */
 export type FileSize = (visiblePath: string) => number | undefined;

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
 
-export type ScannerProcessSettings = Pick<Config, 'PLEX_SCANNER' | 'USE_DOCKER' | 'DOCKER_NAME'>;
+export type ScannerProcessSettings = Pick<PlexSettings, 'SCANNER' | 'USE_DOCKER' | 'DOCKER_NAME'>;
 
 /** A running Plex Media Scanner, as found by runningScanner. */
 export interface ScannerProcess {
@@ -68,7 +68,7 @@ function defaultShell(line: string): Promise<string> {
  */
 export async function runningScanner(settings: ScannerProcessSettings, deps: ProcessDeps = {}): Promise<ScannerProcess | undefined> {
   const procDir = deps.procDir ?? '/proc';
-  const wanted = scannerProcessName(settings.PLEX_SCANNER).toLowerCase();
+  const wanted = scannerProcessName(settings.SCANNER).toLowerCase();
   let pids: string[];
   try {
     pids = readdirSync(procDir).filter((p) => /^\d+$/.test(p));

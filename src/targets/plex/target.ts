@@ -1,5 +1,7 @@
-import type { Config } from '../../config/schema.ts';
-import { asOutcome, type AfterDelivery, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../../core/scan.ts';
+import { asOutcome, type AfterDelivery, type AfterOutcome, type DeliveryResult, type ScanItem, type SectionRef, type Target, type TargetDescription, type TargetSections } from '../../core/scan.ts';
+import type { SetupProblem } from '../../core/status.ts';
+import type { PlexSettings } from './settings.ts';
+import { plexSetupProblems } from './setup-check.ts';
 import type { Logger } from '../../core/logger.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
 import { answeredWithout, resultFromError } from '../http.ts';
@@ -69,9 +71,10 @@ export const DEFAULT_PLEX_TIMINGS: PlexTimings = {
   emptyTrashRetryMs: 10_000,
 };
 
-/** What the steps around the scan need: the config always, the rest where this setup has it. */
+/** What the steps around the scan need: the settings always, the rest where this setup has it. */
 export interface PlexSteps {
-  config: Config;
+  /** Its own entry and the relay-wide slice (settings.ts). */
+  settings: PlexSettings;
   /** The HTTP API (needs PLEX_TOKEN): /activities, /myplex/account, emptyTrash. */
   api?: PlexApi;
   db?: PlexDatabase;
@@ -119,16 +122,16 @@ export class PlexTarget implements Target {
   ) {
     this.timings = { ...DEFAULT_PLEX_TIMINGS, ...steps.timings };
     if (steps.rewrite) this.toTargetPath = steps.rewrite;
-    this.address = steps.config.PLEX_LOCAL_URL;
-    const config = steps.config;
-    if (config.PLEX_FIX_MISMATCHED && !steps.api) {
+    this.address = steps.settings.URL;
+    const config = steps.settings;
+    if (config.FIX_MISMATCHED && !steps.api) {
       // plex_autoscan fixed matches only with a token too (plex.py:213).
       log.warn({ key: 'PLEX_FIX_MISMATCHED' }, 'PLEX_FIX_MISMATCHED needs PLEX_TOKEN (and PLEX_LOCAL_URL): matches are not checked');
     }
     if (!config.SERVER_FILE_CHECKS_ENABLED) {
       log.info({ key: 'SERVER_FILE_CHECKS_ENABLED' }, 'file-exists checks are off: folders are scanned without looking for the files first');
     }
-    if (config.PLEX_ANALYZE_TYPE === 'deep' && backend.method === 'api') {
+    if (config.ANALYZE_TYPE === 'deep' && backend.method === 'api') {
       log.info({ key: 'PLEX_ANALYZE_TYPE' }, 'PLEX_ANALYZE_TYPE "deep": the Plex HTTP API has one analyze action, so a basic analysis runs (the scanner method can analyze deeply)');
     }
   }
@@ -136,10 +139,24 @@ export class PlexTarget implements Target {
   readonly toTargetPath?: (path: string) => string;
   readonly address: string;
 
-  /** The config this target's steps read: the relay's, with this target's own PLEX_* settings (named-targets.ts plexConfigView). */
-  get config(): Config {
-    return this.steps.config;
+  /** The settings this target's steps read: its own entry, with the relay-wide slice (settings.ts). */
+  get settings(): PlexSettings {
+    return this.steps.settings;
   }
+
+  describe(): TargetDescription {
+    return { type: 'plex', url: this.steps.settings.URL, method: this.backend.method };
+  }
+
+  /** What the scan method needs (setup-check.ts), against this target's own settings. */
+  setupProblems(): Promise<SetupProblem[]> {
+    return plexSetupProblems(this.steps.settings, this.backend);
+  }
+
+  /** The section holding a folder: asked in Plex's own path (its REWRITE), from the API or Plex's database. */
+  readonly sections: TargetSections = {
+    find: (folder: string): Promise<SectionRef | undefined> => this.backend.resolveSection(this.toTargetPath ? this.toTargetPath(folder) : folder),
+  };
 
   async deliver(queued: ScanItem): Promise<DeliveryResult> {
     const item = itemForTarget(queued, this.steps.rewrite);
@@ -157,7 +174,7 @@ export class PlexTarget implements Target {
   }
 
   private async attempt(item: ScanItem): Promise<DeliveryResult> {
-    const config = this.steps.config;
+    const config = this.steps.settings;
     let folder = item.folder;
     let sectionId = '';
     try {
@@ -240,7 +257,7 @@ export class PlexTarget implements Target {
    */
   private async failAfterBefore(item: ScanItem, folder: string, section: string, error: string, always = false): Promise<DeliveryResult> {
     if (!always && !this.beforeRan.has(item.id)) return { outcome: 'failed', error };
-    const config = this.steps.config;
+    const config = this.steps.settings;
     const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section }, this.log, config.RUN_COMMAND_TIMEOUT * 1000);
     return { outcome: 'failed', error: `${error}${after ? `; after-scan command ${after.ok && after.code === 0 ? 'ok' : 'failed'}` : ''}` };
   }
@@ -259,7 +276,7 @@ export class PlexTarget implements Target {
   async identity(): Promise<{ id: string; name?: string } | undefined> {
     let machineIdentifier: string | undefined;
     try {
-      ({ machineIdentifier } = await (this.steps.api ?? plexApiFor(this.steps.config)).identity());
+      ({ machineIdentifier } = await (this.steps.api ?? plexApiFor(this.steps.settings)).identity());
     } catch (err) {
       // Something that answers HTTP but not /identity (a proxy, a stand-in): it cannot say who it is, ever.
       if (answeredWithout(err)) return undefined;
@@ -277,7 +294,7 @@ export class PlexTarget implements Target {
   async scanning(): Promise<string[]> {
     const api = this.steps.api;
     if (api) return (await this.scanWatch(api).running()).map((a) => a.title ?? a.sectionId ?? 'a library scan');
-    const proc = await runningScanner(this.steps.config, this.steps.processes);
+    const proc = await runningScanner(this.steps.settings, this.steps.processes);
     return proc ? [`${proc.name} (pid ${proc.pid})`] : [];
   }
 
@@ -292,7 +309,7 @@ export class PlexTarget implements Target {
   }
 
   /** SERVER_SKIP_FILES_IN_PLEX (and always for drive changes, as plex_autoscan did): files Plex already has need no scan. */
-  private alreadyInPlex(item: ScanItem, config: Config): DeliveryResult | undefined {
+  private alreadyInPlex(item: ScanItem, config: PlexSettings): DeliveryResult | undefined {
     // With files beyond the kept sample (moreFiles), Plex having the sample says nothing about the rest.
     if (!(config.SERVER_SKIP_FILES_IN_PLEX || item.source === 'Drive') || item.files.length === 0 || item.moreFiles || item.updateType === 'Deleted' || !this.steps.db) return undefined;
     let found;
@@ -312,7 +329,7 @@ export class PlexTarget implements Target {
    * the delivery; between checks the item waits in the queue, not in a sleeping task. Deletions are not
    * checked (the file is meant to be gone).
    */
-  private async checkFiles(item: ScanItem, config: Config): Promise<DeliveryResult | { folder: string; folderOnly: boolean }> {
+  private async checkFiles(item: ScanItem, config: PlexSettings): Promise<DeliveryResult | { folder: string; folderOnly: boolean }> {
     if (item.updateType === 'Deleted' || !config.SERVER_FILE_CHECKS_ENABLED) return { folder: item.folder, folderOnly: false };
     const probe = this.steps.probe ?? statProbe;
     const check = item.fileChecks + 1;
@@ -356,8 +373,8 @@ export class PlexTarget implements Target {
    * PLEX_WAIT_FOR_EXTERNAL_SCANNERS: while Plex is scanning, this scan waits (capped). With a token, Plex's
    * /activities says so; without one, a running Plex Media Scanner process, found as plex_autoscan finds it.
    */
-  private async waitForExternalScans(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
-    if (!config.PLEX_WAIT_FOR_EXTERNAL_SCANNERS) return undefined;
+  private async waitForExternalScans(item: ScanItem, config: PlexSettings): Promise<DeliveryResult | undefined> {
+    if (!config.WAIT_FOR_EXTERNAL_SCANNERS) return undefined;
     const api = this.steps.api;
     let running: unknown[];
     try {
@@ -400,7 +417,7 @@ export class PlexTarget implements Target {
    * the command runs with an empty $SCANRELAY_SECTION, and the after-command is then sure to run too
    * (failAfterBefore). Holds the scan only for a folder in no section.
    */
-  private async beforeCommand(item: ScanItem, checked: { folder: string; folderOnly: boolean }, config: Config): Promise<DeliveryResult | undefined> {
+  private async beforeCommand(item: ScanItem, checked: { folder: string; folderOnly: boolean }, config: PlexSettings): Promise<DeliveryResult | undefined> {
     const folder = checked.folder;
     if (config.RUN_COMMAND_BEFORE_SCAN.length <= 2 || this.beforeRan.has(item.id)) return undefined;
     let section: PlexSectionRef | undefined;
@@ -420,8 +437,8 @@ export class PlexTarget implements Target {
   }
 
   /** PLEX_CHECK_BEFORE_SCAN (plex_autoscan's wait_plex_alive): wait until Plex answers /myplex/account; never drop the scan. */
-  private async waitForPlex(item: ScanItem, config: Config): Promise<DeliveryResult | undefined> {
-    if (!config.PLEX_CHECK_BEFORE_SCAN) return undefined;
+  private async waitForPlex(item: ScanItem, config: PlexSettings): Promise<DeliveryResult | undefined> {
+    if (!config.CHECK_BEFORE_SCAN) return undefined;
     const api = this.steps.api;
     if (!api) {
       this.warnOnce('alive-no-api', { key: 'PLEX_CHECK_BEFORE_SCAN' }, 'PLEX_CHECK_BEFORE_SCAN needs PLEX_LOCAL_URL and PLEX_TOKEN; not checking');
@@ -446,7 +463,7 @@ export class PlexTarget implements Target {
    * The first two per library; the others once per scan, after the last library's (`last`): the
    * after-command pairs with the one before-command.
    */
-  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: Config, sentAt: number, last = true): AfterDelivery {
+  private afterScan(item: ScanItem, section: PlexSectionRef, folder: string, folderOnly: boolean, base: string, config: PlexSettings, sentAt: number, last = true): AfterDelivery {
     return async (signal) => {
       const steps = this.steps;
       const log = this.log.child({ scan: item.id, section: section.id });
@@ -469,14 +486,14 @@ export class PlexTarget implements Target {
       const outcome = (detail: string): string | AfterOutcome => (items ? { detail, items } : detail);
       if (!last) return outcome(parts.filter(Boolean).join('; '));
       // plex_autoscan analyzes file requests only, never a folder scan.
-      if (config.PLEX_ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
+      if (config.ANALYZE_TYPE !== 'off' && !folderOnly && item.files.length > 0 && item.updateType !== 'Deleted' && steps.db) {
         parts.push(await analyzeFiles({ config, db: steps.db, backend: this.backend, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item.files, signal));
       }
       // plex.py:212-221: file requests only, after analyze, before the after-command.
       if (steps.api && !folderOnly && item.updateType !== 'Deleted') {
         parts.push(await fixMismatched({ config, api: steps.api, log, retry: { tries: this.timings.lookupTries, delayMs: this.timings.lookupDelayMs } }, item, signal));
       }
-      if (config.PLEX_REFRESH_METADATA && item.updateType !== 'Deleted') parts.push(await this.refreshMetadata(folder, folderOnly ? [] : item.files, log, signal));
+      if (config.REFRESH_METADATA && item.updateType !== 'Deleted') parts.push(await this.refreshMetadata(folder, folderOnly ? [] : item.files, log, signal));
       const after = await runScanCommand('RUN_COMMAND_AFTER_SCAN', config.RUN_COMMAND_AFTER_SCAN, { path: folder, section: section.id }, log, config.RUN_COMMAND_TIMEOUT * 1000);
       if (after) parts.push(after.ok && after.code === 0 ? 'after-scan command ok' : 'after-scan command failed');
       return outcome(parts.filter(Boolean).join('; '));
@@ -525,7 +542,7 @@ export class PlexTarget implements Target {
   /** Plex's scans, from its notification stream (API method) or by polling; created on first use. */
   private scanWatch(api: PlexApi): ScanWatch {
     const transports = this.backend.method === 'api' ? (this.steps.notifications ?? ['websocket', 'sse']) : false;
-    this.watch ??= plexScanWatch(api, this.steps.config, this.timings, this.log, transports);
+    this.watch ??= plexScanWatch(api, this.steps.settings, this.timings, this.log, transports);
     return this.watch;
   }
 

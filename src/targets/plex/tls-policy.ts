@@ -1,5 +1,8 @@
 import { BlockList, isIP } from 'node:net';
-import type { Config } from '../../config/schema.ts';
+import type { PlexSettings } from './settings.ts';
+
+/** Where a Plex server is and whether its certificate is to be checked (its entry's URL and REQUEST.VERIFY_SSL). */
+export type PlexAddress = Pick<PlexSettings, 'URL'> & { REQUEST: Pick<PlexSettings['REQUEST'], 'VERIFY_SSL'> };
 import { PlexApi } from './api.ts';
 
 /*
@@ -45,11 +48,11 @@ export function hostKind(host: string): 'loopback' | 'private' | 'public' {
   return 'public';
 }
 
-export function plexTlsPolicy(config: Pick<Config, 'PLEX_LOCAL_URL' | 'PLEX_VERIFY_SSL'>): TlsPolicy {
-  if (config.PLEX_VERIFY_SSL !== undefined) return { verify: config.PLEX_VERIFY_SSL, why: 'key' };
+export function plexTlsPolicy(config: PlexAddress): TlsPolicy {
+  if (config.REQUEST.VERIFY_SSL !== undefined) return { verify: config.REQUEST.VERIFY_SSL, why: 'key' };
   let url: URL;
   try {
-    url = new URL(config.PLEX_LOCAL_URL);
+    url = new URL(config.URL);
   } catch {
     return { verify: true, why: 'not-https' };
   }
@@ -59,13 +62,13 @@ export function plexTlsPolicy(config: Pick<Config, 'PLEX_LOCAL_URL' | 'PLEX_VERI
 }
 
 /** The Plex API client for a config: PLEX_LOCAL_URL, PLEX_TOKEN, and the certificate check above. */
-export function plexApiFor(config: Pick<Config, 'PLEX_LOCAL_URL' | 'PLEX_TOKEN' | 'PLEX_VERIFY_SSL'>): PlexApi {
-  return new PlexApi(config.PLEX_LOCAL_URL, config.PLEX_TOKEN, { verifyTls: plexTlsPolicy(config).verify });
+export function plexApiFor(config: PlexAddress & Pick<PlexSettings, 'TOKEN'>): PlexApi {
+  return new PlexApi(config.URL, config.TOKEN, { verifyTls: plexTlsPolicy(config).verify });
 }
 
 /** The start-up line when the certificate goes unchecked because of the address (undefined otherwise). */
-export function unverifiedNotice(config: Pick<Config, 'PLEX_LOCAL_URL' | 'PLEX_VERIFY_SSL'>): string | undefined {
+export function unverifiedNotice(config: PlexAddress): string | undefined {
   const policy = plexTlsPolicy(config);
   if (policy.why !== 'loopback' && policy.why !== 'private') return undefined;
-  return `PLEX_LOCAL_URL ${config.PLEX_LOCAL_URL} is a ${policy.why} address: Plex's TLS certificate is not checked (it names *.plex.direct, never this address); set PLEX_VERIFY_SSL to true to check it`;
+  return `PLEX_LOCAL_URL ${config.URL} is a ${policy.why} address: Plex's TLS certificate is not checked (it names *.plex.direct, never this address); set PLEX_VERIFY_SSL to true to check it`;
 }

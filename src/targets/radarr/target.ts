@@ -1,4 +1,4 @@
-import type { RadarrTarget } from '../../config/target-kinds/radarr.ts';
+import type { RadarrTarget } from './schema.ts';
 import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createArrTarget } from '../arr/refresh.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RelayTarget } from '../../config/target-kinds/relay.ts';
+import type { RelayTarget } from './schema.ts';
 import { hashFor } from '../../core/file-hash.ts';
 import type { ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';

@@ -1,4 +1,4 @@
-import type { SonarrTarget } from '../../config/target-kinds/sonarr.ts';
+import type { SonarrTarget } from './schema.ts';
 import type { Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createArrTarget } from '../arr/refresh.ts';

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { TdarrTarget } from '../../config/target-kinds/tdarr.ts';
+import type { TdarrTarget } from './schema.ts';
 import type { DeliveryResult, ScanItem, Target } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
 import { insideKnownLibrary } from '../../paths/library.ts';

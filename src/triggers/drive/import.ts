@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config/schema.ts';
 import { readCacheFile, type DriveCacheStore } from './cache.ts';
-import { readPlexAutoscanCache, type PlexAutoscanState } from './plex-autoscan.ts';
+import { readPlexAutoscanCache, type PlexAutoscanState } from '../../peers/plex-autoscan/drive-cache.ts';
 import { writeTokenFile } from '../../google/token-file.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
 import { tokenKey } from './poller.ts';
 

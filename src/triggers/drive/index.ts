@@ -8,7 +8,7 @@ import { cryptMimeProblem } from './filters.ts';
 import { expandPath } from '../../paths/expand.ts';
 import { CryptDecoder } from '../../google/rclone-crypt.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import type { QueueBackend } from '../../queue/backend.ts';
 import { copyCacheFileAtFirstStart, importDriveStateAtFirstStart } from './import.ts';
 import { DrivePoller, type PollLease } from './poller.ts';

@@ -9,7 +9,7 @@ import type { DriveWatcher, WatchedDrive } from './watcher.ts';
 import type { Logger } from '../../core/logger.ts';
 import { mapIncomingPath } from '../../paths/rewrite.ts';
 import type { FolderProbe } from '../../paths/folder.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import { MetaConflictError, type QueueBackend } from '../../queue/backend.ts';
 import { resolveEach, type SinglePathIntent } from '../../intake/resolve.ts';
 

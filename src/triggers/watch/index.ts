@@ -5,7 +5,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../core/logger.ts';
 import { statProbe, type FolderProbe } from '../../paths/folder.ts';
-import type { QueueIntake } from '../../queue/intake.ts';
+import type { QueueIntake } from '../../queue/door.ts';
 import { resolveEach } from '../../intake/resolve.ts';
 import { placeRewriter, type PathRewriter } from '../../paths/rewrite.ts';
 import { isDiskFull } from '../../db/disk-full.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { radarrTargetSchema } from '../../../src/config/target-kinds/radarr.ts';
-import { sonarrTargetSchema } from '../../../src/config/target-kinds/sonarr.ts';
+import { radarrTargetSchema } from '../../../src/targets/radarr/schema.ts';
+import { sonarrTargetSchema } from '../../../src/targets/sonarr/schema.ts';
 import { arrItemFor } from '../../../src/targets/arr/refresh.ts';
 import { createRadarrTarget } from '../../../src/targets/radarr/target.ts';
 import { createSonarrTarget } from '../../../src/targets/sonarr/target.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { audiobookshelfTargetSchema } from '../../../src/config/target-kinds/audiobookshelf.ts';
+import { audiobookshelfTargetSchema } from '../../../src/targets/audiobookshelf/schema.ts';
 import { createAudiobookshelfTarget, libraryFor } from '../../../src/targets/audiobookshelf/target.ts';
 import { FakeAudiobookshelf } from '../../fakes/audiobookshelf.ts';
 import { scanItem } from '../../helpers/plex-target.ts';

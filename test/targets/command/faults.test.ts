@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import pino from 'pino';
-import { commandTargetSchema } from '../../../src/config/target-kinds/command.ts';
+import { commandTargetSchema } from '../../../src/targets/command/schema.ts';
 import { createCommandTarget } from '../../../src/targets/command/target.ts';
 import { runScanCommand } from '../../../src/targets/plex/commands.ts';
 import { LineSplitter, MAX_LINE_CHARS } from '../../../src/targets/process.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
-import { ROOT, runCli, waitFor } from '../../helpers/relay.ts';
+import { processAlive, ROOT, runCli, waitFor } from '../../helpers/relay.ts';
 
 // Issue 52 items 4 and 5: a command target's output is bounded per line, its TIMEOUT is always finite, and its
 // programs (with their children) never outlive the relay, however the relay ends.
@@ -25,14 +25,6 @@ function script(name: string, body: string): string {
   return path;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const pidsIn = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
 
 describe('command target under faults', { skip: process.platform === 'win32' }, () => {
@@ -90,7 +82,7 @@ describe('command target under faults', { skip: process.platform === 'win32' }, 
     target.close!();
     const result = await delivered;
     assert.ok(result.outcome === 'retry' && /scanrelay stopped while .* ran/.test(result.error), JSON.stringify(result));
-    await waitFor(() => pidsIn(pids).every((p) => !alive(p)) || undefined, 20_000, 'the program and its child gone');
+    await waitFor(() => pidsIn(pids).every((p) => !processAlive(p)) || undefined, 20_000, 'the program and its child gone');
   });
 
   test('a program and its children die with the process that started it, even when that process is killed with SIGKILL', async () => {
@@ -101,12 +93,12 @@ describe('command target under faults', { skip: process.platform === 'win32' }, 
     const parent = spawn(process.execPath, ['--import', 'tsx', runner], { cwd: ROOT, stdio: 'ignore' });
     try {
       await waitFor(() => pidsIn(pids).length === 2 || undefined, 60_000, 'the program and its child running');
-      assert.ok(pidsIn(pids).every(alive));
+      assert.ok(pidsIn(pids).every(processAlive));
       parent.kill('SIGKILL');
-      await waitFor(() => pidsIn(pids).every((p) => !alive(p)) || undefined, 20_000, 'the program and its child gone with their parent');
+      await waitFor(() => pidsIn(pids).every((p) => !processAlive(p)) || undefined, 20_000, 'the program and its child gone with their parent');
     } finally {
       parent.kill('SIGKILL');
-      for (const p of pidsIn(pids)) if (alive(p)) process.kill(p, 'SIGKILL');
+      for (const p of pidsIn(pids)) if (processAlive(p)) process.kill(p, 'SIGKILL');
     }
   });
 });

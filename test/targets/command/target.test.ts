@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import pino from 'pino';
-import { commandTargetSchema } from '../../../src/config/target-kinds/command.ts';
+import { commandTargetSchema } from '../../../src/targets/command/schema.ts';
 import { commandInvocation, createCommandTarget } from '../../../src/targets/command/target.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { fileflowsTargetSchema } from '../../../src/config/target-kinds/fileflows.ts';
+import { fileflowsTargetSchema } from '../../../src/targets/fileflows/schema.ts';
 import { createFileflowsTarget, fileflowsLibraryFor } from '../../../src/targets/fileflows/target.ts';
 import { FakeFileFlows } from '../../fakes/fileflows.ts';
 import { scanItem } from '../../helpers/plex-target.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { jellyfinTargetSchema } from '../../../src/config/target-kinds/jellyfin.ts';
-import { embyTargetSchema } from '../../../src/config/target-kinds/emby.ts';
+import { jellyfinTargetSchema } from '../../../src/targets/jellyfin/schema.ts';
+import { embyTargetSchema } from '../../../src/targets/emby/schema.ts';
 import { silentLogger } from '../../../src/core/logger.ts';
 import { createMediaBrowserTarget } from '../../../src/targets/media-browser/target.ts';
 import { FakeMediaServer } from '../../fakes/jellyfin.ts';

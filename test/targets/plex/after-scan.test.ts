@@ -283,7 +283,7 @@ describe('after the scan', () => {
       const backend = { method: 'scanner', analyze: async (ids: readonly number[], deep: boolean) => void calls.push([ids, deep]) } as unknown as PlexScanBackend;
       setTimeout(() => addMediaFile(db, { sectionId: 1, file: '/data/Movies/Slow/s.mkv', size: 1 }), 40);
       const out = await analyzeFiles(
-        { config: { PLEX_ANALYZE_TYPE: 'deep', PLEX_ANALYZE_DIRECTORY: true }, db: new PlexDatabase(dbPath), backend, log: pino({ level: 'silent' }), retry: { tries: 20, delayMs: 20 } },
+        { config: { ANALYZE_TYPE: 'deep', ANALYZE_DIRECTORY: true }, db: new PlexDatabase(dbPath), backend, log: pino({ level: 'silent' }), retry: { tries: 20, delayMs: 20 } },
         ['/data/Movies/Slow/s.mkv'],
         new AbortController().signal,
       );

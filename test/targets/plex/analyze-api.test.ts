@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { FakePlex, type FakeItem } from '../../fakes/plex.ts';
-import { makePlexTarget, recordingLogger, runQueue, testConfig } from '../../helpers/plex-target.ts';
+import { makePlexTarget, plexSettingsOf, recordingLogger, runQueue, testConfig } from '../../helpers/plex-target.ts';
 import { tempDir, waitFor } from '../../helpers/relay.ts';
 
 let plex: FakePlex;
@@ -88,8 +88,9 @@ test('with neither a readable database nor the API (scanner method, no token), o
   const { PlexDatabase } = await import('../../../src/targets/plex/database.ts');
   const { PlexScannerBackend } = await import('../../../src/targets/plex/backends/scanner/backend.ts');
   const db = new PlexDatabase(config.PLEX_DATABASE_PATH);
-  const backend = PlexScannerBackend.fromConfig(config);
-  const deps = { config, db, backend, log, retry: { tries: 1, delayMs: 1 } };
+  const settings = plexSettingsOf(config);
+  const backend = PlexScannerBackend.fromSettings(settings);
+  const deps = { config: settings, db, backend, log, retry: { tries: 1, delayMs: 1 } };
   for (let i = 0; i < 3; i++) assert.equal(await analyzeFiles(deps, ['/data/Movies/X/x.mkv'], new AbortController().signal), 'not analyzed: Plex database unreadable');
   assert.equal(lines.filter((l) => l.level === 40).length, 1);
 });

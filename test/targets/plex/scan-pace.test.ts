@@ -7,7 +7,7 @@ import { PlexDatabase } from '../../../src/targets/plex/database.ts';
 import { PlexTarget } from '../../../src/targets/plex/target.ts';
 import { renderStatus } from '../../../src/server/dashboard/render.ts';
 import { FakePlex } from '../../fakes/plex.ts';
-import { FAST_TIMINGS, makePlexTarget, recordingLogger, runQueue, scanItem, testConfig } from '../../helpers/plex-target.ts';
+import { FAST_TIMINGS, makePlexTarget, plexSettingsOf, recordingLogger, runQueue, scanItem, testConfig } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 
 /*
@@ -280,7 +280,7 @@ describe('the scanner method', () => {
       available: async () => ({ ok: true }),
     };
     const cfg = config({ PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false });
-    const target = new PlexTarget(backend, recordingLogger().log, { config: cfg, api: new PlexApi(plex.url, plex.token), db: new PlexDatabase(cfg.PLEX_DATABASE_PATH), timings: FAST_TIMINGS });
+    const target = new PlexTarget(backend, recordingLogger().log, { settings: plexSettingsOf(cfg), api: new PlexApi(plex.url, plex.token), db: new PlexDatabase(cfg.PLEX_DATABASE_PATH), timings: FAST_TIMINGS });
     const connections = plex.streamConnections;
     const upgrades = plex.calls.filter((c) => c.path.startsWith('/:/')).length;
     const result = await target.deliver(scanItem({ folder: '/data/Movies/Scanner (2000)' } as Partial<ScanItem> & { folder: string }));

@@ -9,7 +9,7 @@ import pino from 'pino';
 import type { PlexScanBackend } from '../../../src/targets/plex/backends/backend.ts';
 import { containerLookupCommand, runningScanner, scannerProcessName } from '../../../src/targets/plex/scanner-process.ts';
 import { PlexTarget } from '../../../src/targets/plex/target.ts';
-import { FAST_TIMINGS, scanItem, testConfig } from '../../helpers/plex-target.ts';
+import { FAST_TIMINGS, plexSettingsOf, scanItem, testConfig } from '../../helpers/plex-target.ts';
 import { tempDir } from '../../helpers/relay.ts';
 
 /** A backend that records the scans it is asked for (the wait under test happens before it is called). */
@@ -49,7 +49,7 @@ describe('PLEX_WAIT_FOR_EXTERNAL_SCANNERS without PLEX_TOKEN: the Plex Media Sca
     await once(child, 'exit');
   });
   const config = (o: Record<string, unknown> = {}) =>
-    testConfig({ PLEX_TOKEN: '', PLEX_SCANNER: `${dir.replace(/ /g, '\\ ')}/${name.replace(/ /g, '\\ ')}`, SERVER_FILE_CHECKS_ENABLED: false, PLEX_ANALYZE_TYPE: 'off', ...o });
+    plexSettingsOf(testConfig({ PLEX_TOKEN: '', PLEX_SCANNER: `${dir.replace(/ /g, '\\ ')}/${name.replace(/ /g, '\\ ')}`, SERVER_FILE_CHECKS_ENABLED: false, PLEX_ANALYZE_TYPE: 'off', ...o }));
 
   test('the name comes from PLEX_SCANNER without its shell escapes', () => {
     assert.equal(scannerProcessName('/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner'), 'Plex Media Scanner');
@@ -60,12 +60,12 @@ describe('PLEX_WAIT_FOR_EXTERNAL_SCANNERS without PLEX_TOKEN: the Plex Media Sca
     assert.equal(found?.pid, child.pid);
     assert.equal(found?.name, name);
     const backend = recordingBackend();
-    const target = new PlexTarget(backend, pino({ level: 'silent' }), { config: config(), timings: FAST_TIMINGS });
+    const target = new PlexTarget(backend, pino({ level: 'silent' }), { settings: config(), timings: FAST_TIMINGS });
     const held = await target.deliver(scanItem({ folder: '/data/Movies/Up' }));
     assert.equal(held.outcome, 'retry');
     assert.match((held as { error: string }).error, /another Plex library scan/);
     assert.deepEqual(backend.scans, []);
-    const off = await new PlexTarget(backend, pino({ level: 'silent' }), { config: config({ PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false }), timings: FAST_TIMINGS }).deliver(scanItem({ folder: '/data/Movies/Up' }));
+    const off = await new PlexTarget(backend, pino({ level: 'silent' }), { settings: config({ PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false }), timings: FAST_TIMINGS }).deliver(scanItem({ folder: '/data/Movies/Up' }));
     assert.equal(off.outcome, 'done');
     backend.scans.length = 0;
     // Reaped (the exit event), the process has left the process table.

@@ -4,7 +4,7 @@ import { plexSetupProblems } from '../../../src/targets/plex/setup-check.ts';
 import { hostKind, plexApiFor, plexTlsPolicy, unverifiedNotice } from '../../../src/targets/plex/tls-policy.ts';
 import { PlexApiBackend } from '../../../src/targets/plex/backends/api.ts';
 import { FakePlex } from '../../fakes/plex.ts';
-import { makePlexTarget, recordingLogger, scanItem, testConfig } from '../../helpers/plex-target.ts';
+import { makePlexTarget, recordingLogger, scanItem, plexSettingsOf, testConfig } from '../../helpers/plex-target.ts';
 import { waitFor } from '../../helpers/relay.ts';
 import { plexLikeCertificate } from '../../helpers/tls.ts';
 
@@ -37,7 +37,7 @@ describe('TLS to Plex: PLEX_VERIFY_SSL', () => {
     target.close();
     assert.equal(result.outcome, 'done', JSON.stringify(result));
     assert.deepEqual(plex.refreshes().slice(before).map((r) => [r.section, r.path, r.token]), [['1', '/data/Movies/Heat (1995)', 'tok']]);
-    assert.match(unverifiedNotice(config({}))!, /^PLEX_LOCAL_URL https:\/\/127\.0\.0\.1:\d+ is a loopback address: Plex's TLS certificate is not checked .*PLEX_VERIFY_SSL/);
+    assert.match(unverifiedNotice(plexSettingsOf(config({})))!, /^PLEX_LOCAL_URL https:\/\/127\.0\.0\.1:\d+ is a loopback address: Plex's TLS certificate is not checked .*PLEX_VERIFY_SSL/);
   });
 
   test('PLEX_VERIFY_SSL true wins: a certificate error, a slow retry, one line naming PLEX_VERIFY_SSL and never the token', async () => {
@@ -52,17 +52,17 @@ describe('TLS to Plex: PLEX_VERIFY_SSL', () => {
     assert.doesNotMatch(result.error, /token/i);
     assert.ok(!result.error.includes('\n'), 'one line');
     assert.equal(plex.calls.length, before, `the handshake failed: Plex saw no request ${JSON.stringify(plex.calls.slice(before).map((c) => c.path))}`);
-    assert.equal(unverifiedNotice(config({ PLEX_VERIFY_SSL: true })), undefined);
+    assert.equal(unverifiedNotice(plexSettingsOf(config({ PLEX_VERIFY_SSL: true }))), undefined);
   });
 
   test('the start-up check reports a refused certificate under PLEX_VERIFY_SSL, not as a refused PLEX_TOKEN', async () => {
-    const c = config({ PLEX_VERIFY_SSL: true });
+    const c = plexSettingsOf(config({ PLEX_VERIFY_SSL: true }));
     const problems = await plexSetupProblems(c, new PlexApiBackend(plexApiFor(c)));
     assert.equal(problems.length, 1);
     assert.equal(problems[0]!.key, 'PLEX_VERIFY_SSL');
     assert.match(problems[0]!.message, /TLS certificate was refused .*set PLEX_VERIFY_SSL to false/);
     assert.doesNotMatch(problems[0]!.message, /PLEX_TOKEN/);
-    const fine = config({});
+    const fine = plexSettingsOf(config({}));
     assert.deepEqual(await plexSetupProblems(fine, new PlexApiBackend(plexApiFor(fine))), []);
   });
 
@@ -93,10 +93,10 @@ describe('which addresses are checked without a PLEX_VERIFY_SSL key', () => {
       ['http://192.168.1.20:32400', true, 'not-https'],
     ];
     for (const [url, verify, why] of cases) {
-      assert.deepEqual(plexTlsPolicy({ PLEX_LOCAL_URL: url, PLEX_VERIFY_SSL: undefined }), { verify, why }, url);
+      assert.deepEqual(plexTlsPolicy({ URL: url, REQUEST: { VERIFY_SSL: undefined } }), { verify, why }, url);
     }
-    assert.deepEqual(plexTlsPolicy({ PLEX_LOCAL_URL: 'https://127.0.0.1:32400', PLEX_VERIFY_SSL: true }), { verify: true, why: 'key' });
-    assert.deepEqual(plexTlsPolicy({ PLEX_LOCAL_URL: 'https://plex.example.com', PLEX_VERIFY_SSL: false }), { verify: false, why: 'key' });
+    assert.deepEqual(plexTlsPolicy({ URL: 'https://127.0.0.1:32400', REQUEST: { VERIFY_SSL: true } }), { verify: true, why: 'key' });
+    assert.deepEqual(plexTlsPolicy({ URL: 'https://plex.example.com', REQUEST: { VERIFY_SSL: false } }), { verify: false, why: 'key' });
     assert.equal(hostKind('::ffff:10.1.2.3'), 'private');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
-import { relayTargetSchema } from '../../../src/config/target-kinds/relay.ts';
+import { relayTargetSchema } from '../../../src/targets/relay/schema.ts';
 import { createRelayTarget, relayRequests } from '../../../src/targets/relay/target.ts';
 import { FakeRelayPeer } from '../../fakes/relay-peer.ts';
 import { scanItem } from '../../helpers/plex-target.ts';

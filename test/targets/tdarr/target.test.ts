@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { tdarrTargetSchema } from '../../../src/config/target-kinds/tdarr.ts';
+import { tdarrTargetSchema } from '../../../src/targets/tdarr/schema.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -3,13 +3,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseConfig } from '../../../src/config/load.ts';
-import { configSchema, type Config } from '../../../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { DriveCache } from '../../../src/triggers/drive/cache.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
 import { DriveWatcher } from '../../../src/triggers/drive/watcher.ts';
 import pino from 'pino';
 import { silentLogger, type Logger } from '../../../src/core/logger.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { PlexDatabase } from '../../../src/targets/plex/database.ts';
 import { cryptDecoderOf, openDrive } from '../../../src/triggers/drive/index.ts';
@@ -21,6 +22,13 @@ import { cryptConf, cryptEncode } from '../../helpers/rclone.ts';
 import { tempDir, waitFor } from '../../helpers/relay.ts';
 
 const FAST = { baseMs: 5, maxMs: 20, attempts: 4 };
+
+/** The Plex database of the config's target `plex` (its PLEX_DATABASE_PATH). */
+function plexDatabaseOf(config: Config): string {
+  const plex = config.targets.get('plex');
+  assert.ok(plex?.TYPE === 'plex');
+  return plex.DATABASE_PATH;
+}
 const fakes: FakeGoogle[] = [];
 after(async () => {
   for (const f of fakes) await f.stop();
@@ -44,7 +52,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
   fakes.push(google);
   const dir = tempDir('scanrelay-drive-');
   const root = google.rootName;
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'secret',
     SERVER_PATH_MAPPINGS: { '/data/': [`${root}/Media/`] },
     PLEX_DATABASE_PATH: join(dir, 'plex.db'),
@@ -62,7 +70,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
       ...over.google,
     },
     ...over.config,
-  }) as Config;
+  }) as FileConfig);
   const cachefile = join(dir, 'cache.db');
   const tokenfile = join(dir, 'token.json');
   writeTokenFile(tokenfile, google.issueToken());
@@ -85,7 +93,7 @@ async function setup(over: { google?: Record<string, unknown>; config?: Record<s
       const opened = openDrive(config, { cachefile, tokenfile }, log, FAST);
       const cache = opts.cache ?? (opened.cache as DriveCache);
       if (opts.cache) opened.cache.close();
-      const plexDb = new PlexDatabase(config.PLEX_DATABASE_PATH);
+      const plexDb = new PlexDatabase(plexDatabaseOf(config));
       const watcher = new DriveWatcher(opened.client, cache, config.GOOGLE, log, cryptDecoderOf(config));
       const poller = new DrivePoller({ config, watcher, cache, store, intake, inPlex: inPlexChecker(config, plexDb, log), log });
       return { poller, cache };
@@ -310,7 +318,7 @@ describe('drive poller', () => {
 
   it('skips a file Plex already has (size check against the disk, or no check when disabled)', async () => {
     const s = await setup({ config: { SERVER_FILE_EXIST_PATH_MAPPINGS: {} } });
-    const plex = createPlexDb(s.config.PLEX_DATABASE_PATH, [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
+    const plex = createPlexDb(plexDatabaseOf(s.config), [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
     addMediaFile(plex, { sectionId: 1, file: '/data/Movies/Known.mkv', size: 5 });
     plex.close();
     const { poller } = await started(s);
@@ -322,7 +330,7 @@ describe('drive poller', () => {
     mkdirSync(join(local, 'Movies'), { recursive: true });
     writeFileSync(join(local, 'Movies', 'Known.mkv'), '12345');
     const t = await setup({ config: { SERVER_FILE_EXIST_PATH_MAPPINGS: { [`${local}/`]: ['/data/'] } } });
-    const plex2 = createPlexDb(t.config.PLEX_DATABASE_PATH, [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
+    const plex2 = createPlexDb(plexDatabaseOf(t.config), [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
     addMediaFile(plex2, { sectionId: 1, file: '/data/Movies/Known.mkv', size: 5 });
     plex2.close();
     const { poller: p2 } = await started(t);
@@ -332,7 +340,7 @@ describe('drive poller', () => {
     assert.deepEqual(t.queued().map((q) => q.files), [['/data/Movies/Unknown.mkv']], 'same size on disk: skipped');
 
     const d = await setup({ google: { DISABLE_DISK_FILE_SIZE_CHECK: true } });
-    const plex3 = createPlexDb(d.config.PLEX_DATABASE_PATH, [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
+    const plex3 = createPlexDb(plexDatabaseOf(d.config), [{ id: 1, name: 'Movies', type: 1, roots: ['/data/Movies'] }]);
     addMediaFile(plex3, { sectionId: 1, file: '/data/Movies/Known.mkv', size: 5 });
     plex3.close();
     const { poller: p3 } = await started(d);

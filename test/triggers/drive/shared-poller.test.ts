@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { configSchema, type Config } from '../../../src/config/schema.ts';
+import { configSchema, type Config, type FileConfig } from '../../../src/config/schema.ts';
+import { relayConfig } from '../../../src/config/named-targets.ts';
 import { writeTokenFile } from '../../../src/google/token-file.ts';
 import type { Logger } from '../../../src/core/logger.ts';
 import { MetaConflictError, type QueueBackend } from '../../../src/queue/backend.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { PgLease } from '../../../src/queue/pg/lease.ts';
 import { PgQueueStore } from '../../../src/queue/pg/store.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
@@ -64,7 +65,7 @@ async function world(): Promise<World> {
   closers.push(() => google.stop());
   const url = await cluster.createDatabase();
   const root = google.rootName;
-  const config = configSchema.parse({
+  const config = relayConfig(configSchema.parse({
     SERVER_PASS: 'secret',
     SERVER_QUEUE_URL: url,
     SERVER_PATH_MAPPINGS: { '/data/': [`${root}/Media/`] },
@@ -74,7 +75,7 @@ async function world(): Promise<World> {
       ...google.configKeys(),
       ALLOWED: { FILE_PATHS: [`${root}/Media/`], FILE_EXTENSIONS: true, FILE_EXTENSIONS_LIST: ['mkv'], MIME_TYPES: true, MIME_TYPES_LIST: ['video'] },
     },
-  }) as Config;
+  }) as FileConfig);
   google.seed({ id: 'media', name: 'Media', parents: [google.rootId] });
   google.seed({ id: 'movies', name: 'Movies', parents: ['media'] });
   const admin = new pg.Pool({ connectionString: url, max: 1 });

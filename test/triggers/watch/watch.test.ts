@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { parseConfig } from '../../../src/config/load.ts';
-import { QueueIntake } from '../../../src/queue/intake.ts';
+import { QueueIntake } from '../../../src/queue/door.ts';
 import { QueueStore, type QueueEntry } from '../../../src/queue/store.ts';
 import { FolderWatcher, watchErrorMessage } from '../../../src/triggers/watch/index.ts';
 import { allowedByEntry, scanForEvent, watchFilter } from '../../../src/triggers/watch/rules.ts';

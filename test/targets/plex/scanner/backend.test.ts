@@ -12,17 +12,17 @@ import type { ScannerSettings } from '../../../../src/targets/plex/backends/scan
 import { createPlexDb } from '../../../fakes/plex-db.ts';
 import { FakePlex } from '../../../fakes/plex.ts';
 import { CONTAINER_SUPPORT_DIR, FakeScanner } from '../../../fakes/scanner.ts';
-import { scanItem, testConfig } from '../../../helpers/plex-target.ts';
+import { plexSettingsOf, scanItem, testConfig } from '../../../helpers/plex-target.ts';
 import { tempDir } from '../../../helpers/relay.ts';
 
 const LD = '/usr/lib/plexmediaserver/lib';
 
 function settings(fake: FakeScanner, over: Partial<ScannerSettings> = {}): ScannerSettings {
   return {
-    PLEX_SCANNER: fake.escapedScanner,
-    PLEX_LD_LIBRARY_PATH: LD,
-    PLEX_SUPPORT_DIR: '/var/lib/plexmediaserver/Library/Application\\ Support',
-    PLEX_USER: 'plex',
+    SCANNER: fake.escapedScanner,
+    LD_LIBRARY_PATH: LD,
+    SUPPORT_DIR: '/var/lib/plexmediaserver/Library/Application\\ Support',
+    USER: 'plex',
     USE_SUDO: false,
     USE_DOCKER: false,
     DOCKER_NAME: 'plex',
@@ -71,7 +71,7 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
 
   for (const mode of ['docker', 'sudo', 'plain'] as const) {
     test(`${mode}: hostile folder names reach the scanner as exactly one argument`, async () => {
-      const b = backend({ USE_DOCKER: mode === 'docker', USE_SUDO: mode === 'sudo', PLEX_USER: 'abc', DOCKER_NAME: 'plex' });
+      const b = backend({ USE_DOCKER: mode === 'docker', USE_SUDO: mode === 'sudo', USER: 'abc', DOCKER_NAME: 'plex' });
       const folders = hostile(fake.root);
       for (const folder of folders) await b.scan('1', folder);
       const calls = fake.scannerCalls();
@@ -86,7 +86,7 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
   }
 
   test('docker: right user and container; the container keeps its own support folder (not exported)', async () => {
-    await backend({ USE_DOCKER: true, USE_SUDO: true, PLEX_USER: 'abc', DOCKER_NAME: 'plex' }).scan('2', '/data/TV/Dark');
+    await backend({ USE_DOCKER: true, USE_SUDO: true, USER: 'abc', DOCKER_NAME: 'plex' }).scan('2', '/data/TV/Dark');
     const [wrapper] = fake.wrapperCalls();
     assert.deepEqual(wrapper!.slice(0, 8), ['docker', 'exec', '-u', 'abc', '-i', 'plex', 'bash', '-c']);
     assert.equal(wrapper!.length, 9);
@@ -99,7 +99,7 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
   });
 
   test('sudo: runs as PLEX_USER with the support folder exported; escaped-space keys work', async () => {
-    await backend({ USE_SUDO: true, PLEX_USER: 'plex', PLEX_SUPPORT_DIR: '/config/Library/Application\\ Support' }).scan('1', '/data/Movies/Up');
+    await backend({ USE_SUDO: true, USER: 'plex', SUPPORT_DIR: '/config/Library/Application\\ Support' }).scan('1', '/data/Movies/Up');
     const [wrapper] = fake.wrapperCalls();
     assert.deepEqual(wrapper!.slice(0, 5), ['sudo', '-u', 'plex', 'bash', '-c']);
     const [call] = fake.scannerCalls();
@@ -109,7 +109,7 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
   });
 
   test('neither: plain bash as the current user, no wrapper; a quoted scanner path works too', async () => {
-    await backend({ PLEX_SCANNER: `'${fake.scannerPath}'` }).scan('1', '/data/Movies/Up');
+    await backend({ SCANNER: `'${fake.scannerPath}'` }).scan('1', '/data/Movies/Up');
     assert.equal(fake.wrapperCalls().length, 0);
     const [call] = fake.scannerCalls();
     assert.equal(call!.env.FAKE_USER, undefined);
@@ -149,7 +149,7 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     const config = testConfig({ RUN_COMMAND_AFTER_SCAN: `echo "after $SCANRELAY_SECTION $SCANRELAY_PATH" >> '${out}'`, SERVER_FILE_CHECKS_ENABLED: false, PLEX_WAIT_FOR_EXTERNAL_SCANNERS: false, PLEX_ANALYZE_TYPE: 'off', PLEX_SCANNER_MAX_RETRIES: 1 });
     assert.equal(testConfig({}).PLEX_SCANNER_MAX_RETRIES, 3, 'default 3');
     fake.failNext(10, 3);
-    const target = new PlexTarget(backend({}, { maxRetries: config.PLEX_SCANNER_MAX_RETRIES }), await createLogger({ level: 'error', pretty: false }), { config });
+    const target = new PlexTarget(backend({}, { maxRetries: config.PLEX_SCANNER_MAX_RETRIES }), await createLogger({ level: 'error', pretty: false }), { settings: plexSettingsOf(config) });
     const failed = await target.deliver(scanItem({ folder: '/data/Movies/Up' }));
     assert.equal(failed.outcome, 'failed');
     assert.match((failed as { error: string }).error, /2 runs \(PLEX_SCANNER_MAX_RETRIES 1\)/);
@@ -161,8 +161,8 @@ describe('Plex scanner backend through fake docker, sudo and scanner', () => {
     await assert.rejects(backend({ USE_DOCKER: true }).scan('1', '/data/Movies/Up'), /cannot run docker: not found on PATH/);
     process.env.PATH = fake.env().PATH;
     await assert.rejects(backend({ USE_DOCKER: true, DOCKER_NAME: 'plexx' }).scan('1', '/data/Movies/Up'), /status 1.*No such container: plexx/s);
-    await assert.rejects(backend({ PLEX_SCANNER: '/nowhere/Plex\\ Media\\ Scanner' }).scan('1', '/data/Movies/Up'), /status 127 \(command not found: check PLEX_SCANNER/);
-    assert.deepEqual(await backend({ PLEX_SCANNER: '/nowhere/Plex\\ Media\\ Scanner' }).available(), {
+    await assert.rejects(backend({ SCANNER: '/nowhere/Plex\\ Media\\ Scanner' }).scan('1', '/data/Movies/Up'), /status 127 \(command not found: check PLEX_SCANNER/);
+    assert.deepEqual(await backend({ SCANNER: '/nowhere/Plex\\ Media\\ Scanner' }).available(), {
       ok: false,
       error: 'the Plex Media Scanner /nowhere/Plex\\ Media\\ Scanner does not exist (check PLEX_SCANNER)',
     });

@@ -13,10 +13,10 @@ import {
 } from '../../../../src/targets/plex/backends/scanner/command.ts';
 
 const BASE: ScannerSettings = {
-  PLEX_SCANNER: PLEX_SCANNER_DEFAULT,
-  PLEX_LD_LIBRARY_PATH: '/usr/lib/plexmediaserver/lib',
-  PLEX_SUPPORT_DIR: PLEX_SUPPORT_DIR_DEFAULT,
-  PLEX_USER: 'plex',
+  SCANNER: PLEX_SCANNER_DEFAULT,
+  LD_LIBRARY_PATH: '/usr/lib/plexmediaserver/lib',
+  SUPPORT_DIR: PLEX_SUPPORT_DIR_DEFAULT,
+  USER: 'plex',
   USE_SUDO: true,
   USE_DOCKER: false,
   DOCKER_NAME: 'plex',
@@ -41,7 +41,7 @@ describe('scanner command builder (plex_autoscan plex.py forms)', () => {
   });
 
   test('with docker the support folder is not exported and the inner command goes to docker exec as one argument', () => {
-    const cmd = scannerCommand({ ...BASE, USE_DOCKER: true, PLEX_USER: 'abc', DOCKER_NAME: 'plex' }, scanArgs('2', '/tv/Dark'));
+    const cmd = scannerCommand({ ...BASE, USE_DOCKER: true, USER: 'abc', DOCKER_NAME: 'plex' }, scanArgs('2', '/tv/Dark'));
     const inner = "export LD_LIBRARY_PATH=/usr/lib/plexmediaserver/lib;/usr/lib/plexmediaserver/Plex\\ Media\\ Scanner --scan --refresh --section 2 --directory /tv/Dark";
     assert.deepEqual(cmd, { file: 'docker', args: ['exec', '-u', 'abc', '-i', 'plex', 'bash', '-c', inner] });
     // The printed line is the spec's `docker exec -u <user> -i <container> bash -c '<inner>'`.

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../../../config/schema.ts';
+import type { PlexSettings } from '../../settings.ts';
 import { longestPrefix } from '../../../../paths/mapping.ts';
 import { TargetError } from '../../../http.ts';
 import type { PlexApi } from '../../api.ts';
@@ -58,12 +58,12 @@ export class PlexScannerBackend implements PlexScanBackend {
     this.apiSections = api && new SectionCache(() => api.sections());
   }
 
-  static fromConfig(config: Config): PlexScannerBackend {
+  static fromSettings(config: PlexSettings): PlexScannerBackend {
     return new PlexScannerBackend(config, {
-      database: new PlexDatabase(config.PLEX_DATABASE_PATH),
-      api: config.PLEX_TOKEN ? plexApiFor(config) : undefined,
-      timeoutMs: config.PLEX_SCANNER_TIMEOUT * 1000,
-      maxRetries: config.PLEX_SCANNER_MAX_RETRIES,
+      database: new PlexDatabase(config.DATABASE_PATH),
+      api: config.TOKEN ? plexApiFor(config) : undefined,
+      timeoutMs: config.SCANNER_TIMEOUT * 1000,
+      maxRetries: config.SCANNER_MAX_RETRIES,
     });
   }
 
@@ -80,8 +80,8 @@ export class PlexScannerBackend implements PlexScanBackend {
     if (!this.apiSections) {
       // Neither the database nor the scanner here (the starter file on a machine without Plex): the key to
       // set is PLEX_TOKEN, and this is a setting to change, retried slowly.
-      const file = scannerFile(this.settings.PLEX_SCANNER);
-      if (!this.settings.USE_DOCKER && file.startsWith('/') && !existsSync(file)) throw new TargetError('auth', noTokenNoScanner(this.settings.PLEX_SCANNER));
+      const file = scannerFile(this.settings.SCANNER);
+      if (!this.settings.USE_DOCKER && file.startsWith('/') && !existsSync(file)) throw new TargetError('auth', noTokenNoScanner(this.settings.SCANNER));
       throw new TargetError('unavailable', `${dbError}; check PLEX_DATABASE_PATH (or set PLEX_TOKEN to read sections from the Plex API)`);
     }
     try {
@@ -171,11 +171,11 @@ export class PlexScannerBackend implements PlexScanBackend {
 
   /** The scanner exists, checked through the same wrapper (docker, sudo) by bash, so escaped forms work. */
   async available(): Promise<{ ok: boolean; error?: string }> {
-    const result = await runCommand(wrap(this.settings, `[ -e ${this.settings.PLEX_SCANNER} ]`), { timeoutMs: 15_000 });
+    const result = await runCommand(wrap(this.settings, `[ -e ${this.settings.SCANNER} ]`), { timeoutMs: 15_000 });
     if (result.status === 0) return { ok: true };
     // `[ -e ]` fails silently; anything on stderr came from docker, sudo or bash.
     if (result.status === 1 && !result.stderr.trim()) {
-      return { ok: false, error: `the Plex Media Scanner ${this.settings.PLEX_SCANNER} does not exist (check PLEX_SCANNER)` };
+      return { ok: false, error: `the Plex Media Scanner ${this.settings.SCANNER} does not exist (check PLEX_SCANNER)` };
     }
     return { ok: false, error: describeRun('the Plex Media Scanner check', result) };
   }

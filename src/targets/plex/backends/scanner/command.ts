@@ -1,4 +1,4 @@
-import type { Config } from '../../../../config/schema.ts';
+import type { PlexSettings } from '../../settings.ts';
 
 /**
  * The Plex Media Scanner command line, built as plex_autoscan's plex.py builds it. The admin's keys
@@ -7,8 +7,8 @@ import type { Config } from '../../../../config/schema.ts';
  * from requests (folder, section id, item ids) are single-quoted so each arrives as one literal argument.
  */
 export type ScannerSettings = Pick<
-  Config,
-  'PLEX_SCANNER' | 'PLEX_LD_LIBRARY_PATH' | 'PLEX_SUPPORT_DIR' | 'PLEX_USER' | 'USE_SUDO' | 'USE_DOCKER' | 'DOCKER_NAME'
+  PlexSettings,
+  'SCANNER' | 'LD_LIBRARY_PATH' | 'SUPPORT_DIR' | 'USER' | 'USE_SUDO' | 'USE_DOCKER' | 'DOCKER_NAME'
 >;
 
 /** A process to spawn: a program and its argument array (never an outer shell). */
@@ -41,17 +41,17 @@ export const LIST_ARGS = '--list';
  * already sets it) the support folder, then the scanner with its arguments.
  */
 export function innerCommand(settings: ScannerSettings, scannerArgs: string): string {
-  let cmd = `export LD_LIBRARY_PATH=${settings.PLEX_LD_LIBRARY_PATH};`;
-  if (!settings.USE_DOCKER) cmd += `export PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR=${settings.PLEX_SUPPORT_DIR};`;
-  return `${cmd}${settings.PLEX_SCANNER} ${scannerArgs}`;
+  let cmd = `export LD_LIBRARY_PATH=${settings.LD_LIBRARY_PATH};`;
+  if (!settings.USE_DOCKER) cmd += `export PLEX_MEDIA_SERVER_APPLICATION_SUPPORT_DIR=${settings.SUPPORT_DIR};`;
+  return `${cmd}${settings.SCANNER} ${scannerArgs}`;
 }
 
 /** How the inner command runs: docker exec into the container, sudo as the Plex user, or plain bash. */
 export function wrap(settings: ScannerSettings, inner: string): ScannerCommand {
   if (settings.USE_DOCKER) {
-    return { file: 'docker', args: ['exec', '-u', settings.PLEX_USER, '-i', settings.DOCKER_NAME, 'bash', '-c', inner] };
+    return { file: 'docker', args: ['exec', '-u', settings.USER, '-i', settings.DOCKER_NAME, 'bash', '-c', inner] };
   }
-  if (settings.USE_SUDO) return { file: 'sudo', args: ['-u', settings.PLEX_USER, 'bash', '-c', inner] };
+  if (settings.USE_SUDO) return { file: 'sudo', args: ['-u', settings.USER, 'bash', '-c', inner] };
   return { file: 'bash', args: ['-c', inner] };
 }
 
