@@ -1,17 +1,12 @@
 import { z } from 'zod';
-import { notifyEventKindSchema } from '../core/events.ts';
+import { DEFAULT_EVENT_KINDS, notifyEventKindSchema } from '../core/events.ts';
 import { positiveSeconds, seconds } from './durations.ts';
 
 /** The services a NOTIFICATIONS entry can send to (docs/notifications.md has each one's set-up). */
 export const notificationTypeSchema = z.enum(['discord', 'json', 'hookshot', 'apprise', 'ntfy', 'gotify']);
 export type NotificationType = z.infer<typeof notificationTypeSchema>;
 
-const ALL_EVENTS = notifyEventKindSchema.options;
 
-/**
- * Who a Discord message mentions when it tells of one of `ON` (autopulse's mentions on failure:
- * crates/service/src/settings/webhooks/discord.rs:34-44). Ids are Discord's snowflakes.
- */
 /** Discord takes at most 100 user and 100 role ids in allowed_mentions, each once (else 400): checked here, not at the first failure. */
 const mentionIds = (what: string) =>
   z
@@ -20,7 +15,11 @@ const mentionIds = (what: string) =>
     .transform((ids) => [...new Set(ids)])
     .default([]);
 
-const mentionsSchema = z
+/**
+ * Who a Discord message mentions when it tells of one of `ON` (autopulse's mentions: crates/service/src/settings/
+ * webhooks/discord.rs:34-44). Ids are Discord's snowflakes.
+ */
+const mentionSchema = z
   .object({
     ON: z.array(notifyEventKindSchema).default(['failed']),
     USERS: mentionIds('user'),
@@ -29,6 +28,13 @@ const mentionsSchema = z
     EVERYONE: z.boolean().default(false),
   })
   .strict();
+export type MentionConfig = z.infer<typeof mentionSchema>;
+
+/**
+ * MENTIONS: one entry, or a list of them, each with its own ON (autopulse's `mentions` list: an entry applies to a
+ * message when the message tells of one of its events, discord.rs:239-241). Always a list once read.
+ */
+const mentionsSchema = z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? [v] : v), z.array(mentionSchema).min(1));
 
 /** scanrelay: one notification destination (NOTIFICATIONS.<name>). */
 export const notificationSchema = z
@@ -38,8 +44,8 @@ export const notificationSchema = z
     URL: z.url({ protocol: /^https?$/, error: 'URL must be an http:// or https:// address' }),
     /** ntfy: an access token (Bearer); gotify: the application token; json: sent as a Bearer token. */
     TOKEN: z.string().default(''),
-    /** Events sent; default all (scanned, failed, waiting, recovered, removed). */
-    EVENTS: z.array(notifyEventKindSchema).min(1).default([...ALL_EVENTS]),
+    /** Events sent; default scanned, failed, waiting, recovered, removed (`retrying`, one per failed try, only when named). */
+    EVENTS: z.array(notifyEventKindSchema).min(1).default([...DEFAULT_EVENT_KINDS]),
     /** Only for these targets (by name); empty: every target. */
     TARGETS: z.array(z.string().min(1)).default([]),
     /** Only for requests from these triggers (Sonarr, Radarr, Manual, Drive ...; any case); empty: every trigger. */
@@ -50,6 +56,8 @@ export const notificationSchema = z
     GIVE_UP_AFTER: positiveSeconds(6 * 3600, 'must be above 0 seconds: 0 would drop every event (the default is 21600, 6 hours)'),
     /** The name the message shows (Discord, hookshot). */
     USERNAME: z.string().min(1).max(80).default('scanrelay'),
+    /** discord: the picture the message shows (autopulse's avatar_url); absent, Discord's webhook's own. */
+    AVATAR_URL: z.url({ protocol: /^https?$/, error: 'AVATAR_URL must be an http:// or https:// address' }).optional(),
     MENTIONS: mentionsSchema.optional(),
     /**
      * json only: the document's shape. `scanrelay` (default) is docs/notifications.md's; `autopulse` is the one
@@ -62,6 +70,12 @@ export const notificationSchema = z
     if (n.TYPE === 'gotify' && !n.TOKEN) ctx.addIssue({ code: 'custom', path: ['TOKEN'], message: 'gotify needs the application token (TOKEN)' });
     if (n.FORMAT !== 'scanrelay' && n.TYPE !== 'json') ctx.addIssue({ code: 'custom', path: ['FORMAT'], message: 'FORMAT is for json destinations' });
     if (n.MENTIONS && n.TYPE !== 'discord') ctx.addIssue({ code: 'custom', path: ['MENTIONS'], message: 'MENTIONS is for discord destinations' });
+    if (n.AVATAR_URL && n.TYPE !== 'discord') ctx.addIssue({ code: 'custom', path: ['AVATAR_URL'], message: 'AVATAR_URL is for discord destinations' });
+    // One message may mention every entry's ids together: Discord's limit holds for them all.
+    for (const what of ['USERS', 'ROLES'] as const) {
+      const all = new Set((n.MENTIONS ?? []).flatMap((m) => m[what]));
+      if (all.size > 100) ctx.addIssue({ code: 'custom', path: ['MENTIONS'], message: `Discord mentions at most 100 ${what === 'USERS' ? 'user' : 'role'}s in one message (MENTIONS name ${all.size})` });
+    }
     // Discord answers 400 to every message from a webhook name with these in it (its "Create Webhook" rules).
     if (n.TYPE === 'discord' && /clyde|discord/i.test(n.USERNAME)) ctx.addIssue({ code: 'custom', path: ['USERNAME'], message: 'Discord refuses a name with "discord" or "clyde" in it' });
   });

@@ -6,10 +6,15 @@ import { z } from 'zod';
  * - scanned: a target confirmed the scan ended (Plex: its completion watch ended; the others: their answer);
  * - failed: a delivery gave up, with the reason;
  * - waiting / recovered: deliveries are held (mount guard, a target unreachable for a while, a full disk), and when that ends;
- * - removed: a removal scan (library root, items that are gone) ended.
+ * - removed: a removal scan (library root, items that are gone) ended;
+ * - retrying: a target refused a scan or did not answer, and it is tried again (autopulse's `retrying`; not in a
+ *   destination's default EVENTS).
  */
-export const notifyEventKindSchema = z.enum(['scanned', 'failed', 'waiting', 'recovered', 'removed']);
+export const notifyEventKindSchema = z.enum(['scanned', 'failed', 'waiting', 'recovered', 'removed', 'retrying']);
 export type NotifyEventKind = z.infer<typeof notifyEventKindSchema>;
+
+/** A destination's EVENTS when it names none: every kind but the per-attempt `retrying`. */
+export const DEFAULT_EVENT_KINDS: readonly NotifyEventKind[] = ['scanned', 'failed', 'waiting', 'recovered', 'removed'];
 
 /** Files an event carries at most (the rest are counted in moreFiles): an outbox row stays small. */
 export const EVENT_FILES = 20;
@@ -73,6 +78,19 @@ export const notifyEventSchema = z.object({
   /** A full disk's hold (waiting, recovered): the folder checked, and the bytes free when it was told. */
   path: z.string().optional(),
   freeBytes: z.number().optional(),
+  /**
+   * On the event a delivery's end writes (scanned, removed, failed), stamped by the store in the same transaction:
+   * the scan's other deliveries still open then, and its deliveries failed, this one included. `scanOpen` 0: this
+   * delivery settled the scan, and exactly one event of a scan says so (autopulse's `processed` / `failed`).
+   */
+  scanOpen: z.number().int().optional(),
+  scanFailed: z.number().int().optional(),
+  /**
+   * A target with after-steps (Plex's completion watch): `running` on the event written when its delivery ended,
+   * which people are not sent (they are told once the steps end); `ended` on that later event, which tells the same
+   * delivery again and so settles nothing.
+   */
+  afterSteps: z.enum(['running', 'ended']).optional(),
 });
 export type NotifyEvent = z.infer<typeof notifyEventSchema>;
 export type HoldKind = NonNullable<NotifyEvent['hold']>;

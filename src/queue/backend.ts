@@ -172,7 +172,8 @@ export interface QueueBackend {
    * grouped). Absent: the scheduler records each with completeDelivery (PostgreSQL commits off the event loop).
    */
   completeDeliveries?(completions: readonly Completion[], now?: number): CompleteResult[];
-  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt?: boolean, fileChecks?: number): Awaitable<void>;
+  /** `event` (a `retrying`) is written with the change, in its transaction. */
+  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt?: boolean, fileChecks?: number, event?: NotifyEvent): Awaitable<void>;
   /**
    * A claimed delivery goes back to waiting as it was: its place in line (its due time, its priority) and its
    * attempts unchanged. For a serial target that is busy with a scan that is not the relay's: the next one

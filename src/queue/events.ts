@@ -3,18 +3,19 @@ import type { ScanItem } from '../core/scan.ts';
 
 /**
  * The event a delivery's end writes to the outbox (with its state change): `scanned` (or `removed` for a
- * removal scan) once the target confirmed the scan ended, `failed` when it gave up.
+ * removal scan) once the target confirmed the scan ended, `failed` when it gave up; `retrying` (with
+ * retryDelivery) when a try failed and it is tried again.
  */
 export function deliveryEvent(
   item: ScanItem,
   target: string,
-  outcome: { status: 'done'; detail?: string; items?: readonly ScannedItem[] } | { status: 'failed'; error: string },
+  outcome: { status: 'done'; detail?: string; items?: readonly ScannedItem[] } | { status: 'failed' | 'retrying'; error: string },
   now: number,
 ): NotifyEvent {
   const files = item.files.slice(0, EVENT_FILES);
   const more = item.files.length - files.length + item.moreFiles;
   return {
-    kind: outcome.status === 'failed' ? 'failed' : item.removal ? 'removed' : 'scanned',
+    kind: outcome.status === 'done' ? (item.removal ? 'removed' : 'scanned') : outcome.status,
     at: now,
     target,
     scan: item.id,
@@ -27,7 +28,7 @@ export function deliveryEvent(
     requestedAt: item.firstAt,
     tookMs: Math.max(0, now - item.firstAt),
     ...(item.removal ? { requests: item.requests } : {}),
-    ...(outcome.status === 'failed' ? { reason: outcome.error } : outcome.detail ? { detail: outcome.detail } : {}),
+    ...(outcome.status !== 'done' ? { reason: outcome.error } : outcome.detail ? { detail: outcome.detail } : {}),
     ...(outcome.status === 'done' && outcome.items?.length ? { items: outcome.items.slice(0, EVENT_ITEMS) } : {}),
     ...(outcome.status === 'done' && (outcome.items?.length ?? 0) > EVENT_ITEMS ? { moreItems: outcome.items!.length - EVENT_ITEMS } : {}),
   };
@@ -76,4 +77,19 @@ export class HoldTracker {
     if (!this.told.delete(key) || since === undefined) return undefined;
     return { kind: 'recovered', at: now, ...(target ? { target } : {}), requestedAt: since, tookMs: now - since };
   }
+}
+
+/**
+ * A delivery's failed tries told as `retrying`, at most: autopulse tells a file `retrying` until it gives up at
+ * max_retries (5 by default: 4 retries told, runner.rs:306-321, opts.rs:76). The relay tries on without a limit,
+ * and an outage's every retry of every queued scan would fill the outbox; the scan is told again when it settles.
+ */
+export const RETRYING_TOLD = 4;
+
+/**
+ * A delivery's event as the store writes it, in the transaction of its state change: with the scan's deliveries
+ * still open and failed then (counted in that transaction, so exactly one event of a scan has `scanOpen` 0).
+ */
+export function stampScan(event: NotifyEvent, open: number | string | null, failed: number | string | null): NotifyEvent {
+  return { ...event, scanOpen: Number(open ?? 0), scanFailed: Number(failed ?? 0) };
 }

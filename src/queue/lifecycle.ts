@@ -1,5 +1,6 @@
 import type { NotifyEvent } from '../core/events.ts';
 import { descendantRange, removalRecheckAt } from './coalesce.ts';
+import { stampScan } from './events.ts';
 import { routeKey, routeNames } from './route.ts';
 import { step, type Steps } from './steps.ts';
 import type { ScanRow } from './types.ts';
@@ -25,6 +26,16 @@ export interface Outcome {
   event?: NotifyEvent;
 }
 
+/** A delivery tried again later: its error, when, whether the try counts (`refund` 1: it does not), file checks. */
+export interface Retry {
+  error: string;
+  nextAt: number;
+  refund: 0 | 1;
+  fileChecks?: number;
+  /** A `retrying` event, written with the change. */
+  event?: NotifyEvent;
+}
+
 /**
  * What the queue's lifecycle after enqueue reads and writes, in the store's own SQL (SQLite answers at once,
  * PostgreSQL with promises). Each call is one statement's worth: no rule lives here, only in the steps below.
@@ -47,6 +58,8 @@ export interface LifecycleIO {
    * case is one round trip, test/queue/pg-statements.test.ts).
    */
   finishDelivery(scanId: number, target: string, outcome: Outcome, now: number): Awaitable<{ open: number; failed: number }>;
+  /** A delivery back to waiting, due at `nextAt`, with its error (and its attempt given back when `refund` is 1). */
+  retryDelivery(scanId: number, target: string, retry: Omit<Retry, 'event'>): Awaitable<void>;
   /** How many of a scan's deliveries are open (waiting or sending). */
   openDeliveries(scanId: number): Awaitable<number>;
   /** A scan's end: its status and finish time, and the parts it took in are dropped (after requeueParts). */
@@ -157,12 +170,21 @@ export type Recorded = { scanFinished: 'done' | 'failed' | undefined; requeued?:
  */
 export function* completeSteps(scanId: number, target: string, outcome: Outcome, now: number, deferFailed = false): LifecycleSteps<Recorded> {
   const counts = yield* call((io) => io.finishDelivery(scanId, target, outcome, now));
-  if (outcome.event) yield* call((io) => io.addEvents([outcome.event!]));
+  // The event carries its scan's open and failed deliveries as this transaction counted them: exactly one event of
+  // a scan says it settled (scanOpen 0), which autopulse's json document tells as processed or failed.
+  if (outcome.event) yield* call((io) => io.addEvents([stampScan(outcome.event!, counts.open, counts.failed)]));
   if (counts.open) return { scanFinished: undefined };
   // Ended done by finishDelivery itself.
   if (!counts.failed) return { scanFinished: 'done' };
   if (deferFailed) return { later: true };
   return yield* failSteps(scanId, now);
+}
+
+/** A delivery tried again later, and its `retrying` event (if any) in the same transaction. */
+export function* retrySteps(scanId: number, target: string, retry: Retry): LifecycleSteps<void> {
+  const { event, ...change } = retry;
+  yield* call((io) => io.retryDelivery(scanId, target, change));
+  if (event) yield* call((io) => io.addEvents([event]));
 }
 
 /** A scan whose deliveries all ended, one failed: failed, and its parts queued again (unless retried meanwhile). */

@@ -6,7 +6,7 @@ import { backoffMs } from './coalesce.ts';
 import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import type { HoldKind, NotifyEvent } from '../core/events.ts';
-import { deliveryEvent, HoldTracker } from './events.ts';
+import { deliveryEvent, HoldTracker, RETRYING_TOLD } from './events.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 import { ServerTurns } from './server-turns.ts';
 import { CompletionBatch } from './complete-batch.ts';
@@ -571,11 +571,14 @@ export class Scheduler {
     const now = this.now();
     if (result.outcome !== 'retry') await this.answered(target, now);
     if (result.outcome === 'done') {
-      // A scan with after-steps (Plex's completion watch) is told once they end (runAfter), not when it was sent;
-      // until then it is kept as untold, so that a crash or a stop meanwhile still tells it at the next start.
-      const event = result.after ? undefined : deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
+      // A scan with after-steps (Plex's completion watch) is told to people once they end (runAfter), not when it
+      // was sent; until then it is kept as untold, so that a crash or a stop meanwhile still tells it at the next
+      // start. The event written now only marks the delivery's end (afterSteps 'running'), so that the scan's last
+      // delivery is known (the store stamps it: events.ts).
+      const done = deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
       if (result.after) await this.rememberUntold(item, target, delivery, result.detail, now);
-      const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, ...(event ? { event } : {}) } }, serial);
+      const event = result.after ? { ...done, afterSteps: 'running' as const } : done;
+      const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, event } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
@@ -593,7 +596,10 @@ export class Scheduler {
       // A retry that counts file checks waits for files, not for the server.
       const unreachable = result.fileChecks === undefined;
       if (unreachable) this.heldTarget(target, `${target} does not answer: ${result.error}`, now);
-      await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks);
+      // A try that failed (not a wait for files, not a busy server) is autopulse's `retrying` (runner.rs:200-219).
+      const told = (result.countsAsAttempt ?? true) && unreachable && item.attempt <= RETRYING_TOLD;
+      const event = told ? deliveryEvent(item, target, { status: 'retrying', error: result.error }, now) : undefined;
+      await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks, event);
       // A target that does not answer: one line per target per minute, with counts; the other attempts at debug.
       const summary = unreachable ? this.retryLog.failed(target, item.id, now) : undefined;
       if (!unreachable || summary?.failedAttempts === 1) this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
@@ -606,7 +612,9 @@ export class Scheduler {
   /** Keeps a sent scan as untold until its after-steps tell it; a failure to keep it is logged (it is told as before). */
   private async rememberUntold(item: ScanItem, target: string, delivery: string, detail: string | undefined, now: number): Promise<void> {
     try {
-      await this.untold.remember({ target, delivery, scan: item.id, event: deliveryEvent(item, target, { status: 'done', ...(detail ? { detail } : {}) }, now) });
+      // Told late, it tells the delivery again, as runAfter's event would: it settles nothing (afterSteps 'ended').
+      const event = { ...deliveryEvent(item, target, { status: 'done', ...(detail ? { detail } : {}) }, now), afterSteps: 'ended' as const };
+      await this.untold.remember({ target, delivery, scan: item.id, event });
     } catch (err) {
       this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not keep the sent scan as untold: a crash before it is confirmed would not tell it');
     }
@@ -734,7 +742,8 @@ export class Scheduler {
         items = await this.lookUpItems(item, target, lookup);
       }
       try {
-        await this.store.setDeliveryDetail(item.id, delivery, full, deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now()));
+        const told = deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now());
+        await this.store.setDeliveryDetail(item.id, delivery, full, { ...told, afterSteps: 'ended' });
         await this.untold.forget(item.id, delivery);
       } catch (err) {
         this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');

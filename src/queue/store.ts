@@ -8,7 +8,7 @@ import { QueueMeta } from './meta.ts';
 import type { DeliveryRow, EnqueueResult, PartRow, ScanRow, Timing } from './types.ts';
 import { QueueView } from './view.ts';
 import { partRequests, toItem } from './rows.ts';
-import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, routeUnroutedSteps, type DueScan, type LifecycleIO } from './lifecycle.ts';
+import { activateSteps, cancelSteps, completeSteps, failUnknownSteps, localReach, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type DueScan, type LifecycleIO } from './lifecycle.ts';
 import { DUE_COLUMNS, FILE_WAIT_DUE_SQL, type FileWaitCheck, type FileWaitScan } from './file-wait.ts';
 import { runSync as run } from './steps.ts';
 import { checkExpected, type CompleteResult, type Completion, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend } from './backend.ts';
@@ -212,6 +212,7 @@ export class QueueStore implements QueueBackend {
         }
         return { open: open ?? 0, failed: failed ?? 0 };
       },
+      retryDelivery: (scanId, target, r) => void stmt.retryDelivery.run({ scanId, target, error: r.error, nextAt: r.nextAt, refund: r.refund, fileChecks: r.fileChecks ?? null }),
       openDeliveries: (scanId) => stmt.openCount.get(scanId)!.n,
       endScan: (scanId, status, now) => {
         stmt.finishScan.run(status, now, scanId);
@@ -366,8 +367,9 @@ export class QueueStore implements QueueBackend {
     return parts.map((p) => p.folder);
   }
 
-  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): void {
-    this.stmt.retryDelivery.run({ scanId, target, error, nextAt, refund: countsAsAttempt ? 0 : 1, fileChecks: fileChecks ?? null });
+  retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number, event?: NotifyEvent): void {
+    const steps = retrySteps(scanId, target, { error, nextAt, refund: countsAsAttempt ? 0 : 1, ...(fileChecks !== undefined ? { fileChecks } : {}), ...(event ? { event } : {}) });
+    this.db.transaction(() => run(steps, this.life)).immediate();
   }
 
   putBack(scanId: number, target: string, error: string): void {

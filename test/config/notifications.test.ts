@@ -38,8 +38,8 @@ test('NOTIFICATIONS: clear errors for what a service cannot take', () => {
   assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', USERNAME: 'Plex Discord bot' } })), /NOTIFICATIONS\.d\.USERNAME: Discord refuses a name with "discord" or "clyde" in it/);
   assert.equal(issue(parse({ h: { TYPE: 'hookshot', URL: 'https://hookshot.example.com/webhook/1', USERNAME: 'discord relay' } })), '', 'only Discord minds');
   const ids = Array.from({ length: 101 }, (_, i) => String(1000 + i));
-  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { USERS: ids } } })), /NOTIFICATIONS\.d\.MENTIONS\.USERS: Discord mentions at most 100 users in one message/);
-  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { ROLES: ids } } })), /MENTIONS\.ROLES: Discord mentions at most 100 roles/);
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { USERS: ids } } })), /NOTIFICATIONS\.d\.MENTIONS\.0\.USERS: Discord mentions at most 100 users in one message/);
+  assert.match(issue(parse({ d: { TYPE: 'discord', URL: 'https://discord.com/api/webhooks/1/abc', MENTIONS: { ROLES: ids } } })), /MENTIONS\.0\.ROLES: Discord mentions at most 100 roles/);
   assert.match(issue(parse({ 'my chat': { TYPE: 'json', URL: 'https://x.example' } })), /NOTIFICATIONS\.my chat: Invalid key/);
 });
 

@@ -12,13 +12,13 @@ const out = process.argv[2] ?? 'docs/img/discord-message.png';
 const now = Date.parse('2026-11-26T10:15:03Z');
 const ev = (id: number, e: Omit<StoredEvent, 'id' | 'at'>): StoredEvent => ({ id, at: now + id * 1000, ...e });
 const events: StoredEvent[] = [
-  ev(1, { kind: 'scanned', target: 'plex', folder: '/data/Movies/Dune (2021)', title: 'Dune', files: ['Dune.mkv'], trigger: 'Radarr', tookMs: 3200, items: [{ type: 'movie', title: 'Dune', year: 2021 }] }),
+  ev(1, { kind: 'scanned', scan: 1, target: 'plex', folder: '/data/Movies/Dune (2021)', title: 'Dune', files: ['Dune.mkv'], trigger: 'Radarr', tookMs: 3200, items: [{ type: 'movie', title: 'Dune', year: 2021 }] }),
   ev(2, {
-    kind: 'scanned', target: 'plex', folder: '/data/TV/Severance/Season 02', title: 'Severance', files: ['S02E01.mkv', 'S02E02.mkv'], trigger: 'Sonarr', tookMs: 4100,
+    kind: 'scanned', scan: 2, target: 'plex', folder: '/data/TV/Severance/Season 02', title: 'Severance', files: ['S02E01.mkv', 'S02E02.mkv'], trigger: 'Sonarr', tookMs: 4100,
     items: [{ type: 'episode', title: 'Hello, Ms. Cobel', show: 'Severance', season: 2, episode: 1 }, { type: 'episode', title: 'Goodbye, Mrs. Selvig', show: 'Severance', season: 2, episode: 2 }],
   }),
-  ev(3, { kind: 'scanned', target: 'jellyfin', folder: '/data/Movies/Dune (2021)', title: 'Dune', files: ['Dune.mkv'], trigger: 'Radarr', tookMs: 900 }),
-  ev(4, { kind: 'failed', target: 'plex', folder: '/data/Music/Band/Album', files: ['01.flac'], trigger: 'Lidarr', reason: 'not scanned: 01.flac did not appear after 10 file check(s)' }),
+  ev(3, { kind: 'scanned', scan: 1, target: 'jellyfin', folder: '/data/Movies/Dune (2021)', title: 'Dune', files: ['Dune.mkv'], trigger: 'Radarr', tookMs: 900 }),
+  ev(4, { kind: 'failed', scan: 3, target: 'plex', folder: '/data/Music/Band/Album', files: ['01.flac'], trigger: 'Lidarr', reason: 'not scanned: 01.flac did not appear after 10 file check(s)' }),
 ];
 
 const fake = await new DiscordFake().start();

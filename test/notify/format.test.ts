@@ -5,6 +5,7 @@ import type { StoredEvent } from '../../src/core/events.ts';
 import type { ScanItem } from '../../src/core/scan.ts';
 import { postMessage } from '../../src/notify/http.ts';
 import { maskUrl, scrub } from '../../src/notify/mask.ts';
+import { LINE_MAX } from '../../src/notify/message.ts';
 import { discordMessages, escapeMarkdown } from '../../src/notify/services/discord.ts';
 import { deliveryEvent } from '../../src/queue/events.ts';
 import { DiscordFake } from '../fakes/discord.ts';
@@ -12,15 +13,15 @@ import { DiscordFake } from '../fakes/discord.ts';
 const discord = await new DiscordFake().start();
 after(() => discord.stop());
 
-test('a batch of more groups than Discord has embeds, with lines longer than its limits, is split into messages Discord takes', async () => {
+test('a batch of many scans on many targets, with lines longer than its limits, is one message Discord takes: an embed per kind', async () => {
   const dest = notificationSchema.parse({ TYPE: 'discord', URL: discord.webhookUrl });
   const long = 'x'.repeat(5000);
   const events: StoredEvent[] = Array.from({ length: 13 * 40 }, (_, i) => ({ id: i + 1, kind: i % 2 ? 'failed' : 'scanned', at: Date.now(), target: `${'t'.repeat(300)}${i % 13}`, folder: `/data/${long}/${i}`, reason: long }));
   const messages = discordMessages(dest, events);
-  assert.equal(messages.length, 3, '26 groups: 10 + 10 + 6 embeds');
+  assert.equal(messages.length, 1, 'two kinds: two embeds');
   for (const m of messages) assert.equal((await postMessage(dest, m)).kind, 'sent');
   assert.ok(discord.calls.every((c) => c.status === 204));
-  assert.deepEqual(discord.calls.map((c) => c.json.embeds.length), [10, 10, 6]);
+  assert.deepEqual(discord.calls.map((c) => c.json.embeds.map((e: { title: string }) => e.title)), [['Scanned (260)', 'Failed (260)']]);
 });
 
 test('a removal scan is told as removed, a failure with its reason, with the time from the request', () => {
@@ -70,4 +71,23 @@ test('issue 47 item 10: Discord shows titles, paths and reasons as text: no link
   // The words are all still there, in order, once the escapes are dropped as Discord drops them.
   assert.match(description.replace(/\\(.)/g, '$1'), /\[Plex token expired\]\(https:\/\/evil\.example\) — \/data\/TV\/# Heading/);
   assert.equal((await postMessage(dest, message!)).kind, 'sent');
+});
+
+test('issue 47 item 10 with one line per scan: a long title of markdown characters is cut, then escaped; the line keeps its limit and its targets, and no escape is split', () => {
+  const dest = notificationSchema.parse({ TYPE: 'discord', URL: discord.webhookUrl });
+  // 600 characters that each need an escape: escaped before the cut, the line would be twice LINE_MAX and the cut
+  // would take the targets off its end, or leave a backslash before the ellipsis.
+  const title = '_*'.repeat(300);
+  const events: StoredEvent[] = [
+    { id: 1, kind: 'scanned', at: 1000, target: 'plex', scan: 5, title, folder: '/data/TV/[x](https://evil.example)' },
+    { id: 2, kind: 'scanned', at: 1000, target: 'jellyfin', scan: 5, title, folder: '/data/TV/[x](https://evil.example)' },
+  ];
+  const [message] = discordMessages(dest, events);
+  const description = (JSON.parse(message!.body).embeds as Array<{ description: string }>)[0]!.description;
+  assert.ok([...description].length <= LINE_MAX, `${[...description].length} code points`);
+  assert.match(description, /done: plex, jellyfin$/);
+  // Every backslash escapes the character after it: none is left before the ellipsis or at the end.
+  assert.ok(!/\\…/.test(description) && !/(^|[^\\])(\\\\)*\\$/.test(description), description);
+  const unescaped = (re: RegExp) => new RegExp(`(?<!\\\\)${re.source}`).test(description);
+  assert.ok(!unescaped(/\*/) && !unescaped(/_/) && !unescaped(/\[/), description);
 });

@@ -88,7 +88,7 @@ describe('notification sender', () => {
       assert.ok(d.calls.every((c) => c.status === 204), 'Discord took every message');
       assert.equal(d.calls.length, 1);
       const embed = d.calls[0]!.json.embeds[0];
-      assert.match(embed.title, /Scanned · plex \(200\)/);
+      assert.match(embed.title, /^Scanned \(200\)$/, 'one embed per kind, not per target');
       assert.match(embed.description, /… and \d+ more$/);
       assert.deepEqual(d.calls[0]!.json.allowed_mentions, { parse: [] }, 'a folder name never pings anyone');
     } finally {
@@ -132,23 +132,24 @@ describe('notification sender', () => {
   });
 
   test('a 429 in the middle of a batch of two messages: the second goes again after Retry-After, the first is not sent twice', async () => {
-    const d = await fake(new DiscordFake());
-    // 12 targets are 12 embeds: two messages, 10 and 2.
-    d.rateLimitNext(1, 0.2, 1);
-    const { store, sender, start } = sending({ discord: dest({ TYPE: 'discord', URL: d.webhookUrl }) });
+    // A Discord batch is one embed per kind now (one line per scan), so two messages are a json backlog: 600 events
+    // are two documents, of 500 and 100.
+    const j = await fake(new JsonReceiverFake());
+    j.failAfter(1, 1, { status: 429, body: 'slow down', headers: { 'retry-after': '0.2' } });
+    const { store, sender, start } = sending({ hook: dest({ TYPE: 'json', URL: j.url }) });
     start();
     try {
       await sender.ready();
-      store.outbox.append(Array.from({ length: 12 }, (_, i) => scanned(i, { target: `server${i}` })));
-      await d.until((c) => c.filter((x) => x.status === 204).length >= 2);
+      store.outbox.append(Array.from({ length: 600 }, (_, i) => scanned(i)));
+      await j.until((c) => c.filter((x) => x.status === 200).length >= 2);
       // What came while it waited goes in the next batch.
-      store.outbox.append([scanned(99, { target: 'late' })]);
-      await d.until((c) => c.filter((x) => x.status === 204).length >= 3);
+      store.outbox.append([scanned(999)]);
+      await j.until((c) => c.filter((x) => x.status === 200).length >= 3);
       await sender.looked();
-      assert.deepEqual(d.calls.map((c) => [c.status, c.json.embeds.length]), [[204, 10], [429, 2], [204, 2], [204, 1]]);
-      const titles = d.taken.flatMap((c) => c.json.embeds.map((e: { title: string }) => e.title));
-      assert.equal(new Set(titles).size, titles.length, `each told once: ${titles.join(', ')}`);
-      assert.equal(titles.length, 13);
+      assert.deepEqual(j.calls.map((c) => [c.status, c.json.events.length]), [[200, 500], [429, 100], [200, 100], [200, 1]]);
+      const ids = j.taken.flatMap((c) => c.json.events.map((e: { id: number }) => e.id));
+      assert.equal(new Set(ids).size, ids.length, 'each told once');
+      assert.equal(ids.length, 601);
     } finally {
       await sender.stop();
     }

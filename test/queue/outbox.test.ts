@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DeliveryResult, Target } from '../../src/core/scan.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
+import { RETRYING_TOLD } from '../../src/queue/events.ts';
+import { notificationSchema } from '../../src/config/notifications.ts';
+import { wants } from '../../src/notify/message.ts';
 import pg from 'pg';
 import { pino } from 'pino';
 import { bothStores } from '../helpers/both-stores.ts';
@@ -31,6 +34,28 @@ for (const [name, open] of STORES) {
       await s.setDeliveryDetail(a!.item.id, 'plex', 'completed', { kind: 'scanned', at: 3000, target: 'plex', folder: '/m/A' });
       assert.equal((await s.outbox.after(events[1]!.id, 10)).length, 1);
       assert.equal(await s.outbox.latestId(), events[1]!.id + 1);
+    });
+
+    test("a delivery's event counts its scan's targets still open and failed, in its transaction; a retry writes its event with it", async () => {
+      const s = await open();
+      const [r] = await s.enqueueMany([req('/m/C')], { delayMs: 0, maxMs: 0 }, 1000);
+      await s.activateDue(['plex', 'jellyfin', 'emby'], 1000);
+      for (const t of ['plex', 'jellyfin', 'emby']) assert.equal((await s.claimDeliveries(10, 1000, t)).length, 1);
+      await s.retryDelivery(r!.id, 'emby', 'Emby answered 503', 1500, true, undefined, { kind: 'retrying', at: 1100, target: 'emby', scan: r!.id, reason: 'Emby answered 503' });
+      await s.completeDelivery(r!.id, 'jellyfin', { status: 'failed', error: 'no library', event: { kind: 'failed', at: 1200, target: 'jellyfin', scan: r!.id } }, 1200);
+      await s.completeDelivery(r!.id, 'plex', { status: 'done', event: { kind: 'scanned', at: 1300, target: 'plex', scan: r!.id } }, 1300);
+      assert.equal((await s.claimDeliveries(10, 2000, 'emby')).length, 1);
+      await s.completeDelivery(r!.id, 'emby', { status: 'done', event: { kind: 'scanned', at: 2100, target: 'emby', scan: r!.id } }, 2100);
+      const events = await s.outbox.after(0, 10);
+      assert.deepEqual(
+        events.map((e) => [e.kind, e.target, e.scanOpen, e.scanFailed]),
+        [
+          ['retrying', 'emby', undefined, undefined],
+          ['failed', 'jellyfin', 2, 1],
+          ['scanned', 'plex', 1, 1],
+          ['scanned', 'emby', 0, 1],
+        ],
+      );
     });
 
     test('one relay at a time holds a destination, until its lease runs out; the cursor only moves forward', async () => {
@@ -122,10 +147,17 @@ for (const [name, open] of STORES) {
         const [r] = await s.enqueueMany([req('/m/Dune (2021)')], { delayMs: 0, maxMs: 0 });
         scheduler.poke();
         await waitFor(async () => (await s.view.get(r!.id))?.status === 'done', 10_000, 'the delivery recorded');
-        assert.deepEqual(await s.outbox.after(0, 10), [], 'sent is not scanned');
+        // The delivery's end is written (its scan's last one is known from it: autopulse's `processed`), marked as
+        // still running its after-steps: no people's destination is sent it.
+        const sent = await s.outbox.after(0, 10);
+        assert.deepEqual(sent.map((e) => [e.kind, e.afterSteps, e.scanOpen]), [['scanned', 'running', 0]]);
+        const people = notificationSchema.parse({ TYPE: 'discord', URL: 'http://127.0.0.1:9/x' });
+        assert.deepEqual(sent.filter((e) => wants(people, e)), [], 'sent is not scanned');
         finish('completed in 3 s');
         await scheduler.afterStepsSettled();
-        const [e] = await s.outbox.after(0, 10);
+        const [e] = await s.outbox.after(sent[0]!.id, 10);
+        assert.equal(e?.afterSteps, 'ended');
+        assert.ok(wants(people, e!));
         assert.equal(e?.kind, 'scanned');
         assert.equal(e?.folder, '/m/Dune (2021)');
         assert.equal(e?.trigger, 'Radarr');
@@ -175,12 +207,18 @@ for (const [name, open] of STORES) {
       try {
         await s.enqueueMany([req('/m/X')], { delayMs: 0, maxMs: 0 });
         scheduler.poke();
-        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
+        // Each failed try is also a `retrying` (autopulse's); the hold is told once.
+        const told = async () => (await s.outbox.after(0, 10_000)).filter((e) => e.kind !== 'retrying');
+        await waitFor(async () => (await told()).some((e) => e.kind === 'waiting'), 10_000, 'waiting');
         down = false;
-        await waitFor(async () => (await s.outbox.after(0, 10)).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
-        await waitFor(async () => (await s.outbox.after(0, 10)).length === 3, 10_000, 'the scan told');
+        await waitFor(async () => (await told()).some((e) => e.kind === 'recovered'), 10_000, 'recovered');
+        await waitFor(async () => (await told()).length === 3, 10_000, 'the scan told');
+        // ... for its first RETRYING_TOLD tries (autopulse gives up after 5: runner.rs:306-321), not for every try of an outage.
+        const retrying = (await s.outbox.after(0, 10_000)).filter((e) => e.kind === 'retrying');
+        assert.ok(retrying.length >= 1 && retrying.length <= RETRYING_TOLD, `${retrying.length} retrying events`);
+        assert.equal(retrying[0]!.reason, 'ECONNREFUSED');
         // recovered and scanned are written side by side (on PostgreSQL either may come first)
-        const kinds = (await s.outbox.after(0, 10)).map((e) => e.kind);
+        const kinds = (await told()).map((e) => e.kind);
         assert.equal(kinds[0], 'waiting');
         assert.deepEqual(kinds.slice(1).sort(), ['recovered', 'scanned']);
       } finally {

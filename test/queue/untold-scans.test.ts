@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
 import type { DeliveryResult, ScanItem, Target } from '../../src/core/scan.ts';
+import { notificationSchema } from '../../src/config/notifications.ts';
+import { wants } from '../../src/notify/message.ts';
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { Scheduler } from '../../src/queue/scheduler.ts';
 import { bothStores } from '../helpers/both-stores.ts';
@@ -42,7 +44,9 @@ function capture() {
   return { lines, log: pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) }) };
 }
 
-const told = async (store: QueueBackend, scan: number) => (await store.outbox.after(0, 1000)).filter((e) => e.scan === scan && e.kind === 'scanned');
+/** What people's destinations are told: the delivery's end written while its after-steps run is not (message.ts wants). */
+const people = notificationSchema.parse({ TYPE: 'discord', URL: 'http://127.0.0.1:9/x' });
+const told = async (store: QueueBackend, scan: number) => (await store.outbox.after(0, 1000)).filter((e) => e.scan === scan && e.kind === 'scanned' && wants(people, e));
 
 async function enqueue(store: QueueBackend, scheduler: Scheduler, folder: string): Promise<number> {
   const [r] = await store.enqueueMany([{ folder, files: [], source: 'Radarr', event: 'Download', updateType: 'Modified', priority: 0 }], { delayMs: 0, maxMs: 0 });

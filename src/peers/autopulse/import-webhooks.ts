@@ -3,24 +3,32 @@ import type { ImportNotes } from './import-common.ts';
 import { safeName } from './names.ts';
 import type { AutopulseWebhook } from './settings.ts';
 
-/** autopulse's events (webhooks/mod.rs EventType) as the relay's; "new" and "found" have none. */
-const EVENT_MAP: Record<string, string | undefined> = { failed: 'failed', hash_mismatch: 'failed', retrying: 'waiting', processed: 'scanned', new: undefined, found: undefined };
+/** autopulse's Discord avatar when avatar_url is not set (discord.rs:164-167). */
+const AUTOPULSE_AVATAR = 'https://raw.githubusercontent.com/dan-online/autopulse/main/assets/logo.webp';
+
+// autopulse's events as the relay's (manager.rs:14-27): `new` and `found` have no counterpart; a hash mismatch
+// holds the request, and is told if it fails.
+const EVENT_MAP: Record<string, string[]> = { failed: ['failed'], hash_mismatch: ['failed'], retrying: ['retrying'], processed: ['scanned', 'removed'], new: [], found: [] };
+// autopulse sends every webhook every event, `retrying` included (manager.rs:89-116); waiting and recovered are
+// scanrelay's own holds, kept.
+const EVERY_EVENT = ['scanned', 'removed', 'failed', 'retrying', 'waiting', 'recovered'];
 
 /** Each webhook as a NOTIFICATIONS entry, batched every opts.webhook_interval seconds. */
 export function importWebhooks(webhooks: Record<string, AutopulseWebhook>, batchSeconds: number, config: JsonObject, { carried, notes }: ImportNotes): void {
   const NOTIFICATIONS: JsonObject = {};
   for (const [name, w] of Object.entries(webhooks)) {
     const where = `webhooks.${name}`;
-    const entry: JsonObject = { TYPE: w.type, URL: w.url, BATCH_SECONDS: batchSeconds };
-    if ('username' in w && w.username) entry.USERNAME = w.username;
+    const entry: JsonObject = { TYPE: w.type, URL: w.url, BATCH_SECONDS: batchSeconds, EVENTS: EVERY_EVENT };
+    // The sender's name and picture stay autopulse's, its defaults included (discord.rs:159-167, hookshot.rs:44-47).
+    if (w.type !== 'json') entry.USERNAME = w.username ? w.username : 'autopulse';
+    if (w.type === 'discord') entry.AVATAR_URL = typeof w.avatar_url === 'string' && w.avatar_url ? w.avatar_url : AUTOPULSE_AVATAR;
     if (w.type === 'json') {
       // Its receivers parse autopulse's document: {events: [{event, action, trigger, files, file_count, timestamp}]} (json.rs:5-42).
       entry.FORMAT = 'autopulse';
     }
-    if (w.avatar_url !== undefined) notes.push(`${where}.avatar_url: not carried (scanrelay's messages use Discord's default avatar)`);
     if (w.type === 'discord' && w.mentions.length) {
-      entry.MENTIONS = mentionsOf(w.mentions);
-      if (w.mentions.length > 1) notes.push(`${where}.mentions: ${w.mentions.length} entries merged into one MENTIONS (everyone named is mentioned on any of their events)`);
+      const list = mentionsOf(w.mentions, where, notes);
+      if (list.length) entry.MENTIONS = list;
     }
     NOTIFICATIONS[safeName(name)] = entry;
   }
@@ -28,34 +36,32 @@ export function importWebhooks(webhooks: Record<string, AutopulseWebhook>, batch
     config.NOTIFICATIONS = NOTIFICATIONS;
     carried.push(`webhooks -> NOTIFICATIONS: ${Object.keys(NOTIFICATIONS).join(', ')} (every ${batchSeconds} s, opts.webhook_interval)`);
     notes.push(
-      "webhooks: autopulse's \"new\" and \"found\" events have no equivalent (scanrelay tells when a scan is done, failed, waiting or recovered); \"hash_mismatch\" is told as failed and \"retrying\" as waiting. Discord and hookshot messages use scanrelay's wording",
+      "webhooks: autopulse's \"new\" and \"found\" events have no equivalent (scanrelay tells when a scan is done, failed, retried, waiting or recovered); \"hash_mismatch\" is told as failed. Discord and hookshot messages use scanrelay's wording, one line per scan naming its targets",
     );
   }
 }
 
-/** Discord's mentions, merged into one MENTIONS: everyone named, on any of their events. */
-function mentionsOf(mentions: Extract<AutopulseWebhook, { type: 'discord' }>['mentions']): JsonObject {
-  const users = new Set<string>();
-  const roles = new Set<string>();
-  const on = new Set<string>();
-  let here = false;
-  let everyone = false;
-  let onAll = false;
-  for (const m of mentions) {
+/**
+ * Discord's mentions as a MENTIONS list: each entry keeps its own `on`, so it mentions its targets only on a
+ * message of those events (discord.rs:239-241). An entry none of whose events scanrelay has is printed and dropped.
+ */
+function mentionsOf(mentions: Extract<AutopulseWebhook, { type: 'discord' }>['mentions'], where: string, notes: string[]): JsonObject[] {
+  const list: JsonObject[] = [];
+  mentions.forEach((m, i) => {
+    const mention = { USERS: [] as string[], ROLES: [] as string[], HERE: false, EVERYONE: false };
     for (const target of m.targets) {
-      if (target === 'here') here = true;
-      else if (target === 'everyone') everyone = true;
-      else if ('user' in target && typeof target.user === 'string') users.add(target.user);
-      else if ('role' in target) roles.add(target.role);
+      if (target === 'here') mention.HERE = true;
+      else if (target === 'everyone') mention.EVERYONE = true;
+      else if ('user' in target && typeof target.user === 'string') mention.USERS.push(target.user);
+      else if ('role' in target) mention.ROLES.push(target.role);
     }
-    if (!m.on?.length) onAll = true;
-    else for (const e of m.on) if (typeof e === 'string' && EVENT_MAP[e]) on.add(EVENT_MAP[e]!);
-  }
-  return {
-    ON: onAll ? ['scanned', 'failed', 'waiting', 'recovered', 'removed'] : on.size ? [...on] : ['failed'],
-    USERS: [...users],
-    ROLES: [...roles],
-    HERE: here,
-    EVERYONE: everyone,
-  };
+    // An empty or absent `on`: every event (discord.rs:40-43).
+    const on = !m.on?.length ? EVERY_EVENT : [...new Set(m.on.flatMap((e) => (typeof e === 'string' ? (EVENT_MAP[e] ?? []) : [])))];
+    if (!on.length) {
+      notes.push(`${where}.mentions[${i}]: its events (${m.on!.map(String).join(', ')}) have no counterpart in scanrelay; it never mentions`);
+      return;
+    }
+    list.push({ ON: on, ...mention });
+  });
+  return list;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { autopulseTitle, autopulseTriggerName } from './names.ts';
 import type { AutopulseTrigger } from '../../config/schema.ts';
 import { triggerSelection } from '../../config/targets.ts';
 import type { ScanPath, ScanIntent } from '../../intake/intent.ts';
@@ -312,7 +313,7 @@ export function intentOf(t: AutopulseTrigger, name: string, event: string, paths
     kind: 'scan',
     source: SOURCES[t.TYPE],
     event,
-    title: `autopulse trigger ${name}`,
+    title: autopulseTitle(name),
     updateType: paths.every((p) => p.kind === 'gone') ? 'Deleted' : 'Modified',
     paths,
     ...(delay !== undefined ? { delay } : {}),
@@ -400,8 +401,7 @@ const isWithin = (folder: string, root: string) => folder === root || folder.sta
 
 /** The trigger a scan came from: its autopulse trigger's name (intentOf's title), else its source. */
 function sourceOf(e: Pick<QueueEntry, 'title' | 'source'>): string {
-  const m = /^autopulse trigger (.+)$/.exec(e.title ?? '');
-  return m ? m[1]! : e.source.toLowerCase();
+  return autopulseTriggerName(e.title, e.source);
 }
 
 /**

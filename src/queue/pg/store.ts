@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
-import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, routeUnroutedSteps, type DueScan, type LifecycleIO, type Reach } from '../lifecycle.ts';
+import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type DueScan, type LifecycleIO, type Reach } from '../lifecycle.ts';
 import { DUE_COLUMNS, FILE_WAIT_DUE_SQL, type FileWaitCheck, type FileWaitScan } from '../file-wait.ts';
 import { runAsync } from '../steps.ts';
 import { COUNTS_SQL, countsOf, historySql, openListSql, PG_DIALECT } from '../reads.ts';
@@ -317,6 +317,12 @@ export class PgQueueStore implements QueueBackend {
         });
         return rows[0]!;
       },
+      retryDelivery: async (scanId, target, r) =>
+        void (await db.query(
+          `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
+           WHERE scan_id = $1 AND target = $2`,
+          [scanId, target, r.error, r.nextAt, r.refund, r.fileChecks ?? null],
+        )),
       openDeliveries: async (scanId) =>
         (await db.query<{ n: number }>(`SELECT count(*) AS n FROM deliveries WHERE scan_id = $1 AND status IN ('waiting', 'sending')`, [scanId])).rows[0]!.n,
       endScan: async (scanId, status, now) =>
@@ -481,12 +487,9 @@ export class PgQueueStore implements QueueBackend {
     return parts.map((p) => p.folder);
   }
 
-  async retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number): Promise<void> {
-    await this.q(
-      `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
-       WHERE scan_id = $1 AND target = $2`,
-      [scanId, target, error, this.clock.toDb(nextAt), countsAsAttempt ? 0 : 1, fileChecks ?? null],
-    );
+  async retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number, event?: NotifyEvent): Promise<void> {
+    const steps = retrySteps(scanId, target, { error, nextAt: this.clock.toDb(nextAt), refund: countsAsAttempt ? 0 : 1, ...(fileChecks !== undefined ? { fileChecks } : {}), ...(event ? { event } : {}) });
+    await this.tx((db) => runAsync(steps, this.io(db)));
     await this.notify(wakePayload(this.clock.toDb(nextAt)));
   }
 

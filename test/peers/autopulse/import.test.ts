@@ -124,15 +124,12 @@ describe("importAutopulse: the README's examples", () => {
     assert.equal(readFileSync(join(dir, 'list.txt'), 'utf8'), '/tv/A\n/tv/B\n');
   });
 
-  test('discord mentions: here, a role, a user on failed/hash_mismatch, everyone on any event', () => {
-    assert.deepEqual(c.NOTIFICATIONS.my_discord_with_mentions.MENTIONS, {
-      ON: ['scanned', 'failed', 'waiting', 'recovered', 'removed'],
-      USERS: ['9876543210'],
-      ROLES: ['1234567890'],
-      HERE: true,
-      EVERYONE: true,
-    });
-    assert.ok(r.notCarried.some((n) => n.startsWith('webhooks.my_discord_with_mentions.mentions: 2 entries merged')));
+  test('discord mentions: here, a role, a user on failed/hash_mismatch, everyone on any event; each entry keeps its own events (discord.rs:239-241)', () => {
+    assert.deepEqual(c.NOTIFICATIONS.my_discord_with_mentions.MENTIONS, [
+      { ON: ['failed'], USERS: ['9876543210'], ROLES: ['1234567890'], HERE: true, EVERYONE: false },
+      { ON: ['scanned', 'removed', 'failed', 'retrying', 'waiting', 'recovered'], USERS: [], ROLES: [], HERE: false, EVERYONE: true },
+    ]);
+    assert.ok(!r.notCarried.some((n) => n.includes('merged')), 'nothing is merged');
   });
 
   test('the same README as JSON imports the same', () => {

@@ -93,7 +93,7 @@
       main.dataset.lastEvent = `${m.type} ${m.data}`;
       void refresh();
     };
-    for (const kind of ['scanned', 'failed', 'waiting', 'recovered', 'removed', 'queue']) stream.addEventListener(kind, onEvent);
+    for (const kind of ['scanned', 'failed', 'waiting', 'recovered', 'removed', 'retrying', 'queue']) stream.addEventListener(kind, onEvent);
     stream.addEventListener('error', () => poll(true));
   }
   document.addEventListener('visibilitychange', () => { if (!document.hidden) void refresh(); });
