@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RecordedCall } from './recording-server.ts';
 import { SwitchableServer } from './switchable-server.ts';
 
 /**
@@ -24,14 +25,8 @@ import { SwitchableServer } from './switchable-server.ts';
  * The other implementations' tests (PlexServer, MediaBrowser) would reach their server: the fake fails them (it is
  * never kinder than the real one), so saving one needs `forceSave`. Every request is recorded.
  */
-export interface ArrCall {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingMessage['headers'];
-  body: unknown;
-  status: number;
-}
+/** A request the fake received, as every recording fake keeps it. */
+export type ArrCall = RecordedCall;
 
 export interface ArrField {
   order: number;
