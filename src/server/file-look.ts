@@ -2,7 +2,10 @@ import { stat } from 'node:fs/promises';
 import type { Config } from '../config/schema.ts';
 import type { FileAnswer, FileLook } from '../queue/file-gate.ts';
 import type { FileWaitPolicy } from '../queue/file-wait.ts';
-import { REQUEST_HASH_WAIT_MS, scanDiskPath, scanPlaces } from '../peers/autopulse/holds.ts';
+import { scanDiskPath, scanPlaces } from './library-places.ts';
+
+/** How long one look waits for the targets' library folders (cached; a server that is down adds none). */
+const PLACES_WAIT_MS = 2_000;
 import type { PluginDeps } from './deps.ts';
 
 /**
@@ -16,7 +19,7 @@ export function diskLook(
   libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
 ): FileLook {
   return async (route) => {
-    const places = await scanPlaces(config, libraries, route, { ms: REQUEST_HASH_WAIT_MS });
+    const places = await scanPlaces(config, libraries, route, { ms: PLACES_WAIT_MS });
     return async (path): Promise<FileAnswer> => {
       const disk = scanDiskPath(path, places, config);
       if (disk === undefined) return 'outside';

@@ -39,7 +39,7 @@ test("item mode: the library and the deepest item are found whatever the request
 
 test("?hash=: a case-insensitive target's library bounds the read as its scans are checked (LibraryRoots.places, hashPlaces)", async () => {
   const { LibraryRoots } = await import('../../src/targets/library-roots.ts');
-  const { hashPlaces } = await import('../../src/peers/autopulse/holds.ts');
+  const { hashPlaces } = await import('../../src/server/library-places.ts');
   const { silentLogger } = await import('../../src/core/logger.ts');
   const target = (name: string, pathsIgnoreCase: boolean) => ({ name, pathsIgnoreCase, libraryRoots: async () => ['/Media/TV'] });
   const config = { SERVER_PATH_MAPPINGS: {}, SERVER_FILE_EXIST_PATH_MAPPINGS: {}, SERVER_PATH_REWRITES: [] };

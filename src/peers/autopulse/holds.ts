@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Config } from '../../config/schema.ts';
 import { FileHasher, HASH_FILE_TIME_LIMIT_MS, type FileHasherOptions } from '../../fs/file-hash.ts';
 import { scanIntentSchema, type ScanIntent } from '../../intake/intent.ts';
 import { PathProblem } from '../../intake/resolve.ts';
 import { submitIntent } from '../../intake/submit.ts';
 import type { Logger } from '../../core/logger.ts';
-import { insideKnownLibrary, isPlainAbsolute, type LibraryPlace } from '../../paths/library.ts';
-import { mapPath } from '../../paths/mapping.ts';
-import { mapIncomingPath } from '../../paths/rewrite.ts';
+import type { LibraryPlace } from '../../paths/library.ts';
 import { MetaConflictError, type QueueMetaStore } from '../../queue/backend.ts';
 import { autopulseTitle } from './names.ts';
 import type { PluginDeps } from '../../server/deps.ts';
+import { hashDiskPath, hashPlaces } from '../../server/library-places.ts';
 
 /*
  * autopulse keeps a manual request whose file does not match its `hash` as a row of its queue, pending, and
@@ -58,75 +56,6 @@ export function parseHold(value: string | undefined): Hold | undefined {
 export const REQUEST_HASH_WAIT_MS = 2_000;
 /** How long a sweep waits for the targets' library folders (cached; a server that is down is not asked again at once). */
 const PLACES_WAIT_MS = 30_000;
-
-/**
- * The library folders a request of a trigger whose scans go to `targets` (all when absent) may have its file
- * read in: SERVER_FILE_EXIST_PATH_MAPPINGS keys (where the relay sees the media, named as the relay's disk names
- * them), SERVER_PATH_MAPPINGS keys, and each of those targets' own libraries (Plex's section locations, ...),
- * the last two reached through the relay's mapping and the target's REWRITE, as a scan of the path would be.
- */
-export async function hashPlaces(
-  config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_PATH_REWRITES'>,
-  libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
-  targets: readonly string[] | undefined,
-  /** How long to wait for the targets' folders (cached; a server that is down or hangs adds none), and when to stop. */
-  wait: { ms: number; stop?: Promise<void> },
-): Promise<LibraryPlace[]> {
-  const toRelay = (path: string) => mapIncomingPath(config, path).path;
-  const own = (libraries ? await withinMs(libraries.places(targets), wait.ms, wait.stop) : undefined) ?? [];
-  return [
-    { roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) },
-    { roots: Object.keys(config.SERVER_PATH_MAPPINGS), name: toRelay },
-    ...own.map((p) => ({ roots: p.roots, name: (path: string) => (p.name ? p.name(toRelay(path)) : toRelay(path)), ...(p.ignoreCase ? { ignoreCase: true } : {}) })),
-  ];
-}
-
-/**
- * As hashPlaces, for a path the queue keeps (already the relay's: mapped at intake): the library folders a scan's
- * path may be looked at in, for autopulse's found_status (events.ts foundStatusOf).
- */
-export async function scanPlaces(
-  config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS'>,
-  libraries: Pick<NonNullable<PluginDeps['libraries']>, 'places'> | undefined,
-  targets: readonly string[] | undefined,
-  wait: { ms: number; stop?: Promise<void> },
-): Promise<LibraryPlace[]> {
-  const own = (libraries ? await withinMs(libraries.places(targets), wait.ms, wait.stop) : undefined) ?? [];
-  return [{ roots: Object.keys(config.SERVER_FILE_EXIST_PATH_MAPPINGS) }, { roots: Object.keys(config.SERVER_PATH_MAPPINGS) }, ...own];
-}
-
-/** Where the relay looks for a queued scan's path on its disk (SERVER_FILE_EXIST_PATH_MAPPINGS), or undefined outside the known libraries. */
-export function scanDiskPath(path: string, places: readonly LibraryPlace[], config: Pick<Config, 'SERVER_FILE_EXIST_PATH_MAPPINGS'>): string | undefined {
-  if (!insideKnownLibrary(path, places)) return undefined;
-  const disk = mapPath(config.SERVER_FILE_EXIST_PATH_MAPPINGS, path).path;
-  return isPlainAbsolute(disk) ? disk : undefined;
-}
-
-/**
- * Where the relay reads the file a client named (its path after the trigger's REWRITE), or undefined when it may
- * read nothing there: the path must be plain and inside a known library (paths/library.ts). It is read where
- * SERVER_FILE_EXIST_PATH_MAPPINGS says the relay sees the server's path, else as it was named (autopulse reads
- * the rewritten path on its own disk, utils/src/checksum.rs).
- */
-export function hashDiskPath(path: string, places: readonly LibraryPlace[], config: Pick<Config, 'SERVER_PATH_MAPPINGS' | 'SERVER_FILE_EXIST_PATH_MAPPINGS' | 'SERVER_PATH_REWRITES'>): string | undefined {
-  if (!insideKnownLibrary(path, places)) return undefined;
-  const seen = mapPath(config.SERVER_FILE_EXIST_PATH_MAPPINGS, mapIncomingPath(config, path).path);
-  const disk = seen.match ? seen.path : path;
-  return isPlainAbsolute(disk) ? disk : undefined;
-}
-
-/** `p`'s value, or undefined when it takes longer than `ms`, fails, or `stop` comes first. */
-function withinMs<T>(p: Promise<T>, ms: number, stop?: Promise<void>): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    timer.unref?.();
-    void stop?.then(() => (clearTimeout(timer), resolve(undefined)));
-    p.then(
-      (v) => (clearTimeout(timer), resolve(v)),
-      () => (clearTimeout(timer), resolve(undefined)),
-    );
-  });
-}
 
 /** What a sweep does with one hold (pure): expired holds go, as autopulse's cleanup deletes its rows. */
 export function holdExpired(h: Pick<Hold, 'createdAt'>, now: number, cleanupDays: number): boolean {
