@@ -27,7 +27,7 @@ export class AfterSteps {
   private readonly untold: UntoldScans;
   /** Left untold by this relay's last run, by target: told once the server says it no longer scans (or cannot say). */
   private readonly untoldLeft = new Map<string, Untold[]>();
-  /** After-delivery steps still running (and a serial target's turn held with no delivery in it); aborted and awaited on stop. */
+  /** After-delivery steps still running (and serial turns held with no delivery in them); aborted and awaited on stop. */
   private readonly afterSteps = new Set<Promise<void>>();
   private readonly afterAbort = new AbortController();
   /** Targets whose last item lookup failed (logged once until one works again). */
@@ -76,8 +76,8 @@ export class AfterSteps {
 
   /**
    * Scans this relay sent before it stopped or died whose end it had not told: a target that can say what its server
-   * scans (Plex's activities) is asked before anything else is sent to it (tick: stillScanning), and each is told once
-   * the server no longer scans; a target that cannot say tells them at once as "completion unknown".
+   * scans (Plex's activities) is asked before anything else is sent to it (SerialTurns.stillScanning), and each is
+   * told once the server no longer scans; a target that cannot say tells them at once as "completion unknown".
    */
   async findUntold(): Promise<void> {
     let left: Untold[];

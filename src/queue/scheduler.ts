@@ -7,7 +7,8 @@ import { isDiskFull } from '../db/disk-full.ts';
 import { deliveryEvent, RETRYING_TOLD } from './events.ts';
 import { HoldNotices } from './hold-notices.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
-import { ServerTurns } from './server-turns.ts';
+import { SerialTurns } from './serial-turns.ts';
+import { DeliverySlots } from './delivery-slots.ts';
 import { CompletionBatch } from './complete-batch.ts';
 import { AfterSteps } from './after-steps.ts';
 import type { FileGate } from './file-gate.ts';
@@ -83,14 +84,12 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   private inFlight = 0;
-  /** Deliveries in flight to each non-serial target (each has `concurrency` slots of its own). */
-  private readonly busy = new Map<string, number>();
+  /** Each non-serial target's own `concurrency` delivery slots. */
+  private readonly slots: DeliverySlots;
   /** stop() let go of the deliveries still in flight: their outcomes are not recorded (they are sent again at start). */
   private abandoned = false;
-  /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
-  private readonly serialBusy = new Set<string>();
-  /** Which serial targets are one server: two names for one Plex take one turn. */
-  private readonly turns: ServerTurns;
+  /** Serial targets' one-at-a-time turns: one scan at a time per server, whatever its names. */
+  private readonly serial: SerialTurns;
   private running = false;
   private ticking = false;
   /** A wake-up came while a tick was running: tick again when it ends. */
@@ -99,13 +98,9 @@ export class Scheduler {
   private readonly idleWaiters: Array<() => void> = [];
   /** After-delivery steps (Plex's completion watch) and the scans they have not told yet; aborted and awaited on stop. */
   private readonly after: AfterSteps;
-  /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
-  private readonly holdAbort = new AbortController();
   private readonly targets: Map<string, Target>;
   /** Holds told to the outbox once when they begin and once when they end; a target that does not answer, logged once a minute. */
   private readonly holds: HoldNotices;
-  /** Servers (turn keys) whose turn was taken over from a dead relay, while they still run its scan: every name waits. */
-  private readonly settling = new Set<string>();
   /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
   private readonly completions: CompletionBatch | undefined;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks' | 'fileGate'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks' | 'fileGate'>;
@@ -119,7 +114,11 @@ export class Scheduler {
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
     this.holds = new HoldNotices(store, log, () => this.now(), () => this.running, opts.waitingAfterMs ?? 60_000);
-    this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
+    this.serial = new SerialTurns(store, this.targets, log, opts.clock ?? Date.now, {
+      poke: () => this.poke(),
+      track: (wait) => this.after.track(wait),
+      tellUntoldOf: (target, unknown) => this.after.tellUntoldOf(target, unknown),
+    });
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
     this.opts = {
@@ -139,12 +138,13 @@ export class Scheduler {
       itemLookupMaxMs: opts.itemLookupMaxMs ?? 30_000,
       stopGraceMs: opts.stopGraceMs ?? 5000,
     };
+    this.slots = new DeliverySlots(this.opts.concurrency);
     this.after = new AfterSteps(store, this.targets, log, {
       clock: () => this.now(),
       scannedItems: this.opts.scannedItems,
       itemLookupMaxMs: this.opts.itemLookupMaxMs,
       releaseTurn: async (target, sharedTurn) => {
-        await this.releaseSerial(target, sharedTurn);
+        await this.serial.release(target, sharedTurn);
         this.poke();
       },
     });
@@ -163,7 +163,7 @@ export class Scheduler {
     // A shared queue learns which servers this relay reaches before it hands out or claims anything.
     await this.store.shared?.join([...this.targets.values()]);
     // Serial targets' servers are asked who they are now; each sends once it answered (two names, one turn).
-    for (const t of this.targets.values()) this.turns.key(t);
+    this.serial.ask(this.targets.values());
     const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
     const retried = await this.store.retryWaitingNow(this.targetNames);
@@ -183,7 +183,7 @@ export class Scheduler {
    */
   async stop(): Promise<void> {
     this.running = false;
-    this.holdAbort.abort();
+    this.serial.stop();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.holds.stop();
@@ -274,10 +274,10 @@ export class Scheduler {
           elsewhere.add(target.name);
           continue;
         }
-        if (took === 'taken over' || this.settling.has(this.turns.key(target)) || this.after.hasUntoldLeft(target.name)) {
+        if (took === 'taken over' || this.serial.isSettling(target) || this.after.hasUntoldLeft(target.name)) {
           // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
           // other relay sends meanwhile) and nothing is sent until the server says it is done.
-          if (await this.stillScanning(target)) {
+          if (await this.serial.stillScanning(target)) {
             elsewhere.add(target.name);
             this.schedule(this.now() + this.opts.settleRecheckMs);
             continue;
@@ -315,50 +315,9 @@ export class Scheduler {
     }
   }
 
-  /**
-   * After taking a turn over: whether the server still runs a scan (the dead relay's, or its own library scan).
-   * A server that cannot be asked is taken as idle: a delivery to it then fails or retries as usual.
-   */
-  private async stillScanning(target: Target): Promise<boolean> {
-    let running: string[] = [];
-    let unknown: string | undefined;
-    try {
-      running = (await target.scanning?.()) ?? [];
-    } catch (err) {
-      unknown = (err as Error).message;
-      this.log.debug({ target: target.name, err: unknown }, 'cannot ask the server whether it still scans');
-    }
-    if (running.length === 0) {
-      if (this.settling.delete(this.turns.key(target))) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
-      await this.after.tellUntoldOf(target.name, unknown);
-      return false;
-    }
-    if (!this.settling.has(this.turns.key(target))) {
-      this.settling.add(this.turns.key(target));
-      this.log.warn({ target: target.name, running }, 'took the one-at-a-time turn over from a relay that stopped renewing it; the server still scans, so nothing is sent until it is done');
-    }
-    return true;
-  }
-
   private freeSlots(target: Target): number {
-    if (target.serial) {
-      // Busy when any name of its server is: keys are asked now, as an id learned meanwhile may join two names.
-      if (this.turns.pending(target)) return 0;
-      const turn = this.turns.key(target);
-      for (const busy of this.serialBusy) {
-        const other = this.targets.get(busy);
-        if (busy === target.name || (other && this.turns.key(other) === turn)) return 0;
-      }
-      return 1;
-    }
-    return Math.max(0, this.opts.concurrency - (this.busy.get(target.name) ?? 0));
-  }
-
-  /** A non-serial target's slot taken (+1) or given back (-1). */
-  private slot(target: string, by: 1 | -1): void {
-    const n = (this.busy.get(target) ?? 0) + by;
-    if (n > 0) this.busy.set(target, n);
-    else this.busy.delete(target);
+    if (target.serial) return this.serial.free(target) ? 1 : 0;
+    return this.slots.free(target.name);
   }
 
   /**
@@ -370,8 +329,8 @@ export class Scheduler {
     const started = this.now();
     const target = this.targets.get(targetName);
     const serial = target?.serial === true;
-    if (serial) this.serialBusy.add(targetName);
-    else this.slot(targetName, 1);
+    if (serial) this.serial.take(targetName);
+    else this.slots.take(targetName);
     // A serial target's turn passes on when its after-steps end (runAfter releases it then).
     let releaseLater = false;
     const attempt = async (): Promise<DeliveryResult> => {
@@ -388,7 +347,7 @@ export class Scheduler {
       if (result.fileChecks === undefined) this.holds.unreachable(targetName, `${targetName} does not answer: ${result.error}`, this.now());
       this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
       try {
-        await sleep(wait, undefined, { signal: this.holdAbort.signal });
+        await sleep(wait, undefined, { signal: this.serial.signal });
       } catch {
         break;
       }
@@ -403,7 +362,7 @@ export class Scheduler {
         // PriorityLock, threads.py:13-41). The scan goes back to its place; after the wait, the first in line goes.
         await this.store.putBack(item.id, delivery, result.error);
         this.log.debug({ scan: item.id, target: targetName, error: result.error, retryInMs: this.retryWait(item, result) }, 'server busy; the scan keeps its place in line and the turn stays taken');
-        this.holdTurnFor(targetName, sharedTurn, this.retryWait(item, result));
+        this.serial.holdFor(targetName, sharedTurn, this.retryWait(item, result));
         releaseLater = true;
       } else {
         releaseLater = await this.record(item, targetName, result, serial, sharedTurn, delivery);
@@ -412,8 +371,8 @@ export class Scheduler {
     } catch (err) {
       this.outcomeNotRecorded(err, item, targetName);
     } finally {
-      if (serial && !releaseLater && !this.abandoned) await this.releaseSerial(targetName, sharedTurn);
-      if (!serial) this.slot(targetName, -1);
+      if (serial && !releaseLater && !this.abandoned) await this.serial.release(targetName, sharedTurn);
+      if (!serial) this.slots.give(targetName);
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
@@ -437,7 +396,7 @@ export class Scheduler {
    */
   private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
     this.inFlight++;
-    this.slot(targetName, 1);
+    this.slots.take(targetName);
     const started = this.now();
     const target = this.targets.get(targetName)!;
     let results: DeliveryResult[];
@@ -461,36 +420,10 @@ export class Scheduler {
         }),
       );
     } finally {
-      this.slot(targetName, -1);
+      this.slots.give(targetName);
       this.inFlight--;
       if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
       this.poke();
-    }
-  }
-
-  /**
-   * Keeps a serial target's turn for `ms` with no delivery in it, then lets the next look claim under it (the turn
-   * shared with other relays stays this relay's: the look takes it again as its own).
-   */
-  private holdTurnFor(target: string, sharedTurn: boolean, ms: number): void {
-    const wait = sleep(ms, undefined, { signal: this.holdAbort.signal }).then(
-      () => {
-        this.serialBusy.delete(target);
-        this.poke();
-      },
-      () => this.releaseSerial(target, sharedTurn),
-    );
-    this.after.track(wait);
-  }
-
-  /** Frees a serial target's turn: this relay's, and the one shared with other relays when held. */
-  private async releaseSerial(target: string, sharedTurn: boolean): Promise<void> {
-    // The shared row goes first: another name of the same server, free a moment earlier, would take this
-    // process's row as its own and lose it to this delete.
-    try {
-      if (sharedTurn) await this.store.shared?.releaseTurn(target);
-    } finally {
-      this.serialBusy.delete(target);
     }
   }
 
