@@ -2,13 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
 import type { Logger } from '../core/logger.ts';
 import { backoffMs } from './coalesce.ts';
-import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
+import type { CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
 import { deliveryEvent, RETRYING_TOLD } from './events.ts';
 import { HoldNotices } from './hold-notices.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
 import { SerialTurns } from './serial-turns.ts';
 import { DeliverySlots } from './delivery-slots.ts';
+import { Deliveries } from './deliveries.ts';
 import { CompletionBatch } from './complete-batch.ts';
 import { AfterSteps } from './after-steps.ts';
 import type { FileGate } from './file-gate.ts';
@@ -55,12 +56,8 @@ export interface SchedulerOptions {
 /** stop()'s wait for what it let go (a killed command recording its retry), past the grace period. */
 const STOP_SETTLE_MS = 1000;
 
-export interface DeliveryEvent {
-  target: string;
-  item: ScanItem;
-  result: DeliveryResult;
-  ms: number;
-}
+import type { DeliveryEvent } from './deliveries.ts';
+export type { DeliveryEvent };
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -83,11 +80,10 @@ export function removalScanLabel(requests: number): string {
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
-  private inFlight = 0;
   /** Each non-serial target's own `concurrency` delivery slots. */
   private readonly slots: DeliverySlots;
-  /** stop() let go of the deliveries still in flight: their outcomes are not recorded (they are sent again at start). */
-  private abandoned = false;
+  /** Claimed deliveries being sent, each in its target's slot or turn. */
+  private readonly deliveries: Deliveries;
   /** Serial targets' one-at-a-time turns: one scan at a time per server, whatever its names. */
   private readonly serial: SerialTurns;
   private running = false;
@@ -95,7 +91,6 @@ export class Scheduler {
   /** A wake-up came while a tick was running: tick again when it ends. */
   private tickAgain = false;
   private finishedSincePrune = 0;
-  private readonly idleWaiters: Array<() => void> = [];
   /** After-delivery steps (Plex's completion watch) and the scans they have not told yet; aborted and awaited on stop. */
   private readonly after: AfterSteps;
   private readonly targets: Map<string, Target>;
@@ -139,6 +134,20 @@ export class Scheduler {
       stopGraceMs: opts.stopGraceMs ?? 5000,
     };
     this.slots = new DeliverySlots(this.opts.concurrency);
+    this.deliveries = new Deliveries({
+      store,
+      targets: this.targets,
+      log,
+      serial: this.serial,
+      slots: this.slots,
+      holds: this.holds,
+      clock: () => this.now(),
+      running: () => this.running,
+      poke: () => this.poke(),
+      retryWait: (item, result) => this.retryWait(item, result),
+      record: (item, target, result, serial, sharedTurn, delivery) => this.record(item, target, result, serial, sharedTurn, delivery),
+      opts: this.opts,
+    });
     this.after = new AfterSteps(store, this.targets, log, {
       clock: () => this.now(),
       scannedItems: this.opts.scannedItems,
@@ -189,18 +198,16 @@ export class Scheduler {
     this.holds.stop();
     const deadline = Date.now() + this.opts.stopGraceMs;
     const until = (ms: number) => sleep(Math.max(0, ms), undefined, { signal: this.stopped.signal }).catch(() => undefined);
-    const idle = async () => {
-      while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
-    };
+    const idle = () => this.deliveries.idle();
     await Promise.race([idle(), until(deadline - Date.now())]);
     // After-steps (Plex confirming a scan) get what is left of the grace period: `scanned` is told only once confirmed.
     await Promise.race([this.afterStepsSettled(), until(deadline - Date.now())]);
     this.after.abort();
     for (const t of this.targets.values()) t.close?.();
     await Promise.race([Promise.all([idle(), this.after.running()]), until(STOP_SETTLE_MS)]);
-    if (this.inFlight > 0) {
-      this.abandoned = true;
-      this.log.warn({ deliveries: this.inFlight }, 'stopping with deliveries still in flight: they are sent again at the next start');
+    if (this.deliveries.count > 0) {
+      this.deliveries.abandon();
+      this.log.warn({ deliveries: this.deliveries.count }, 'stopping with deliveries still in flight: they are sent again at the next start');
     }
     this.stopped.abort();
   }
@@ -292,8 +299,8 @@ export class Scheduler {
           if (turn && claimed.length === 0) await shared.releaseTurn(target.name, false);
         }
         // `delivery`: the name the queue gave this delivery (on a shared queue, the server's: plex@<id>).
-        if (claimed.length > slots) void this.deliverBatch(claimed, target.name);
-        else for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
+        if (claimed.length > slots) void this.deliveries.deliverBatch(claimed, target.name);
+        else for (const { item, target: delivery } of claimed) void this.deliveries.deliver(item, target.name, turn, delivery);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
@@ -320,111 +327,9 @@ export class Scheduler {
     return this.slots.free(target.name);
   }
 
-  /**
-   * `sharedTurn`: the serial target's turn across relays is held for this delivery (released with it).
-   * `delivery`: the delivery's name in the queue, where its outcome is recorded (the target's name on SQLite).
-   */
-  private async deliver(item: ScanItem, targetName: string, sharedTurn = false, delivery = targetName): Promise<void> {
-    this.inFlight++;
-    const started = this.now();
-    const target = this.targets.get(targetName);
-    const serial = target?.serial === true;
-    if (serial) this.serial.take(targetName);
-    else this.slots.take(targetName);
-    // A serial target's turn passes on when its after-steps end (runAfter releases it then).
-    let releaseLater = false;
-    const attempt = async (): Promise<DeliveryResult> => {
-      try {
-        return target ? await target.deliver(item) : { outcome: 'failed', error: `unknown target ${targetName}` };
-      } catch (err) {
-        return { outcome: 'retry', error: `unexpected error: ${(err as Error).message}` };
-      }
-    };
-    let result = await attempt();
-    // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
-    while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
-      const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.holds.unreachable(targetName, `${targetName} does not answer: ${result.error}`, this.now());
-      this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
-      try {
-        await sleep(wait, undefined, { signal: this.serial.signal });
-      } catch {
-        break;
-      }
-      result = await attempt();
-    }
-    const ms = this.now() - started;
-    try {
-      // Let go by stop(): the store may be closed; the delivery is still `sending` there and is sent again at start.
-      if (this.abandoned) return;
-      if (serial && result.outcome === 'retry' && result.busy && this.running) {
-        // The server is busy with a scan that is not this relay's: the turn is held, not the scan (plex_autoscan's
-        // PriorityLock, threads.py:13-41). The scan goes back to its place; after the wait, the first in line goes.
-        await this.store.putBack(item.id, delivery, result.error);
-        this.log.debug({ scan: item.id, target: targetName, error: result.error, retryInMs: this.retryWait(item, result) }, 'server busy; the scan keeps its place in line and the turn stays taken');
-        this.serial.holdFor(targetName, sharedTurn, this.retryWait(item, result));
-        releaseLater = true;
-      } else {
-        releaseLater = await this.record(item, targetName, result, serial, sharedTurn, delivery);
-      }
-      this.opts.onDelivery?.({ target: targetName, item, result, ms });
-    } catch (err) {
-      this.outcomeNotRecorded(err, item, targetName);
-    } finally {
-      if (serial && !releaseLater && !this.abandoned) await this.serial.release(targetName, sharedTurn);
-      if (!serial) this.slots.give(targetName);
-      this.inFlight--;
-      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
-      this.poke();
-    }
-  }
-
-  /** An outcome the store refused to record: a full disk is told once a minute (diskFull), anything else logged. */
-  private outcomeNotRecorded(err: unknown, item: ScanItem, targetName: string): void {
-    if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
-    else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
-  }
-
   /** A target that takes several scans per call: they share one slot (a serial target's turn is one scan). */
   private batches(target: Target): boolean {
     return target.deliverMany !== undefined && !target.serial;
-  }
-
-  /**
-   * A batch-capable target's claimed scans in one call, in one of the shared slots. Each outcome is recorded on
-   * its own (its own row, retries and history), and they share a commit (CompletionBatch).
-   */
-  private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
-    this.inFlight++;
-    this.slots.take(targetName);
-    const started = this.now();
-    const target = this.targets.get(targetName)!;
-    let results: DeliveryResult[];
-    try {
-      results = await target.deliverMany!(claimed.map((c) => c.item));
-    } catch (err) {
-      results = claimed.map(() => ({ outcome: 'retry', error: `unexpected error: ${(err as Error).message}` }));
-    }
-    const ms = this.now() - started;
-    try {
-      if (this.abandoned) return;
-      await Promise.all(
-        claimed.map(async ({ item, target: delivery }, i) => {
-          const result: DeliveryResult = results[i] ?? { outcome: 'retry', error: `${targetName} gave no answer for this scan` };
-          try {
-            await this.record(item, targetName, result, false, false, delivery);
-            this.opts.onDelivery?.({ target: targetName, item, result, ms });
-          } catch (err) {
-            this.outcomeNotRecorded(err, item, targetName);
-          }
-        }),
-      );
-    } finally {
-      this.slots.give(targetName);
-      this.inFlight--;
-      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
-      this.poke();
-    }
   }
 
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
