@@ -1,17 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asOutcome, type AfterOutcome, type DeliveryResult, type ScanItem, type Target } from '../core/scan.ts';
-import type { ScannedItem } from '../core/events.ts';
+import type { DeliveryResult, ScanItem, Target } from '../core/scan.ts';
 import type { Logger } from '../core/logger.ts';
 import { backoffMs } from './coalesce.ts';
-import type { Claimed, CompleteResult, Completion, QueueBackend } from './backend.ts';
+import type { CompleteResult, Completion, QueueBackend } from './backend.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import type { HoldKind, NotifyEvent } from '../core/events.ts';
-import { deliveryEvent, HoldTracker, RETRYING_TOLD } from './events.ts';
+import { deliveryEvent, RETRYING_TOLD } from './events.ts';
+import { HoldNotices } from './hold-notices.ts';
 import type { FullDisk } from '../paths/disk-space.ts';
-import { ServerTurns } from './server-turns.ts';
+import { SerialTurns } from './serial-turns.ts';
+import { DeliverySlots } from './delivery-slots.ts';
+import { Deliveries } from './deliveries.ts';
 import { CompletionBatch } from './complete-batch.ts';
-import { RetryLog } from './retry-log.ts';
-import { toldLate, UntoldScans, type Untold } from './untold.ts';
+import { AfterSteps } from './after-steps.ts';
 import type { FileGate } from './file-gate.ts';
 
 export interface SchedulerOptions {
@@ -56,12 +56,8 @@ export interface SchedulerOptions {
 /** stop()'s wait for what it let go (a killed command recording its retry), past the grace period. */
 const STOP_SETTLE_MS = 1000;
 
-export interface DeliveryEvent {
-  target: string;
-  item: ScanItem;
-  result: DeliveryResult;
-  ms: number;
-}
+import type { DeliveryEvent } from './deliveries.ts';
+export type { DeliveryEvent };
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -69,10 +65,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * than there are free slots (a backlog); fewer go one request each, side by side, as before: none of them waits.
  */
 export const BATCH_SCANS = 50;
-/** The mount guard's hold, among the per-target ones. */
-const MOUNT_HOLD = '\0mount guard';
-/** A full disk's hold: this and its folder. */
-const DISK_HOLD = '\0disk ';
 
 /** What a removal scan is, in the log and on the dashboard: "library root scan for 2 removed items". */
 export function removalScanLabel(requests: number): string {
@@ -88,43 +80,22 @@ export function removalScanLabel(requests: number): string {
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
-  private inFlight = 0;
-  /** Deliveries in flight to each non-serial target (each has `concurrency` slots of its own). */
-  private readonly busy = new Map<string, number>();
-  /** Lines about targets that do not answer: one per target per minute, with counts. */
-  private readonly retryLog = new RetryLog();
-  /** A target's `waiting`, told when its hold is due even when no attempt lands then (one timer per held target). */
-  private readonly holdTimers = new Map<string, NodeJS.Timeout>();
-  /** stop() let go of the deliveries still in flight: their outcomes are not recorded (they are sent again at start). */
-  private abandoned = false;
-  /** Scans sent whose end is told once their after-steps confirm it: kept in the queue until told (crash, stop). */
-  private readonly untold: UntoldScans;
-  /** Left untold by this relay's last run, by target: told once the server says it no longer scans (or cannot say). */
-  private readonly untoldLeft = new Map<string, Untold[]>();
-  /** Serial targets whose turn is taken (a delivery, or its after-steps, still running). */
-  private readonly serialBusy = new Set<string>();
-  /** Which serial targets are one server: two names for one Plex take one turn. */
-  private readonly turns: ServerTurns;
+  /** Each non-serial target's own `concurrency` delivery slots. */
+  private readonly slots: DeliverySlots;
+  /** Claimed deliveries being sent, each in its target's slot or turn. */
+  private readonly deliveries: Deliveries;
+  /** Serial targets' one-at-a-time turns: one scan at a time per server, whatever its names. */
+  private readonly serial: SerialTurns;
   private running = false;
   private ticking = false;
   /** A wake-up came while a tick was running: tick again when it ends. */
   private tickAgain = false;
   private finishedSincePrune = 0;
-  private readonly idleWaiters: Array<() => void> = [];
-  /** After-delivery steps still running; aborted and awaited on stop. */
-  private readonly afterSteps = new Set<Promise<void>>();
-  private readonly afterAbort = new AbortController();
-  /** Targets whose last item lookup failed (logged once until one works again). */
-  private readonly lookupFailing = new Set<string>();
-  /** Ends the waits of deliveries that hold a serial target's turn (holdTurn), on stop. */
-  private readonly holdAbort = new AbortController();
+  /** After-delivery steps (Plex's completion watch) and the scans they have not told yet; aborted and awaited on stop. */
+  private readonly after: AfterSteps;
   private readonly targets: Map<string, Target>;
-  /** Holds told to the outbox once when they begin and once when they end. */
-  private readonly holds: HoldTracker;
-  /** Servers (turn keys) whose turn was taken over from a dead relay, while they still run its scan: every name waits. */
-  private readonly settling = new Set<string>();
-  /** Full disks told as `waiting`, by folder: `recovered` once they have room. */
-  private readonly disksHeld = new Set<string>();
+  /** Holds told to the outbox once when they begin and once when they end; a target that does not answer, logged once a minute. */
+  private readonly holds: HoldNotices;
   /** Outcomes grouped into shared commits, where the store's commits block the event loop (SQLite). */
   private readonly completions: CompletionBatch | undefined;
   private readonly opts: Required<Omit<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'waitingAfterMs' | 'fullDisks' | 'fileGate'>> & Pick<SchedulerOptions, 'onDelivery' | 'held' | 'diskFull' | 'fullDisks' | 'fileGate'>;
@@ -137,9 +108,12 @@ export class Scheduler {
     opts: SchedulerOptions = {},
   ) {
     this.targets = new Map(targets.map((t) => [t.name, t]));
-    this.holds = new HoldTracker(opts.waitingAfterMs ?? 60_000);
-    this.turns = new ServerTurns(log, () => this.poke(), opts.clock ?? Date.now);
-    this.untold = new UntoldScans(store.meta, store.shared?.relayId ?? 'local');
+    this.holds = new HoldNotices(store, log, () => this.now(), () => this.running, opts.waitingAfterMs ?? 60_000);
+    this.serial = new SerialTurns(store, this.targets, log, opts.clock ?? Date.now, {
+      poke: () => this.poke(),
+      track: (wait) => this.after.track(wait),
+      tellUntoldOf: (target, unknown) => this.after.tellUntoldOf(target, unknown),
+    });
     store.shared?.onWake((at) => (at === undefined ? this.poke() : this.wakeBy(at)));
     if (store.completeDeliveries) this.completions = new CompletionBatch((list) => store.completeDeliveries!(list));
     this.opts = {
@@ -159,6 +133,30 @@ export class Scheduler {
       itemLookupMaxMs: opts.itemLookupMaxMs ?? 30_000,
       stopGraceMs: opts.stopGraceMs ?? 5000,
     };
+    this.slots = new DeliverySlots(this.opts.concurrency);
+    this.deliveries = new Deliveries({
+      store,
+      targets: this.targets,
+      log,
+      serial: this.serial,
+      slots: this.slots,
+      holds: this.holds,
+      clock: () => this.now(),
+      running: () => this.running,
+      poke: () => this.poke(),
+      retryWait: (item, result) => this.retryWait(item, result),
+      record: (item, target, result, serial, sharedTurn, delivery) => this.record(item, target, result, serial, sharedTurn, delivery),
+      opts: this.opts,
+    });
+    this.after = new AfterSteps(store, this.targets, log, {
+      clock: () => this.now(),
+      scannedItems: this.opts.scannedItems,
+      itemLookupMaxMs: this.opts.itemLookupMaxMs,
+      releaseTurn: async (target, sharedTurn) => {
+        await this.serial.release(target, sharedTurn);
+        this.poke();
+      },
+    });
   }
 
   private now(): number {
@@ -174,72 +172,17 @@ export class Scheduler {
     // A shared queue learns which servers this relay reaches before it hands out or claims anything.
     await this.store.shared?.join([...this.targets.values()]);
     // Serial targets' servers are asked who they are now; each sends once it answered (two names, one turn).
-    for (const t of this.targets.values()) this.turns.key(t);
+    this.serial.ask(this.targets.values());
     const resent = await this.store.recoverInFlight();
     if (resent) this.log.info({ deliveries: resent }, 'resending deliveries that were in flight when scanrelay stopped');
     const retried = await this.store.retryWaitingNow(this.targetNames);
     if (retried) this.log.info({ deliveries: retried }, 'deliveries waiting to retry after an error are due now: the config was read again at start, and it may fix what failed');
     const failed = await this.store.failUnknownTargets(this.targetNames);
     if (failed) this.log.warn({ deliveries: failed }, 'deliveries to targets no longer configured were marked failed');
-    await this.findUntold();
+    await this.after.findUntold();
     const open = await this.store.countOpen();
     if (open) this.log.info({ scans: open }, 'resuming queued scans');
     this.poke();
-  }
-
-  /**
-   * Scans this relay sent before it stopped or died whose end it had not told: a target that can say what its server
-   * scans (Plex's activities) is asked before anything else is sent to it (tick: stillScanning), and each is told once
-   * the server no longer scans; a target that cannot say tells them at once as "completion unknown".
-   */
-  private async findUntold(): Promise<void> {
-    let left: Untold[];
-    try {
-      left = await this.untold.left();
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'could not read the scans whose end was not told before the last stop');
-      return;
-    }
-    for (const u of left) {
-      const entry = await this.store.view.get(u.scan);
-      // Never recorded as sent (the relay died between the two writes): it is sent again, and told then.
-      if (entry && entry.deliveries.find((d) => d.target === u.delivery)?.status !== 'done') {
-        await this.untold.forget(u.scan, u.delivery);
-        continue;
-      }
-      const target = this.targets.get(u.target);
-      if (!target?.scanning) {
-        await this.tellUntold(u, 'completion unknown: scanrelay stopped before the server confirmed the scan');
-        continue;
-      }
-      this.untoldLeft.set(u.target, [...(this.untoldLeft.get(u.target) ?? []), u]);
-    }
-    for (const [target, list] of this.untoldLeft) {
-      this.log.info({ target, scans: list.map((u) => u.scan) }, 'scans sent before scanrelay stopped were not confirmed yet: asking the server whether it still scans before sending more');
-    }
-  }
-
-  /** Writes an untold scan's event (with its detail in the history) and forgets it; a failure is logged, kept for the next start. */
-  private async tellUntold(u: Untold, how: string): Promise<void> {
-    const event = toldLate(u, how, this.now());
-    try {
-      await this.store.setDeliveryDetail(u.scan, u.delivery, event.detail ?? how, event);
-      await this.untold.forget(u.scan, u.delivery);
-      this.log.info({ scan: u.scan, target: u.target, folder: u.event.folder, detail: event.detail }, 'told the end of a scan sent before scanrelay stopped');
-    } catch (err) {
-      this.log.error({ scan: u.scan, target: u.target, err }, 'could not record the end of a scan sent before scanrelay stopped');
-    }
-  }
-
-  /** The server no longer scans (`unknown`: it could not be asked): the scans left untold for it are told. */
-  private async tellUntoldOf(target: string, unknown: string | undefined): Promise<void> {
-    const list = this.untoldLeft.get(target);
-    if (!list) return;
-    this.untoldLeft.delete(target);
-    const how = unknown
-      ? `completion unknown: scanrelay stopped before the server confirmed the scan, and the server could not be asked at the next start (${unknown})`
-      : 'scanrelay stopped before the server confirmed the scan; at the next start the server no longer scanned, so the scan had ended';
-    for (const u of list) await this.tellUntold(u, how);
   }
 
   /**
@@ -249,32 +192,29 @@ export class Scheduler {
    */
   async stop(): Promise<void> {
     this.running = false;
-    this.holdAbort.abort();
+    this.serial.stop();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const t of this.holdTimers.values()) clearTimeout(t);
-    this.holdTimers.clear();
+    this.holds.stop();
     const deadline = Date.now() + this.opts.stopGraceMs;
     const until = (ms: number) => sleep(Math.max(0, ms), undefined, { signal: this.stopped.signal }).catch(() => undefined);
-    const idle = async () => {
-      while (this.inFlight > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
-    };
+    const idle = () => this.deliveries.idle();
     await Promise.race([idle(), until(deadline - Date.now())]);
     // After-steps (Plex confirming a scan) get what is left of the grace period: `scanned` is told only once confirmed.
     await Promise.race([this.afterStepsSettled(), until(deadline - Date.now())]);
-    this.afterAbort.abort();
+    this.after.abort();
     for (const t of this.targets.values()) t.close?.();
-    await Promise.race([Promise.all([idle(), Promise.allSettled([...this.afterSteps])]), until(STOP_SETTLE_MS)]);
-    if (this.inFlight > 0) {
-      this.abandoned = true;
-      this.log.warn({ deliveries: this.inFlight }, 'stopping with deliveries still in flight: they are sent again at the next start');
+    await Promise.race([Promise.all([idle(), this.after.running()]), until(STOP_SETTLE_MS)]);
+    if (this.deliveries.count > 0) {
+      this.deliveries.abandon();
+      this.log.warn({ deliveries: this.deliveries.count }, 'stopping with deliveries still in flight: they are sent again at the next start');
     }
     this.stopped.abort();
   }
 
   /** Resolves when every after-delivery step started so far has ended (tests, orderly shutdown). */
   async afterStepsSettled(): Promise<void> {
-    while (this.afterSteps.size) await Promise.allSettled([...this.afterSteps]);
+    await this.after.settled();
   }
 
   /** Something changed (a new request, a retry request): re-plan the next wake. */
@@ -316,10 +256,9 @@ export class Scheduler {
     try {
       let now = this.now();
       const mountHeld = this.opts.held?.() ?? false;
-      if (mountHeld) this.note(this.holds.held(MOUNT_HOLD, 'a mount is down (SERVER_ANCHOR_FILES): scans wait until it is back', now, undefined, 0), 'mount-guard');
-      else if (this.opts.held) this.note(this.holds.clear(MOUNT_HOLD, now), 'mount-guard');
+      if (mountHeld || this.opts.held) this.holds.mount(mountHeld, now);
       const disks = this.opts.fullDisks?.() ?? [];
-      this.noteDisks(disks, now);
+      this.holds.disks(disks, now);
       if (mountHeld || disks.some((d) => d.holds)) {
         // Nothing becomes due or is sent while held; queued scans stay as they are.
         this.log.debug('deliveries held');
@@ -342,10 +281,10 @@ export class Scheduler {
           elsewhere.add(target.name);
           continue;
         }
-        if (took === 'taken over' || this.settling.has(this.turns.key(target)) || this.untoldLeft.has(target.name)) {
+        if (took === 'taken over' || this.serial.isSettling(target) || this.after.hasUntoldLeft(target.name)) {
           // The relay that held the turn died: its scan may still run on the server. The turn is kept (no
           // other relay sends meanwhile) and nothing is sent until the server says it is done.
-          if (await this.stillScanning(target)) {
+          if (await this.serial.stillScanning(target)) {
             elsewhere.add(target.name);
             this.schedule(this.now() + this.opts.settleRecheckMs);
             continue;
@@ -360,8 +299,8 @@ export class Scheduler {
           if (turn && claimed.length === 0) await shared.releaseTurn(target.name, false);
         }
         // `delivery`: the name the queue gave this delivery (on a shared queue, the server's: plex@<id>).
-        if (claimed.length > slots) void this.deliverBatch(claimed, target.name);
-        else for (const { item, target: delivery } of claimed) void this.deliver(item, target.name, turn, delivery);
+        if (claimed.length > slots) void this.deliveries.deliverBatch(claimed, target.name);
+        else for (const { item, target: delivery } of claimed) void this.deliveries.deliver(item, target.name, turn, delivery);
       }
       // Busy targets are claimed again when a delivery (or a serial target's after-steps) ends.
       const free = [...this.targets.values()].filter((t) => this.freeSlots(t) > 0 && !elsewhere.has(t.name)).map((t) => t.name);
@@ -383,184 +322,14 @@ export class Scheduler {
     }
   }
 
-  /**
-   * After taking a turn over: whether the server still runs a scan (the dead relay's, or its own library scan).
-   * A server that cannot be asked is taken as idle: a delivery to it then fails or retries as usual.
-   */
-  private async stillScanning(target: Target): Promise<boolean> {
-    let running: string[] = [];
-    let unknown: string | undefined;
-    try {
-      running = (await target.scanning?.()) ?? [];
-    } catch (err) {
-      unknown = (err as Error).message;
-      this.log.debug({ target: target.name, err: unknown }, 'cannot ask the server whether it still scans');
-    }
-    if (running.length === 0) {
-      if (this.settling.delete(this.turns.key(target))) this.log.info({ target: target.name }, 'the scan the previous holder of the turn sent has ended; sending');
-      await this.tellUntoldOf(target.name, unknown);
-      return false;
-    }
-    if (!this.settling.has(this.turns.key(target))) {
-      this.settling.add(this.turns.key(target));
-      this.log.warn({ target: target.name, running }, 'took the one-at-a-time turn over from a relay that stopped renewing it; the server still scans, so nothing is sent until it is done');
-    }
-    return true;
-  }
-
   private freeSlots(target: Target): number {
-    if (target.serial) {
-      // Busy when any name of its server is: keys are asked now, as an id learned meanwhile may join two names.
-      if (this.turns.pending(target)) return 0;
-      const turn = this.turns.key(target);
-      for (const busy of this.serialBusy) {
-        const other = this.targets.get(busy);
-        if (busy === target.name || (other && this.turns.key(other) === turn)) return 0;
-      }
-      return 1;
-    }
-    return Math.max(0, this.opts.concurrency - (this.busy.get(target.name) ?? 0));
-  }
-
-  /** A non-serial target's slot taken (+1) or given back (-1). */
-  private slot(target: string, by: 1 | -1): void {
-    const n = (this.busy.get(target) ?? 0) + by;
-    if (n > 0) this.busy.set(target, n);
-    else this.busy.delete(target);
-  }
-
-  /**
-   * `sharedTurn`: the serial target's turn across relays is held for this delivery (released with it).
-   * `delivery`: the delivery's name in the queue, where its outcome is recorded (the target's name on SQLite).
-   */
-  private async deliver(item: ScanItem, targetName: string, sharedTurn = false, delivery = targetName): Promise<void> {
-    this.inFlight++;
-    const started = this.now();
-    const target = this.targets.get(targetName);
-    const serial = target?.serial === true;
-    if (serial) this.serialBusy.add(targetName);
-    else this.slot(targetName, 1);
-    // A serial target's turn passes on when its after-steps end (runAfter releases it then).
-    let releaseLater = false;
-    const attempt = async (): Promise<DeliveryResult> => {
-      try {
-        return target ? await target.deliver(item) : { outcome: 'failed', error: `unknown target ${targetName}` };
-      } catch (err) {
-        return { outcome: 'retry', error: `unexpected error: ${(err as Error).message}` };
-      }
-    };
-    let result = await attempt();
-    // The delivery stays in flight and the turn stays taken while it waits; on stop it is recorded as a retry.
-    while (serial && result.outcome === 'retry' && result.holdTurn && this.running) {
-      const wait = this.retryWait(item, result);
-      if (result.fileChecks === undefined) this.heldTarget(targetName, `${targetName} does not answer: ${result.error}`, this.now());
-      this.log.warn({ scan: item.id, target: targetName, folder: item.folder, error: result.error, retryInMs: wait }, 'scan not delivered yet; it keeps its turn and is tried again before any other scan');
-      try {
-        await sleep(wait, undefined, { signal: this.holdAbort.signal });
-      } catch {
-        break;
-      }
-      result = await attempt();
-    }
-    const ms = this.now() - started;
-    try {
-      // Let go by stop(): the store may be closed; the delivery is still `sending` there and is sent again at start.
-      if (this.abandoned) return;
-      if (serial && result.outcome === 'retry' && result.busy && this.running) {
-        // The server is busy with a scan that is not this relay's: the turn is held, not the scan (plex_autoscan's
-        // PriorityLock, threads.py:13-41). The scan goes back to its place; after the wait, the first in line goes.
-        await this.store.putBack(item.id, delivery, result.error);
-        this.log.debug({ scan: item.id, target: targetName, error: result.error, retryInMs: this.retryWait(item, result) }, 'server busy; the scan keeps its place in line and the turn stays taken');
-        this.holdTurnFor(targetName, sharedTurn, this.retryWait(item, result));
-        releaseLater = true;
-      } else {
-        releaseLater = await this.record(item, targetName, result, serial, sharedTurn, delivery);
-      }
-      this.opts.onDelivery?.({ target: targetName, item, result, ms });
-    } catch (err) {
-      this.outcomeNotRecorded(err, item, targetName);
-    } finally {
-      if (serial && !releaseLater && !this.abandoned) await this.releaseSerial(targetName, sharedTurn);
-      if (!serial) this.slot(targetName, -1);
-      this.inFlight--;
-      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
-      this.poke();
-    }
-  }
-
-  /** An outcome the store refused to record: a full disk is told once a minute (diskFull), anything else logged. */
-  private outcomeNotRecorded(err: unknown, item: ScanItem, targetName: string): void {
-    if (isDiskFull(err) && this.opts.diskFull) this.opts.diskFull.failed(`the outcome of scan ${item.id} for ${targetName} (it is sent again)`);
-    else this.log.error({ err, scan: item.id, target: targetName }, 'could not record delivery outcome');
+    if (target.serial) return this.serial.free(target) ? 1 : 0;
+    return this.slots.free(target.name);
   }
 
   /** A target that takes several scans per call: they share one slot (a serial target's turn is one scan). */
   private batches(target: Target): boolean {
     return target.deliverMany !== undefined && !target.serial;
-  }
-
-  /**
-   * A batch-capable target's claimed scans in one call, in one of the shared slots. Each outcome is recorded on
-   * its own (its own row, retries and history), and they share a commit (CompletionBatch).
-   */
-  private async deliverBatch(claimed: readonly Claimed[], targetName: string): Promise<void> {
-    this.inFlight++;
-    this.slot(targetName, 1);
-    const started = this.now();
-    const target = this.targets.get(targetName)!;
-    let results: DeliveryResult[];
-    try {
-      results = await target.deliverMany!(claimed.map((c) => c.item));
-    } catch (err) {
-      results = claimed.map(() => ({ outcome: 'retry', error: `unexpected error: ${(err as Error).message}` }));
-    }
-    const ms = this.now() - started;
-    try {
-      if (this.abandoned) return;
-      await Promise.all(
-        claimed.map(async ({ item, target: delivery }, i) => {
-          const result: DeliveryResult = results[i] ?? { outcome: 'retry', error: `${targetName} gave no answer for this scan` };
-          try {
-            await this.record(item, targetName, result, false, false, delivery);
-            this.opts.onDelivery?.({ target: targetName, item, result, ms });
-          } catch (err) {
-            this.outcomeNotRecorded(err, item, targetName);
-          }
-        }),
-      );
-    } finally {
-      this.slot(targetName, -1);
-      this.inFlight--;
-      if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((r) => r());
-      this.poke();
-    }
-  }
-
-  /**
-   * Keeps a serial target's turn for `ms` with no delivery in it, then lets the next look claim under it (the turn
-   * shared with other relays stays this relay's: the look takes it again as its own).
-   */
-  private holdTurnFor(target: string, sharedTurn: boolean, ms: number): void {
-    const wait = sleep(ms, undefined, { signal: this.holdAbort.signal }).then(
-      () => {
-        this.serialBusy.delete(target);
-        this.poke();
-      },
-      () => this.releaseSerial(target, sharedTurn),
-    );
-    this.afterSteps.add(wait);
-    void wait.finally(() => this.afterSteps.delete(wait));
-  }
-
-  /** Frees a serial target's turn: this relay's, and the one shared with other relays when held. */
-  private async releaseSerial(target: string, sharedTurn: boolean): Promise<void> {
-    // The shared row goes first: another name of the same server, free a moment earlier, would take this
-    // process's row as its own and lose it to this delete.
-    try {
-      if (sharedTurn) await this.store.shared?.releaseTurn(target);
-    } finally {
-      this.serialBusy.delete(target);
-    }
   }
 
   /** Records the outcome; true when after-steps were started that hold a serial target's turn. */
@@ -569,20 +338,20 @@ export class Scheduler {
     const ctx = { scan: item.id, target, folder: item.folder, source: item.source, attempt: item.attempt, priority: item.priority, ...(what ? { what } : {}), ...(item.action ? { action: item.action } : {}) };
     const relay = this.store.shared ? { relay: this.store.shared.relayId } : {};
     const now = this.now();
-    if (result.outcome !== 'retry') await this.answered(target, now);
+    if (result.outcome !== 'retry') await this.holds.answered(target, now);
     if (result.outcome === 'done') {
       // A scan with after-steps (Plex's completion watch) is told to people once they end (runAfter), not when it
       // was sent; until then it is kept as untold, so that a crash or a stop meanwhile still tells it at the next
       // start. The event written now only marks the delivery's end (afterSteps 'running'), so that the scan's last
       // delivery is known (the store stamps it: events.ts).
       const done = deliveryEvent(item, target, { status: 'done', ...(result.detail ? { detail: result.detail } : {}) }, now);
-      if (result.after) await this.rememberUntold(item, target, delivery, result.detail, now);
+      if (result.after) await this.after.rememberUntold(item, target, delivery, result.detail, now);
       const event = result.after ? { ...done, afterSteps: 'running' as const } : done;
       const { scanFinished } = await this.complete({ scanId: item.id, target: delivery, result: { status: 'done', detail: result.detail, event } }, serial);
       this.log.info({ ...ctx, ...relay, detail: result.detail, waitedMs: this.now() - item.firstAt }, what ? `scan delivered: ${what}` : 'scan delivered');
       if (scanFinished) await this.afterFinish();
       if (result.after) {
-        this.runAfter(item, target, result.after, result.detail, serial, sharedTurn, delivery);
+        this.after.runAfter(item, target, result.after, result.detail, serial, sharedTurn, delivery);
         return serial;
       }
     } else if (result.outcome === 'failed') {
@@ -595,63 +364,18 @@ export class Scheduler {
       const wait = this.retryWait(item, result);
       // A retry that counts file checks waits for files, not for the server.
       const unreachable = result.fileChecks === undefined;
-      if (unreachable) this.heldTarget(target, `${target} does not answer: ${result.error}`, now);
+      if (unreachable) this.holds.unreachable(target, `${target} does not answer: ${result.error}`, now);
       // A try that failed (not a wait for files, not a busy server) is autopulse's `retrying` (runner.rs:200-219).
       const told = (result.countsAsAttempt ?? true) && unreachable && item.attempt <= RETRYING_TOLD;
       const event = told ? deliveryEvent(item, target, { status: 'retrying', error: result.error }, now) : undefined;
       await this.store.retryDelivery(item.id, delivery, result.error, this.now() + wait, result.countsAsAttempt ?? true, result.fileChecks, event);
       // A target that does not answer: one line per target per minute, with counts; the other attempts at debug.
-      const summary = unreachable ? this.retryLog.failed(target, item.id, now) : undefined;
+      const summary = unreachable ? this.holds.failedAttempt(target, item.id, now) : undefined;
       if (!unreachable || summary?.failedAttempts === 1) this.log.warn({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
       else if (summary) this.log.warn({ ...ctx, error: result.error, retryInMs: wait, ...summary }, `${target} still does not answer: ${summary.failedAttempts} attempts for ${summary.scans} scans failed since the last line; each is retried`);
       else this.log.debug({ ...ctx, error: result.error, retryInMs: wait }, 'scan not delivered yet; will retry');
     }
     return false;
-  }
-
-  /** Keeps a sent scan as untold until its after-steps tell it; a failure to keep it is logged (it is told as before). */
-  private async rememberUntold(item: ScanItem, target: string, delivery: string, detail: string | undefined, now: number): Promise<void> {
-    try {
-      // Told late, it tells the delivery again, as runAfter's event would: it settles nothing (afterSteps 'ended').
-      const event = { ...deliveryEvent(item, target, { status: 'done', ...(detail ? { detail } : {}) }, now), afterSteps: 'ended' as const };
-      await this.untold.remember({ target, delivery, scan: item.id, event });
-    } catch (err) {
-      this.log.warn({ scan: item.id, target, err: (err as Error).message }, 'could not keep the sent scan as untold: a crash before it is confirmed would not tell it');
-    }
-  }
-
-  /** `target` does not answer: its hold begins (or goes on), and its `waiting` is told once the hold is due. */
-  private heldTarget(target: string, reason: string, now: number): void {
-    this.note(this.holds.held(target, reason, now, target), 'unreachable');
-    const since = this.holds.heldSince(target);
-    if (since === undefined || this.holdTimers.has(target) || !this.running) return;
-    const timer = setTimeout(() => {
-      this.holdTimers.delete(target);
-      this.note(this.holds.due(target, this.now()), 'unreachable');
-    }, Math.min(MAX_TIMER_MS, Math.max(0, since + this.holds.afterMs - now)));
-    timer.unref?.();
-    this.holdTimers.set(target, timer);
-  }
-
-  /**
-   * `target` answered (a delivery done or failed for good): its hold ends (`recovered` when `waiting` was told), what
-   * the retry log counted is told, and when it had been held, its scans waiting out a back-off are due at once.
-   */
-  private async answered(target: string, now: number): Promise<void> {
-    const wasHeld = this.holds.heldSince(target) !== undefined;
-    this.note(this.holds.clear(target, now, target), 'unreachable');
-    clearTimeout(this.holdTimers.get(target));
-    this.holdTimers.delete(target);
-    const summary = this.retryLog.answered(target, now);
-    if (summary) this.log.warn({ target, ...summary }, `${target} answers again; ${summary.failedAttempts} attempts for ${summary.scans} scans had failed since the last line`);
-    if (!wasHeld) return;
-    try {
-      const due = await this.store.retryWaitingNow([target], this.now());
-      if (due) this.log.info({ target, deliveries: due }, `${target} answers again: its scans waiting to retry are due now`);
-    } catch (err) {
-      // They go when their back-off ends, as before.
-      this.log.warn({ target, err: (err as Error).message }, 'could not make the scans waiting to retry due now');
-    }
   }
 
   /**
@@ -665,121 +389,6 @@ export class Scheduler {
 
   private retryWait(item: ScanItem, result: Extract<DeliveryResult, { outcome: 'retry' }>): number {
     return result.retryAfterMs ?? (result.slow ? this.opts.retryMaxMs : backoffMs(item.attempt, this.opts.retryBaseMs, this.opts.retryMaxMs));
-  }
-
-  /** The items a scan added or updated, for its `scanned` event; a failure costs the items, never the event. */
-  private async lookUpItems(item: ScanItem, target: string, lookup: NonNullable<AfterOutcome['items']>): Promise<ScannedItem[] | undefined> {
-    const signal = this.afterAbort.signal;
-    if (signal.aborted) return undefined;
-    // Neither stopping nor the event waits long for a server that does not answer a lookup that only names items.
-    let onAbort = () => {};
-    let timer: NodeJS.Timeout | undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true });
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.itemLookupMaxMs} ms`)), this.opts.itemLookupMaxMs);
-    });
-    try {
-      const items = await Promise.race([lookup(signal), stopped]);
-      this.lookupFailing.delete(target);
-      return items;
-    } catch (err) {
-      // One line when lookups start failing, not one per scan of a drain.
-      const level = this.lookupFailing.has(target) ? 'debug' : 'warn';
-      this.lookupFailing.add(target);
-      if (!signal.aborted) this.log[level]({ scan: item.id, target, err: (err as Error).message }, 'could not look up the items the scan added or updated; it is told without them');
-      return undefined;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * Runs a target's after-delivery steps outside the delivery slots: the delivery is already recorded
-   * (and other deliveries go on); what the steps find replaces the delivery's detail.
-   */
-  private runAfter(
-    item: ScanItem,
-    target: string,
-    after: NonNullable<Extract<DeliveryResult, { outcome: 'done' }>['after']>,
-    detail: string | undefined,
-    holdsTurn = false,
-    sharedTurn = false,
-    delivery = target,
-  ): void {
-    const step = (async () => {
-      let full: string;
-      let lookup: AfterOutcome['items'];
-      try {
-        const out = asOutcome(await after(this.afterAbort.signal));
-        full = out.detail || detail || '';
-        if (this.opts.scannedItems(target, item.source)) lookup = out.items;
-      } catch (err) {
-        const why = this.afterAbort.signal.aborted ? 'scanrelay stopped before the after-scan steps ended' : `after-scan steps failed: ${(err as Error).message}`;
-        full = [detail, why].filter(Boolean).join('; ');
-        if (!this.afterAbort.signal.aborted) this.log.error({ scan: item.id, target, err }, 'after-scan steps failed');
-      }
-      if (this.afterAbort.signal.aborted) {
-        // Stopped before the server confirmed the scan: `scanned` would be told early. The history says so, and the
-        // scan stays untold: the next start asks the server how it ended and tells it then.
-        full = [detail, 'scanrelay stopped before the after-scan steps ended'].filter(Boolean).join('; ');
-        try {
-          await this.store.setDeliveryDetail(item.id, delivery, full);
-        } catch (err) {
-          this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
-        }
-        this.log.info({ scan: item.id, target, folder: item.folder }, 'stopped before the scan was confirmed; its end is told at the next start');
-        return;
-      }
-      let items: ScannedItem[] | undefined;
-      if (lookup) {
-        // The lookup is for the notification only: the turn goes first, so the server's next scan never waits for it.
-        if (holdsTurn) {
-          holdsTurn = false;
-          await this.releaseSerial(target, sharedTurn);
-          this.poke();
-        }
-        items = await this.lookUpItems(item, target, lookup);
-      }
-      try {
-        const told = deliveryEvent(item, target, { status: 'done', ...(full ? { detail: full } : {}), ...(items ? { items } : {}) }, this.now());
-        await this.store.setDeliveryDetail(item.id, delivery, full, { ...told, afterSteps: 'ended' });
-        await this.untold.forget(item.id, delivery);
-      } catch (err) {
-        this.log.error({ scan: item.id, target, err }, 'could not record the after-scan outcome');
-      }
-      this.log.info({ scan: item.id, target, folder: item.folder, detail: full }, 'after-scan steps finished');
-    })();
-    this.afterSteps.add(step);
-    void step.finally(async () => {
-      this.afterSteps.delete(step);
-      if (holdsTurn) {
-        await this.releaseSerial(target, sharedTurn);
-        this.poke();
-      }
-    });
-  }
-
-  /** Full disks begin (`waiting`, with the folder and bytes free) and end (`recovered`) once each, for every target. */
-  private noteDisks(disks: readonly FullDisk[], now: number): void {
-    const full = new Set(disks.map((d) => d.path));
-    for (const d of disks) {
-      this.disksHeld.add(d.path);
-      const event = this.holds.held(DISK_HOLD + d.path, d.reason, now, undefined, 0);
-      if (event) this.note({ ...event, path: d.path, freeBytes: d.freeBytes }, 'disk-full');
-    }
-    for (const path of this.disksHeld) {
-      if (full.has(path)) continue;
-      this.disksHeld.delete(path);
-      const event = this.holds.clear(DISK_HOLD + path, now);
-      if (event) this.note({ ...event, path }, 'disk-full');
-    }
-  }
-
-  /** Writes a hold's event to the outbox, with what is held back (`hold`); a failure costs the event, never a delivery. */
-  private note(event: NotifyEvent | undefined, hold: HoldKind): void {
-    if (!event) return;
-    void (async () => this.store.outbox.append([{ ...event, hold }]))().catch((err: unknown) => this.log.warn({ err: (err as Error).message, event: event.kind }, 'could not record a notification event'));
   }
 
   private async afterFinish(): Promise<void> {
