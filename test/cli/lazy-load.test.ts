@@ -43,6 +43,8 @@ describe('what the server loads for a plain configuration', () => {
     for (const pkg of ['google-auth-library', '@inquirer/prompts', 'chokidar', 'prom-client']) assert.ok(!loads(lines, pkg), `${pkg} was loaded`);
     // The RE2 engine comes with the first pattern: this config has none.
     assert.ok(!loads(lines, /\/node_modules\/re2js\//) && !loads(lines, 're2js'), 're2js was loaded');
+    // The TOML writer comes with the first autopulse config template asked for (peers/autopulse/config-template.ts).
+    assert.ok(!loads(lines, /\/node_modules\/smol-toml\//) && !loads(lines, 'smol-toml'), 'smol-toml was loaded');
     // fastify's schema compilers (ajv, fast-json-stringify): no route has a JSON schema (server/app.ts). The
     // required modules are in the trace (fastify's own are), so their absence means something.
     assert.ok(loads(lines, /^require .*\/node_modules\/fastify\/fastify\.js$/), 'fastify should be in the required modules');
