@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { postForm, ROOT, spawnRelay, tempDir } from '../helpers/relay.ts';
 
@@ -11,10 +14,11 @@ const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
  * It runs the sources (SCANRELAY_FROM_SOURCE): the bundle in dist/ holds the packages, so no package is resolved
  * there, and its chunks keep the same lazy boundaries (each dynamic import a chunk, each lazy require run when reached).
  */
-async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?: boolean } = {}): Promise<string[]> {
+async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?: boolean; cli?: string } = {}): Promise<string[]> {
   const dir = tempDir();
   const trace = join(dir, 'modules.txt');
-  const relay = await spawnRelay({ dir, config, nodeArgs: ['--import', TRACE_HOOK], env: { SCANRELAY_TRACE_MODULES: trace, SCANRELAY_FROM_SOURCE: '1' } });
+  const env = { SCANRELAY_TRACE_MODULES: trace, ...(opts.cli ? {} : { SCANRELAY_FROM_SOURCE: '1' }) };
+  const relay = await spawnRelay({ dir, config, cli: opts.cli, nodeArgs: ['--import', TRACE_HOOK], env });
   try {
     const answer = await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/Heat (1995)/Heat.mkv' });
     assert.equal(answer.status, 200);
@@ -39,6 +43,8 @@ describe('what the server loads for a plain configuration', () => {
     for (const pkg of ['google-auth-library', '@inquirer/prompts', 'chokidar', 'prom-client']) assert.ok(!loads(lines, pkg), `${pkg} was loaded`);
     // The RE2 engine comes with the first pattern: this config has none.
     assert.ok(!loads(lines, /\/node_modules\/re2js\//) && !loads(lines, 're2js'), 're2js was loaded');
+    // The TOML writer comes with the first autopulse config template asked for (peers/autopulse/config-template.ts).
+    assert.ok(!loads(lines, /\/node_modules\/smol-toml\//) && !loads(lines, 'smol-toml'), 'smol-toml was loaded');
     // fastify's schema compilers (ajv, fast-json-stringify): no route has a JSON schema (server/app.ts). The
     // required modules are in the trace (fastify's own are), so their absence means something.
     assert.ok(loads(lines, /^require .*\/node_modules\/fastify\/fastify\.js$/), 'fastify should be in the required modules');
@@ -63,5 +69,42 @@ describe('what the server loads for a plain configuration', () => {
   test('a configured pattern loads the RE2 engine (so its absence above means something)', async () => {
     const lines = await modulesLoadedBy({ PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9', SERVER_PATH_REWRITES: [{ from: '^/movies/', to: '/data/Movies/' }] });
     assert.ok(loads(lines, /\/node_modules\/re2js\//), 're2js should be loaded');
+  });
+});
+
+/** A copy of this checkout's launcher and sources with a bundle of its own (dist/ here may be older than src/). */
+async function builtCopy(): Promise<string> {
+  const copy = tempDir('scanrelay-bundle-');
+  for (const entry of ['package.json', 'tsconfig.json', 'bin', 'scripts', 'src']) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  await promisify(execFile)(process.execPath, [join(copy, 'scripts', 'build.mjs')], { cwd: copy });
+  return copy;
+}
+
+// Issue 49 item 9: node keeps the source of every chunk it loads (bench/README.md "Memory"), so code the relay
+// never runs must not be in them. The bundle's own boundaries, beyond the sources' (above).
+describe('what the bundle loads for a plain configuration', () => {
+  test('no fastify schema compilers, no inject, no zod locale but English: each in dist/lazy/ or left out', async () => {
+    const copy = await builtCopy();
+    const lines = await modulesLoadedBy({ SERVER_ALLOW_MANUAL_SCAN: true, PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9' }, { cli: join(copy, 'bin', 'scanrelay.js') });
+    const chunks = [...new Set(lines.map((l) => l.split(' ')[1] ?? '').filter((url) => url.startsWith(`file://${copy}/dist/`)))];
+    assert.ok(chunks.some((url) => url.endsWith('/dist/scanrelay.js')), 'the relay ran the bundle');
+    assert.ok(!lines.some((l) => l.includes('/dist/lazy/')), `a lazy package was loaded: ${lines.find((l) => l.includes('/dist/lazy/'))}`);
+    const loaded = chunks.map((url) => readFileSync(fileURLToPath(url), 'utf8')).join('\n');
+    const lazy = (name: string) => readFileSync(join(copy, 'dist', 'lazy', name), 'utf8');
+    // A string of each package's code, found where it went (so its absence from the loaded chunks means something).
+    const away = [
+      { what: "ajv (fastify's validator compiler)", marker: 'removeAdditional', file: '@fastify+ajv-compiler.cjs' },
+      { what: "fast-json-stringify (fastify's serializer compiler)", marker: 'removeAdditional', file: '@fastify+fast-json-stringify-compiler.cjs' },
+      { what: "light-my-request (fastify's inject)", marker: 'payloadAsStream', file: 'light-my-request.cjs' },
+    ];
+    for (const { what, marker, file } of away) {
+      assert.ok(lazy(file).includes(marker), `${what}: ${marker} not in dist/lazy/${file}`);
+      assert.ok(!loaded.includes(marker), `${what} is in a chunk the relay loaded`);
+    }
+    // zod's English messages are in, its Spanish ones (one of ~50 locales) are not in the bundle at all.
+    assert.ok(loaded.includes('Invalid input: expected'), "zod's English messages should be loaded");
+    const everything = readdirSync(join(copy, 'dist')).filter((f) => f.endsWith('.js'));
+    assert.ok(!everything.some((f) => readFileSync(join(copy, 'dist', f), 'utf8').includes('Entrada inv')), "a zod locale other than English was bundled");
   });
 });

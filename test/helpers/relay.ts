@@ -75,6 +75,8 @@ export interface SpawnOptions {
    * (a test of the defaults). Absent: --queuefile <dir>/queue.db.
    */
   expectQueuefile?: string;
+  /** The launcher to run instead of this checkout's bin/scanrelay.js (a copy with a bundle of its own). */
+  cli?: string;
 }
 
 /** Starts the real `scanrelay server` process and waits until it logs its scan URL. */
@@ -99,7 +101,7 @@ export async function spawnRelay(opts: SpawnOptions = {}): Promise<RelayProcess>
   // naming a missing file writes the starter file and stops, as plex_autoscan does.
   const firstStart = !existsSync(configPath);
   const configArgs = firstStart ? [] : ['--config', configPath];
-  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), CLI, ...configArgs, ...queueArgs, ...(opts.args ?? []), 'server'], {
+  const proc = spawn(command!, [...prefixArgs, ...(opts.nodeArgs ?? []), opts.cli ?? CLI, ...configArgs, ...queueArgs, ...(opts.args ?? []), 'server'], {
     cwd: dir,
     env: { ...process.env, SCANRELAY_LOGLEVEL: 'debug', ...(firstStart ? { SCANRELAY_CONFIG: configPath } : {}), ...opts.env },
     stdio: ['ignore', logFd ?? 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { stringify as toToml } from 'smol-toml';
+import { createRequire } from 'node:module';
 import { packageVersion } from '../../core/version.ts';
 import { invalidInputText } from '../../core/text.ts';
 import type { Hook } from '../../server/guard.ts';
@@ -83,6 +83,14 @@ function freeKey(map: Record<string, unknown>, name: string): string {
 }
 
 /**
+ * The TOML writer is loaded on the first template asked for in TOML: a relay nobody asks never holds its code
+ * (bench/README.md, "Memory").
+ */
+function toToml(): typeof import('smol-toml').stringify {
+  return (createRequire(import.meta.url)('smol-toml') as typeof import('smol-toml')).stringify;
+}
+
+/**
  * generate_config_template (config.rs:104-207): autopulse's default settings (App, Auth, Opts defaults and its
  * default `manual` trigger, settings/mod.rs:99-113 and 207-219) with the database's URL and the asked triggers and
  * targets added.
@@ -101,7 +109,7 @@ export function configTemplate(q: TemplateQuery): { config: string; version: str
     webhooks: {},
     anchors: [],
   };
-  return { config: q.output === 'json' ? JSON.stringify(settings, null, 2) : toToml(settings), version: packageVersion() };
+  return { config: q.output === 'json' ? JSON.stringify(settings, null, 2) : toToml()(settings), version: packageVersion() };
 }
 
 /** The route, behind autopulse's credentials (config.rs:49: AuthenticatedUser). */
