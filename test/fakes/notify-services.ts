@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { after } from 'node:test';
 import { SwitchableServer } from './switchable-server.ts';
 
 /** One request a fake notification service took in (answered 2xx or not). */
@@ -140,4 +141,19 @@ export class GotifyFake extends NotifyFake {
     if (!json || typeof json.message !== 'string' || !json.message) return err(400, { error: 'Bad Request', errorCode: 400, errorDescription: "Field 'message' is required" });
     return { status: 200, body: JSON.stringify({ id: 1, appid: 1, message: json.message, title: json.title, priority: json.priority ?? 0, date: new Date().toISOString() }) };
   }
+}
+
+/**
+ * A starter for a test file's notification fakes: each one started through it is stopped after the file's tests.
+ * Call it at the file's top level.
+ */
+export function fakesStoppedAfter(): <T extends NotifyFake>(f: T) => Promise<T> {
+  const started: NotifyFake[] = [];
+  after(async () => {
+    for (const f of started) await f.stop();
+  });
+  return async (f) => {
+    started.push(f);
+    return f.start();
+  };
 }

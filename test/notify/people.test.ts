@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import { importAutopulse } from '../../src/peers/autopulse/import.ts';
 import { notificationSchema, type NotificationConfig } from '../../src/config/notifications.ts';
@@ -13,7 +13,7 @@ import { Scheduler } from '../../src/queue/scheduler.ts';
 import { bothStores } from '../helpers/both-stores.ts';
 import { waitFor } from '../helpers/relay.ts';
 import { DiscordFake } from '../fakes/discord.ts';
-import { AppriseFake, GotifyFake, HookshotFake, NtfyFake, type NotifyFake } from '../fakes/notify-services.ts';
+import { AppriseFake, GotifyFake, HookshotFake, NtfyFake, fakesStoppedAfter, type NotifyFake } from '../fakes/notify-services.ts';
 
 /*
  * People's messages (Discord, hookshot, ntfy, Apprise, Gotify) tell a batch one line per scan, naming the targets
@@ -23,14 +23,7 @@ import { AppriseFake, GotifyFake, HookshotFake, NtfyFake, type NotifyFake } from
  * import-autopulse (discord.rs:159-167: username "autopulse", avatar_url autopulse's logo unless set).
  */
 
-const fakes: NotifyFake[] = [];
-async function fake<T extends NotifyFake>(f: T): Promise<T> {
-  fakes.push(f);
-  return f.start();
-}
-after(async () => {
-  for (const f of fakes) await f.stop();
-});
+const fake = fakesStoppedAfter();
 
 const TEN = ['plex', 'plex-4k', 'jellyfin', 'emby', 'audiobookshelf', 'tdarr', 'fileflows', 'command', 'forward', 'kodi'];
 

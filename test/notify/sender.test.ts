@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/relay.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { QueueStore } from '../../src/queue/store.ts';
 import { DiscordFake } from '../fakes/discord.ts';
-import { AppriseFake, GotifyFake, HookshotFake, JsonReceiverFake, NtfyFake, type NotifyFake } from '../fakes/notify-services.ts';
+import { AppriseFake, GotifyFake, HookshotFake, JsonReceiverFake, NtfyFake, fakesStoppedAfter } from '../fakes/notify-services.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 
 const dest = (d: Record<string, unknown>): NotificationConfig => notificationSchema.parse({ BATCH_SECONDS: 0.05, ...d });
@@ -33,14 +33,7 @@ function capture(): { log: pino.Logger; lines: string[] } {
   return { log: pino({ level: 'trace' }, { write: (s: string) => void lines.push(s) }), lines };
 }
 
-const fakes: NotifyFake[] = [];
-async function fake<T extends NotifyFake>(f: T): Promise<T> {
-  fakes.push(f);
-  return f.start();
-}
-after(async () => {
-  for (const f of fakes) await f.stop();
-});
+const fake = fakesStoppedAfter();
 
 /** A sender over a fresh SQLite queue, stopped after the test. */
 function sending(destinations: Record<string, NotificationConfig>, opts: { log?: pino.Logger; store?: QueueStore } = {}) {
