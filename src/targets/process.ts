@@ -88,20 +88,27 @@ for pg in $groups; do kill -s KILL -- "-$pg" 2>/dev/null; done
 
 let watchdog: ChildProcess | undefined;
 
-/** Tells the watchdog a group began (+) or ended (-); starts it with the first program. */
-function tellWatchdog(op: '+' | '-', pgid: number): void {
-  if (op === '+' && (!watchdog || watchdog.exitCode !== null || watchdog.signalCode !== null || !watchdog.stdin?.writable)) {
-    try {
-      watchdog = spawn('/bin/sh', ['-c', WATCHDOG], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
-      watchdog.on('error', () => (watchdog = undefined));
-      watchdog.stdin!.on('error', () => undefined);
-      // It never keeps the relay's event loop alive.
-      watchdog.unref();
-      (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
-    } catch {
-      watchdog = undefined;
-    }
+/**
+ * Starts the watchdog if it is not running. Called before a program is spawned: the program's group is told to it
+ * in the same turn as the spawn, so a relay killed just after a program started still leaves it to the watchdog
+ * (starting the watchdog after the program left a window of a fork and an exec).
+ */
+function ensureWatchdog(): void {
+  if (watchdog && watchdog.exitCode === null && watchdog.signalCode === null && watchdog.stdin?.writable) return;
+  try {
+    watchdog = spawn('/bin/sh', ['-c', WATCHDOG], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    watchdog.on('error', () => (watchdog = undefined));
+    watchdog.stdin!.on('error', () => undefined);
+    // It never keeps the relay's event loop alive.
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
+  } catch {
+    watchdog = undefined;
   }
+}
+
+/** Tells the watchdog a group began (+) or ended (-). */
+function tellWatchdog(op: '+' | '-', pgid: number): void {
   if (watchdog?.stdin?.writable) watchdog.stdin.write(`${op} ${pgid}\n`);
 }
 
@@ -166,6 +173,7 @@ export function runArgv(argv: readonly string[], env: NodeJS.ProcessEnv, timeout
       resolve(outcome);
     };
     if (opts.signal?.aborted) return finish({ ran: false, error: 'scanrelay is stopping' });
+    if (!windows) ensureWatchdog();
     try {
       child = spawn(argv[0]!, argv.slice(1), { shell: opts.shell ?? false, detached: !windows, stdio: ['ignore', 'pipe', 'pipe'], env });
     } catch (err) {

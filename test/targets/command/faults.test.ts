@@ -89,10 +89,16 @@ describe('command target under faults', { skip: process.platform === 'win32' }, 
     const pids = join(dir, 'orphan.pids');
     const prog = script('orphan.sh', `echo $$ >> "${pids}"\nsleep 3600 &\necho $! >> "${pids}"\nwait`);
     const runner = join(dir, 'runner.ts');
-    writeFileSync(runner, `import { runArgv } from ${JSON.stringify(join(ROOT, 'src/targets/process.ts'))};\nvoid runArgv([${JSON.stringify(prog)}], process.env, 3_600_000, () => {});\nsetInterval(() => {}, 60_000);\n`);
+    // The marker is written once runArgv has returned: the program is spawned and its group told to the watchdog
+    // (both in that call), as a relay has done by the time it goes on with anything else.
+    const started = join(dir, 'orphan.started');
+    writeFileSync(
+      runner,
+      `import { writeFileSync } from 'node:fs';\nimport { runArgv } from ${JSON.stringify(join(ROOT, 'src/targets/process.ts'))};\nvoid runArgv([${JSON.stringify(prog)}], process.env, 3_600_000, () => {});\nwriteFileSync(${JSON.stringify(started)}, '');\nsetInterval(() => {}, 60_000);\n`,
+    );
     const parent = spawn(process.execPath, ['--import', 'tsx', runner], { cwd: ROOT, stdio: 'ignore' });
     try {
-      await waitFor(() => pidsIn(pids).length === 2 || undefined, 60_000, 'the program and its child running');
+      await waitFor(() => (existsSync(started) && pidsIn(pids).length === 2) || undefined, 60_000, 'the program and its child running');
       assert.ok(pidsIn(pids).every(processAlive));
       parent.kill('SIGKILL');
       await waitFor(() => pidsIn(pids).every((p) => !processAlive(p)) || undefined, 20_000, 'the program and its child gone with their parent');
