@@ -13,6 +13,17 @@ function testCommand(): string[] {
   return node[1]!.trim().split(' ');
 }
 
+/**
+ * Runs node with `args` as npm runs a test file: not as a test inside this one (the runner's NODE_TEST_CONTEXT
+ * would make it skip the file).
+ */
+function runNode(args: string[]): Promise<{ code: number | null; out: string }> {
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, args, { cwd: ROOT, env }, (_err, stdout, stderr) => resolve({ code: child.exitCode, out: `${stdout}${stderr}` }));
+  });
+}
+
 test('a failing test is reported at its line in the .ts file, not at line 1 of the compiled code', async () => {
   const file = join(tempDir('scanrelay-location-'), 'fails.test.ts');
   // Types and an import make the compiled file differ from the source, as every test file does.
@@ -31,11 +42,7 @@ test('a failing test is reported at its line in the .ts file, not at line 1 of t
       '',
     ].join('\n'),
   );
-  // Run as npm runs it: not as a test inside this one (the runner's NODE_TEST_CONTEXT would make it skip the file).
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = execFile(process.execPath, [...testCommand(), file], { cwd: ROOT, env }, (_err, stdout, stderr) => resolve({ code: child.exitCode, out: `${stdout}${stderr}` }));
-  });
+  const { code, out } = await runNode([...testCommand(), file]);
   assert.equal(code, 1, out);
   assert.match(out, new RegExp(`location: '${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7:1'`), out);
   assert.match(out, /fails\.test\.ts:8:\d+\)/, 'the stack names the assertion line too');
@@ -58,17 +65,12 @@ test('the unit set refuses a child process, a port and a connection: a file that
       '',
     ].join('\n'),
   );
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', '--import', './test/helpers/unit-guard.mjs', '--test', file], { cwd: ROOT, env }, (_err, stdout, stderr) =>
-      resolve({ code: child.exitCode, out: `${stdout}${stderr}` }),
-    );
-  });
+  const { code, out } = await runNode(['--import', 'tsx', '--import', './test/helpers/unit-guard.mjs', '--test', file]);
   assert.equal(code, 0, out);
   assert.match(out, /# pass 4/, out);
 });
 
-test('npm run test:unit runs the files that start with the unit marker, and every one of them passes the guard', () => {
+test('npm run test:unit is the unit set\'s script, and the README names it', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts['test:unit'], 'node scripts/test-unit.mjs');
   assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), /npm run test:unit/);
