@@ -26,7 +26,9 @@ test('a database restart is one clear warning and a "reconnected" line; a SIGTER
     cluster.stopNow();
     const down = await relay.waitForLog((e) => e.msg?.startsWith('the queue database cannot be reached'), 30_000);
     assert.equal(down.level, 40);
-    assert.match(down.err, /Connection terminated|ECONNREFUSED|ECONNRESET/);
+    // What the relay saw depends on when its look ran: the connection cut, refused, or (a new connection during
+    // the fast shutdown) PostgreSQL's own 57P03 refusal; on a busy machine each happens.
+    assert.match(down.err, /Connection terminated|ECONNREFUSED|ECONNRESET|the database system is shutting down/);
     cluster.start();
     const back = await relay.waitForLog((e) => e.msg?.startsWith('reconnected to the queue database'), 60_000);
     assert.equal(back.level, 30);
