@@ -10,6 +10,8 @@
  * used by cli / server only, and uses only the foundations.
  * A peer (src/peers/<peer>/: plex-autoscan, autoscan, autopulse) is one folder across the layers: each of its files
  * is in the layer its name says (PEER_FILES), and every rule below holds for it as for a file in that layer's folder.
+ * A trigger's HTTP routes live with it, triggers/<name>/routes.ts, but are its HTTP edge: they stand in the server
+ * layer (TRIGGER_FILES), as a peer's routes.ts does, and may use the server's helpers; the rest of triggers/ may not.
  * A target kind is one folder, targets/<kind>/, but its config schema (targets/<kind>/schema.ts, the shared
  * targets/*-schema.ts such as the list of kinds, kinds-schema.ts) is config-level: the config builds its TARGETS union
  * from it, so it imports only the foundations, and the config may import it and nothing else under targets/.
@@ -25,7 +27,19 @@ const PEER_FILES = {
   config: ['import', 'import-[a-z-]+', 'settings', 'names', 'default-auth', 'layout'], // its config -> the relay's keys
 };
 const peerFiles = (names) => `^src/peers/[^/]+/(${names.join('|')})\\.ts$`;
-const layer = (name) => `^src/${name}(/|\\.ts$)${PEER_FILES[name] ? `|${peerFiles(PEER_FILES[name])}` : ''}`;
+/* A trigger's file names that stand in another layer than triggers/: its fastify plugin is the server's. */
+const TRIGGER_FILES = { server: ['routes'] };
+const triggerFiles = (names) => `^src/triggers/[^/]+/(${names.join('|')})\\.ts$`;
+const triggerElsewhere = `[^/]+/(${Object.values(TRIGGER_FILES).flat().join('|')})\\.ts$`;
+/* A layer's folder (triggers/ without the files TRIGGER_FILES puts elsewhere) and the peers' and triggers' files named for it. */
+const layer = (name) =>
+  [
+    name === 'triggers' ? `^src/triggers(\\.ts$|/(?!${triggerElsewhere}))` : `^src/${name}(/|\\.ts$)`,
+    PEER_FILES[name] && peerFiles(PEER_FILES[name]),
+    TRIGGER_FILES[name] && triggerFiles(TRIGGER_FILES[name]),
+  ]
+    .filter(Boolean)
+    .join('|');
 const below = ['config', 'paths', 'core', 'google', 'db', 'fs', 'log', 'log-file'];
 // A kind's config schema, and the schema pieces kinds share: config-level files that live in their kind's folder.
 const kindSchema = '^src/targets/([^/]+/schema|[^/]+-schema)\\.ts$';

@@ -133,3 +133,34 @@ test("a peer's files stand in the layer their names say: the one-way walk holds 
     assert.match(broken.out, new RegExp(`error ${rule}: ${file}`), `${rule} was not reported for ${file}:\n${broken.out}`);
   }
 });
+
+test("a trigger's routes.ts is its HTTP edge, in the server layer: it may use the server's helpers, the rest of triggers/ may not", () => {
+  tree = newTree();
+  write('src/intake/submit.ts', 'export const submit = 1;\n');
+  write('src/server/reply.ts', 'export const sendError = 1;\n');
+  write('src/cli/main.ts', "import { app } from '../server/app.ts';\nexport const main = app;\n");
+  write('src/triggers/manual/recognize.ts', "import { submit } from '../../intake/submit.ts';\nexport const recognize = submit;\n");
+  // The trigger's fastify plugin: its recognizer below it, the server's replies beside it, and the app registers it.
+  write('src/triggers/manual/routes.ts', "import { recognize } from './recognize.ts';\nimport { sendError } from '../../server/reply.ts';\nexport const routes = recognize + sendError;\n");
+  write('src/peers/p/routes.ts', "import { routes as door } from '../../triggers/manual/routes.ts';\nexport const routes = door;\n");
+  write('src/server/app.ts', "import { routes } from '../triggers/manual/routes.ts';\nimport { routes as peer } from '../peers/p/routes.ts';\nexport const app = routes + peer;\n");
+  const clean = cruise();
+  assert.equal(clean.status, 0, clean.out);
+
+  const bad: Array<[string, string, string]> = [
+    // Only a file named routes.ts, directly in a trigger's folder, is the server's.
+    ['triggers-produce-intents-only', 'src/triggers/manual/page.ts', "import { sendError } from '../../server/reply.ts';\nexport const p = sendError;\n"],
+    ['triggers-produce-intents-only', 'src/triggers/routes.ts', "import { sendError } from '../server/reply.ts';\nexport const r = sendError;\n"],
+    ['triggers-produce-intents-only', 'src/triggers/drive/http/routes.ts', "import { sendError } from '../../../server/reply.ts';\nexport const r = sendError;\n"],
+    // A trigger's routes are the top, as the server is: no trigger and nothing below imports them.
+    ['only-the-top-imports-the-server', 'src/triggers/arr/notice.ts', "import { routes } from '../manual/routes.ts';\nexport const n = routes;\n"],
+    ['only-the-top-imports-the-server', 'src/intake/door.ts', "import { routes } from '../triggers/manual/routes.ts';\nexport const d = routes;\n"],
+    ['nothing-imports-the-cli', 'src/triggers/arr/routes.ts', "import { main } from '../../cli/main.ts';\nexport const routes = main;\n"],
+  ];
+  for (const [, file, text] of bad) write(file, text);
+  const broken = cruise();
+  assert.notEqual(broken.status, 0);
+  for (const [rule, file] of bad) assert.match(broken.out, new RegExp(`error ${rule}: ${file.replaceAll('.', '\\.')}`), `${rule} was not reported for ${file}:\n${broken.out}`);
+  // The plugin's own imports of the server stay allowed.
+  assert.doesNotMatch(broken.out, /src\/triggers\/manual\/routes\.ts → /);
+});

@@ -2,14 +2,13 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../core/logger.ts';
-import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
-import { manualScanOff, sendError } from './reply.ts';
+import { sendError } from './reply.ts';
 import { autoscanRoutes } from '../peers/autoscan/routes.ts';
 import { autopulseRoutes, autopulseSend } from '../peers/autopulse/routes.ts';
-import { cmdApi, cmdApiErrorHandler } from './cmd-api.ts';
+import { plexAutoscanRoutes } from '../peers/plex-autoscan/routes.ts';
 import { registerMultipart } from './multipart.ts';
-import { handleScanPost } from './scan-post.ts';
+import { manualPageRoute, scanDoorRoutes } from '../triggers/manual/routes.ts';
 import { secretRouterOptions, secretUrlRewrite } from './secret-url.ts';
 import { crossSiteRefusal, registerBrowserHeaders } from './browser.ts';
 import { FailureBucket, makeGuards } from './guard.ts';
@@ -114,37 +113,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const failures = new FailureBucket(deps.authFailuresPerMinute);
   const failedAuth = new FailedAuthLog(deps.log);
   const guards = makeGuards(config, sendError, failures, (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url), failedAuth);
-  const guard = guards.secret;
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
   // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md).
   if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures, undefined, failedAuth).basic);
   else await autoscanRoutes(app, pluginDeps);
 
-  // The managers' Webhook connection sends POST, or PUT when the user picks it.
-  app.route<{ Params: { secret: string } }>({
-    method: ['POST', 'PUT'],
-    url: '/:secret',
-    onRequest: guard,
-    handler: (req, reply) => handleScanPost(req, reply, deps),
-  });
-
-  app.route<{ Params: { secret: string } }>({
-    method: ['GET', 'POST'],
-    url: '/api/:secret',
-    onRequest: guard,
-    errorHandler: cmdApiErrorHandler,
-    handler: (req, reply) => cmdApi(req, reply, deps),
-  });
+  // POST/PUT /<secret>: the form and the *arrs' webhooks; plex_autoscan's cmd API at /api/<secret>.
+  await scanDoorRoutes(app, pluginDeps);
+  await plexAutoscanRoutes(app, pluginDeps);
 
   for (const plugin of deps.plugins ?? []) await plugin(app, pluginDeps);
 
-  // The bare manual page, unless a plugin (the dashboard) serves this URL.
-  if (!app.hasRoute({ method: 'GET', url: '/:secret' })) {
-    app.get<{ Params: { secret: string } }>('/:secret', { onRequest: guard }, async (req, reply) => {
-      if (!config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
-      return reply.type('text/html; charset=utf-8').send(manualScanPage());
-    });
-  }
+  // After the plugins: the dashboard serves GET /<secret> in place of the bare manual page.
+  await manualPageRoute(app, pluginDeps);
   return app;
 }
 

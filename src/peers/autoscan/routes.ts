@@ -8,7 +8,7 @@ import { autoscanManualPage, resultPage } from '../../server/pages.ts';
 import { PathProblem } from '../../intake/resolve.ts';
 import type { PluginDeps } from '../../server/deps.ts';
 import { manualScanOff, sendError, wantsHtml } from '../../server/reply.ts';
-import { handleScanPost } from '../../server/scan-post.ts';
+import { handleScanPost } from '../../triggers/manual/routes.ts';
 import { submitIntent } from '../../intake/submit.ts';
 import { withReadiness } from '../../server/readiness.ts';
 import { placeRewriter } from '../../paths/rewrite.ts';

@@ -1,9 +1,20 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from './deps.ts';
-import { crossSiteReason } from './browser.ts';
-import { trustFunction } from '../config/trust-proxy.ts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps, PluginDeps } from '../../server/deps.ts';
+import { crossSiteReason } from '../../server/browser.ts';
+import { trustFunction } from '../../config/trust-proxy.ts';
 
 const KNOWN = '(known: queue_count, reset_page_token)';
+
+/** plex_autoscan's cmd API at /api/<secret>, by GET or POST, behind the secret. */
+export async function plexAutoscanRoutes(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  app.route<{ Params: { secret: string } }>({
+    method: ['GET', 'POST'],
+    url: '/api/:secret',
+    onRequest: deps.guards.secret,
+    errorHandler: cmdApiErrorHandler,
+    handler: (req, reply) => cmdApi(req, reply, deps),
+  });
+}
 
 /**
  * plex_autoscan's API at /api/<secret>: field `cmd` from the query, a form or JSON. Every answer is 200 with

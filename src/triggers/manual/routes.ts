@@ -1,11 +1,41 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PayloadError, UNKNOWN_SOURCE, type Intent } from '../intake/intent.ts';
-import { resultPage } from './pages.ts';
-import { PathProblem } from '../intake/resolve.ts';
-import type { AppDeps } from './deps.ts';
-import { withReadiness } from './readiness.ts';
-import { sendError, wantsHtml } from './reply.ts';
-import { submitIntent } from '../intake/submit.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PayloadError, UNKNOWN_SOURCE, type Intent } from '../../intake/intent.ts';
+import { manualScanPage, resultPage } from '../../server/pages.ts';
+import { PathProblem } from '../../intake/resolve.ts';
+import type { AppDeps, PluginDeps } from '../../server/deps.ts';
+import { withReadiness } from '../../server/readiness.ts';
+import { manualScanOff, sendError, wantsHtml } from '../../server/reply.ts';
+import { submitIntent } from '../../intake/submit.ts';
+
+/*
+ * The manual trigger's HTTP edge (server layer, as a peer's routes.ts: .dependency-cruiser.cjs TRIGGER_FILES).
+ * POST /<secret> is plex_autoscan's one URL for the form and the *arrs' webhooks alike, and fastify registers a
+ * path once: the body, not the path, says which trigger sent it. So the door is here, where the manual page posts,
+ * and tries the recognizers it is given (deps.recognizers: manual, the *arrs', Test); triggers/arr has no route.
+ */
+
+/** The managers' Webhook connection sends POST, or PUT when the user picks it. */
+export async function scanDoorRoutes(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  app.route<{ Params: { secret: string } }>({
+    method: ['POST', 'PUT'],
+    url: '/:secret',
+    onRequest: deps.guards.secret,
+    handler: (req, reply) => handleScanPost(req, reply, deps),
+  });
+}
+
+/**
+ * GET /<secret>: the bare manual page, unless a plugin (the dashboard) serves this URL; so it is registered
+ * after the plugins.
+ */
+export async function manualPageRoute(app: FastifyInstance, deps: PluginDeps): Promise<void> {
+  if (app.hasRoute({ method: 'GET', url: '/:secret' })) return;
+  const { config } = deps;
+  app.get<{ Params: { secret: string } }>('/:secret', { onRequest: deps.guards.secret }, async (req, reply) => {
+    if (!config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
+    return reply.type('text/html; charset=utf-8').send(manualScanPage());
+  });
+}
 
 const EXPECTED =
   'expected eventType=Manual with filepath (form or JSON), eventType=Test, or a Sonarr/Radarr/Lidarr/Readarr webhook ' +
