@@ -63,6 +63,12 @@ module.exports = {
     forbid('triggers-produce-intents-only', layer('triggers'), `${layer('targets')}|${layer('server')}|${layer('cli')}`, 'A trigger turns its input into intents; it never reaches a target or the server.'),
     forbid('intake-below-triggers', layer('intake'), `${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The intake takes intents from any trigger and knows none of them.'),
     forbid('queue-below-intake', layer('queue'), `${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The queue stores and delivers; it knows nothing of where requests come from.'),
+    forbidBut(
+      'the-queue-keeps-its-postgresql',
+      '^src/queue/',
+      '^src/queue/pg/',
+      "The PostgreSQL store (its migrations, locks and SQL) is the queue's own: others open the queue through queue/open.ts, and connect, redact a URL or take a lease through db/pg/.",
+    ),
     forbid('targets-below-queue', layer('targets'), `${layer('queue')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'A target talks to one media server and knows nothing above it.'),
     forbid('only-the-top-notifies', `${layer('triggers')}|${layer('intake')}|${layer('queue')}|${layer('targets')}|${layer('metrics')}`, layer('notify'), 'Notifications read the outbox; no trigger, target or scheduler code sends them.'),
     forbid('notify-reads-the-outbox', layer('notify'), `${layer('targets')}|${layer('intake')}|${layer('triggers')}|${layer('server')}|${layer('cli')}`, 'The sender knows the queue\'s outbox and the services, nothing above.'),

@@ -42,6 +42,10 @@ test('the layer rules pass a tree that keeps them and name each rule a tree brea
   write('src/targets/plex.ts', 'export const scan = () => 1;\n');
   write('src/queue/store.ts', "import { scan } from '../targets/plex.ts';\nexport const q = scan;\n");
   write('src/intake/submit.ts', "import { q } from '../queue/store.ts';\nexport const submit = q;\n");
+  // The queue opens its PostgreSQL store; the database's toolkit below (db/pg) is anyone's.
+  write('src/queue/pg/lease.ts', 'export const lease = 1;\n');
+  write('src/queue/open.ts', "import { lease } from './pg/lease.ts';\nexport const open = lease;\n");
+  write('src/db/pg/redact.ts', 'export const redact = 1;\n');
   write('src/triggers/arr.ts', "import { submit } from '../intake/submit.ts';\nexport const recognize = submit;\n");
   write('src/server/app.ts', "import { recognize } from '../triggers/arr.ts';\nexport const app = recognize;\n");
   write('src/cli/main.ts', "import { app } from '../server/app.ts';\nexport const main = app;\n");
@@ -65,13 +69,20 @@ test('the layer rules pass a tree that keeps them and name each rule a tree brea
   // A kind's schema that reaches a client, and a config that reaches a kind's factory rather than its schema.
   write('src/targets/radarr/schema.ts', "import { scan } from '../plex.ts';\nexport const schema = scan;\n");
   write('src/config/load.ts', "import { create } from '../targets/sonarr/kind.ts';\nexport const load = create;\n");
+  // A trigger (or the CLI) that reaches into the queue's PostgreSQL store rather than db/pg or queue/open.ts.
+  write('src/triggers/drive/pg-cache.ts', "import { lease } from '../../queue/pg/lease.ts';\nimport { redact } from '../../db/pg/redact.ts';\nexport const c = lease + redact;\n");
+  write('src/cli/move-queue.ts', "import { lease } from '../queue/pg/lease.ts';\nimport { open } from '../queue/open.ts';\nexport const m = lease + open;\n");
   const broken = cruise();
   assert.notEqual(broken.status, 0);
-  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer', 'the-plex-class-stays-home', 'kind-schemas-are-config-level']) {
+  for (const rule of ['triggers-produce-intents-only', 'intake-below-triggers', 'no-cycle', 'nothing-imports-the-cli', 'foundations-import-no-layer', 'the-plex-class-stays-home', 'kind-schemas-are-config-level', 'the-queue-keeps-its-postgresql']) {
     assert.match(broken.out, new RegExp(`error ${rule}`), `${rule} was not reported:\n${broken.out}`);
   }
   assert.match(broken.out, /error kind-schemas-are-config-level: src\/targets\/radarr\/schema\.ts → src\/targets\/plex\.ts/);
   assert.match(broken.out, /error foundations-import-no-layer: src\/config\/load\.ts → src\/targets\/sonarr\/kind\.ts/);
+  assert.match(broken.out, /error the-queue-keeps-its-postgresql: src\/triggers\/drive\/pg-cache\.ts → src\/queue\/pg\/lease\.ts/);
+  assert.match(broken.out, /error the-queue-keeps-its-postgresql: src\/cli\/move-queue\.ts → src\/queue\/pg\/lease\.ts/);
+  // db/pg and queue/open.ts are open to them: no rule names those imports.
+  assert.doesNotMatch(broken.out, /→ src\/(db\/pg\/redact|queue\/open)\.ts/);
   // The config may still read a kind's schema: no rule names that import.
   assert.doesNotMatch(broken.out, /src\/config\/targets\.ts → /);
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../core/errors.ts';
-import { PgQueueStore } from '../queue/pg/store.ts';
-import { redactUrl } from '../queue/pg/connection.ts';
+import { redactUrl } from '../db/pg/redact.ts';
+import { openQueue } from '../queue/open.ts';
 import { moveQueue } from '../queue/move.ts';
 import { RelayLock, relayLockFile } from '../queue/file-lock.ts';
 import { QueueStore } from '../queue/store.ts';
@@ -29,7 +29,7 @@ export function registerMoveQueue(program: Command): void {
         const from = new QueueStore(settings.queuefile);
         try {
           if (!from.writable()) throw new UserError(`${settings.queuefile} is in use by a running relay: stop it first`);
-          const to = await PgQueueStore.open({ url, relayId: `${hostname()}:move-queue` });
+          const to = await openQueue({ SERVER_QUEUE_URL: url }, settings.queuefile, { relayId: `${hostname()}:move-queue` });
           try {
             const moved = await moveQueue(from, to, { file: settings.queuefile, force: opts.force }).catch((err: Error) => {
               throw new UserError(err.message);

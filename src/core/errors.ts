@@ -8,3 +8,14 @@ export class UserError extends Error {
     this.name = 'UserError';
   }
 }
+
+/**
+ * The queue's database cannot be reached (PostgreSQL down, the network lost). Nothing was queued: the
+ * server answers 503 with Retry-After, so a sender that retries loses nothing.
+ */
+export class QueueUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'QueueUnavailableError';
+  }
+}

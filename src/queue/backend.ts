@@ -205,15 +205,7 @@ export interface QueueBackend {
   close(): Awaitable<void>;
 }
 
-/**
- * The queue's database cannot be reached (PostgreSQL down, the network lost). Nothing was queued: the
- * server answers 503 with Retry-After, so a sender that retries loses nothing.
- */
-export class QueueUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'QueueUnavailableError';
-  }
-}
+/** Still here for the queue's callers; it lives in core because db/pg's toolkit throws it. */
+export { QueueUnavailableError } from '../core/errors.ts';
 
 export type { DeliveryRow };

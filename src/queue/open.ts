@@ -11,7 +11,7 @@ import { instanceFile, RelayInstance } from './instance.ts';
  * one-line UserError naming the URL without its password (exit status 2).
  */
 export async function openQueue(
-  config: Pick<Config, 'SERVER_QUEUE_URL' | 'SERVER_QUEUE_LEASE'> & Partial<Pick<Config, 'SERVER_QUEUE_POOL'>>,
+  config: Pick<Config, 'SERVER_QUEUE_URL'> & Partial<Pick<Config, 'SERVER_QUEUE_LEASE' | 'SERVER_QUEUE_POOL'>>,
   queuefile: string,
   opts: { relayId: string; log?: Logger; readOnly?: boolean; relay?: boolean },
 ): Promise<QueueBackend> {
@@ -25,7 +25,8 @@ export async function openQueue(
   // The relay's own id from its folder: a restart after kill -9 knows the turns its dead process left.
   const instance = opts.relay ? relayInstance(queuefile, opts.log) : undefined;
   try {
-    return await PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId, leaseMs: config.SERVER_QUEUE_LEASE * 1000,
+    return await PgQueueStore.open({ url: config.SERVER_QUEUE_URL, relayId: opts.relayId,
+      ...(config.SERVER_QUEUE_LEASE ? { leaseMs: config.SERVER_QUEUE_LEASE * 1000 } : {}),
       ...(instance ? { instance } : {}),
       ...(config.SERVER_QUEUE_POOL ? { poolSize: config.SERVER_QUEUE_POOL } : {}),
       ...(opts.readOnly ? { readOnly: true } : {}),
@@ -34,6 +35,15 @@ export async function openQueue(
     instance?.release();
     throw err;
   }
+}
+
+/**
+ * Makes or upgrades the shared queue's tables at `url`, as a relay does at its start: what else keeps its state
+ * in that database (the drive cache, its lease) needs them. PostgreSQL's code is loaded only then.
+ */
+export async function migrateSharedQueue(url: string, application: string, log?: Logger): Promise<void> {
+  const { connectAndMigrate } = await import('./pg/connection.ts');
+  await connectAndMigrate(url, application, { log });
 }
 
 /** This folder's relay instance; none (turns wait out their lease after a restart) when another relay runs from it. */

@@ -6,8 +6,8 @@ import { scanRequestSchema, type NormalizedScanRequest } from '../../src/core/sc
 import type { QueueBackend } from '../../src/queue/backend.ts';
 import { QueueIntake } from '../../src/queue/door.ts';
 import { openQueue } from '../../src/queue/open.ts';
-import { clientConfig } from '../../src/queue/pg/connection.ts';
-import { redactUrl } from '../../src/queue/pg/redact.ts';
+import { clientConfig } from '../../src/db/pg/connection.ts';
+import { redactUrl } from '../../src/db/pg/redact.ts';
 import { PgQueueStore } from '../../src/queue/pg/store.ts';
 import { startPgCluster, type PgCluster } from '../helpers/postgres.ts';
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { configExists, writeConfigFile } from '../../config/load.ts';
 import { isDefaultCredentials } from './default-auth.ts';
-import { redactUrl } from '../../queue/pg/redact.ts';
+import { redactUrl } from '../../db/pg/redact.ts';
 import { action, settingsOf } from '../../cli/context.ts';
 
 export function registerImportAutopulse(program: Command): void {

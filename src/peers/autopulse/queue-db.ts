@@ -66,7 +66,7 @@ export function readAutopulseSqlite(file: string): AutopulseQueue {
 
 /** The same from PostgreSQL (only read); the order is the rows' creation. */
 export async function readAutopulsePostgres(url: string): Promise<AutopulseQueue> {
-  const [{ default: pg }, { clientConfig, redactUrl }] = await Promise.all([import('pg'), import('../../queue/pg/connection.ts')]);
+  const [{ default: pg }, { clientConfig }, { redactUrl }] = await Promise.all([import('pg'), import('../../db/pg/connection.ts'), import('../../db/pg/redact.ts')]);
   let client: InstanceType<typeof pg.Client>;
   try {
     client = new pg.Client(clientConfig(url, 'scanrelay import-autopulse'));

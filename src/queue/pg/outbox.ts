@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { NotifyEvent, StoredEvent } from '../../core/events.ts';
 import { decodeEvent, encodeEvent, readRows, turn, type Outbox, type OutboxCursor, type OutboxRead, type SendTurn } from '../outbox.ts';
-import { poolQuery } from './connection.ts';
-import type { DbClock } from './clock.ts';
+import { poolQuery } from '../../db/pg/connection.ts';
+import type { DbClock } from '../../db/pg/clock.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
@@ -34,7 +34,7 @@ export class PgOutbox implements Outbox {
   constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
-    /** Relays compare leases on the database's clock (pg/clock.ts), never their own. */
+    /** Relays compare leases on the database's clock (db/pg/clock.ts), never their own. */
     private readonly clock: DbClock,
   ) {}
 

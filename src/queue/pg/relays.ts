@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { RunningRelay } from '../backend.ts';
 import type { QueueEntry } from '../types.ts';
 import { WAKE_CHANNEL } from './session.ts';
-import { DB_NOW } from './clock.ts';
+import { DB_NOW } from '../../db/pg/clock.ts';
 import { serverTurnKey } from '../server-turns.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../core/logger.ts';
-import { clientConfig } from './connection.ts';
+import { clientConfig } from '../../db/pg/connection.ts';
 
 export const WAKE_CHANNEL = 'scanrelay_queue';
 

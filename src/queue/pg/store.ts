@@ -9,13 +9,15 @@ import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type Onc
 import { partRequests, toEntry, toItem } from '../rows.ts';
 import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../../peers/autopulse/event-list.ts';
 import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
-import { clientConfig, connectAndMigrate, inTransaction, isConnectionError, poolQuery, QUEUE_LOCK, redactUrl, unavailable } from './connection.ts';
+import { clientConfig, inTransaction, isConnectionError, poolQuery, unavailable } from '../../db/pg/connection.ts';
+import { redactUrl } from '../../db/pg/redact.ts';
+import { connectAndMigrate, QUEUE_LOCK } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
 import type { NotifyEvent } from '../../core/events.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
 import { peerTargetsSql, RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
-import { DB_NOW, DbClock } from './clock.ts';
+import { DB_NOW, DbClock } from '../../db/pg/clock.ts';
 import { TurnLeases } from './turns.ts';
 
 export interface PgQueueOptions {

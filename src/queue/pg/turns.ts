@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { DB_NOW } from './clock.ts';
+import { DB_NOW } from '../../db/pg/clock.ts';
 import type { QueueSession } from './session.ts';
 
 /**

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import type { QueueMetaStore } from '../../queue/backend.ts';
-import { clientConfig, connectAndMigrate, inTransaction, poolQuery, redactUrl, unavailable } from '../../queue/pg/connection.ts';
-import { PgLease } from '../../queue/pg/lease.ts';
+import { migrateSharedQueue } from '../../queue/open.ts';
+import { clientConfig, inTransaction, poolQuery, unavailable } from '../../db/pg/connection.ts';
+import { PgLease } from '../../db/pg/lease.ts';
+import { redactUrl } from '../../db/pg/redact.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { CachedItem, CacheOp, DriveCacheStore } from './cache.ts';
 
@@ -29,7 +31,7 @@ export class PgDriveCache implements DriveCacheStore {
 
   /** Connects (a clear error when PostgreSQL cannot be reached) and runs the migrations, as the queue does. */
   static async open(url: string, application: string, log?: Logger): Promise<PgDriveCache> {
-    await connectAndMigrate(url, application, { log });
+    await migrateSharedQueue(url, application, log);
     return new PgDriveCache(url, application, log);
   }
 

@@ -9,7 +9,7 @@ import { writeTokenFile } from '../../../src/google/token-file.ts';
 import type { Logger } from '../../../src/core/logger.ts';
 import { MetaConflictError, type QueueBackend } from '../../../src/queue/backend.ts';
 import { QueueIntake } from '../../../src/queue/door.ts';
-import { PgLease } from '../../../src/queue/pg/lease.ts';
+import { PgLease } from '../../../src/db/pg/lease.ts';
 import { PgQueueStore } from '../../../src/queue/pg/store.ts';
 import { QueueStore } from '../../../src/queue/store.ts';
 import { DriveCache, type CacheOp, type DriveCacheStore } from '../../../src/triggers/drive/cache.ts';

@@ -13,12 +13,11 @@ export interface LeaseState {
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
-/** Now on the database's clock, so that relays whose clocks differ still agree on when a lease runs out. */
-
 /**
- * A named lease in the shared database (table `leases`): one process at a time holds it, for `ms` after its
- * last renewal. Taking and renewing are one statement: a row held by another process is taken only once it
- * has run out. The holder renews it while it works; when it dies, the lease runs out and another takes it.
+ * A named lease in the shared database (table `leases`, made by the queue's migrations): one process at a time
+ * holds it, for `ms` after its last renewal. Taking and renewing are one statement: a row held by another process
+ * is taken only once it has run out, on the database's clock (DB_NOW), so that relays whose clocks differ agree on
+ * when. The holder renews it while it works; when it dies, the lease runs out and another takes it.
  * A lease alone does not fence a paused holder: what it guards must also be committed with a compare and set.
  */
 export class PgLease {
