@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { after, test } from 'node:test';
-import { ROOT } from './helpers/relay.ts';
+import { test } from 'node:test';
+import { ROOT, tempDir } from './helpers/relay.ts';
 
 /*
  * The layering rules (.dependency-cruiser.cjs, run by `npm run layers` in the test command) catch what they
  * are meant to: checked on a small tree that breaks each one, so a rule that matches nothing cannot pass silently.
  */
 
-const trees: string[] = [];
-after(() => trees.forEach((t) => rmSync(t, { recursive: true, force: true })));
-
 /** A tree of its own for each test, with the rules and a tsconfig. */
 function newTree(): string {
-  const t = mkdtempSync(join(tmpdir(), 'scanrelay-layers-'));
-  trees.push(t);
+  const t = tempDir('scanrelay-layers-');
   cpSync(join(ROOT, '.dependency-cruiser.cjs'), join(t, '.dependency-cruiser.cjs'));
   writeFileSync(join(t, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
   return t;

@@ -1,9 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { tempDir } from './temp-dir.ts';
 
 /** Debian keeps PostgreSQL's programs out of PATH, under /usr/lib/postgresql/<version>/bin. */
 export function postgresBinDir(): string | undefined {
@@ -52,7 +53,12 @@ let dbCounter = 0;
 export async function startPgCluster(opts: { durable?: boolean; statementStats?: boolean } = {}): Promise<PgCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): npm test installs the postgresql package');
-  const dir = mkdtempSync(join(tmpdir(), 'scanrelay-pg-'));
+  // A file that ends without destroy() (a failing before hook, a thrown test) still stops its cluster, then
+  // removes its folder, when its process exits: a server left running would hold its port and files. Whatever
+  // this process believes, a postmaster.pid says a server may run there (pg_ctl start can time out after it started).
+  const dir = tempDir('scanrelay-pg-', () => {
+    if (existsSync(join(data, 'postmaster.pid'))) run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
+  });
   const data = join(dir, 'data');
   const asRoot = userInfo().uid === 0;
   const runAs = asRoot ? (spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody') : undefined;

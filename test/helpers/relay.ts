@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp-dir.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = join(ROOT, 'bin', 'scanrelay.js');
@@ -33,9 +33,8 @@ export function startNodeFlags(): string[] {
  */
 export const HANG_MS = 240_000;
 
-export function tempDir(prefix = 'scanrelay-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+// Tests have always taken their temp folders from here; the folders are removed when the test file's process ends.
+export { tempDir };
 
 export interface RelayProcess {
   proc: ChildProcess;

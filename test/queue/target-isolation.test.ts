@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pino from 'pino';
 import { commandTargetSchema } from '../../src/targets/command/schema.ts';
 import { tdarrTargetSchema } from '../../src/targets/tdarr/schema.ts';
@@ -15,14 +14,13 @@ import { mediaBrowserTarget } from '../../src/targets/media-browser/target.ts';
 import { createTdarrTarget } from '../../src/targets/tdarr/target.ts';
 import { FakeMediaServer } from '../fakes/jellyfin.ts';
 import { FakeTdarr } from '../fakes/tdarr.ts';
-import { processAlive, waitFor } from '../helpers/relay.ts';
+import { processAlive, tempDir, waitFor } from '../helpers/relay.ts';
 
 // Issue 52 item 4: one target never blocks another (a Tdarr that accepts and never answers, a command that never
 // exits), and a stop ends within its grace period whatever hangs. Item 8: a dead target is logged once a minute,
 // told as `waiting` once it failed for a minute, and its back-off ends when it answers again.
 
-const dir = mkdtempSync(join(tmpdir(), 'scanrelay-isolation-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('scanrelay-isolation-');
 
 /** A program that writes its pid and its child's to `pids`, then waits for ever (its child sleeps). */
 function neverExits(name: string): { path: string; pids: () => number[] } {

@@ -1,22 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pino from 'pino';
 import { commandTargetSchema } from '../../../src/targets/command/schema.ts';
 import { createCommandTarget } from '../../../src/targets/command/target.ts';
 import { runScanCommand } from '../../../src/targets/plex/commands.ts';
 import { LineSplitter, MAX_LINE_CHARS } from '../../../src/targets/process.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
-import { processAlive, ROOT, runCli, waitFor } from '../../helpers/relay.ts';
+import { processAlive, ROOT, runCli, tempDir, waitFor } from '../../helpers/relay.ts';
 
 // Issue 52 items 4 and 5: a command target's output is bounded per line, its TIMEOUT is always finite, and its
 // programs (with their children) never outlive the relay, however the relay ends.
 
-const dir = mkdtempSync(join(tmpdir(), 'scanrelay-command-faults-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('scanrelay-command-faults-');
 
 function script(name: string, body: string): string {
   const path = join(dir, name);

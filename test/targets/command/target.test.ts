@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, test } from 'node:test';
 import pino from 'pino';
 import { commandTargetSchema } from '../../../src/targets/command/schema.ts';
 import { commandInvocation, createCommandTarget } from '../../../src/targets/command/target.ts';
 import { scanItem } from '../../helpers/plex-target.ts';
+import { tempDir } from '../../helpers/relay.ts';
 
 const silent = pino({ level: 'silent' });
-const dir = mkdtempSync(join(tmpdir(), 'scanrelay-command-'));
+const dir = tempDir('scanrelay-command-');
 
 /** A script that writes its arguments (one a line) and its environment to files in `dir`, then exits `code`. */
 function script(name: string, code = 0, extra = ''): string {
@@ -25,8 +24,6 @@ const target = (over: Record<string, unknown>) => createCommandTarget('hook', co
 // $FILE_PATH; here COMMAND is an argv list only, run without a shell, in the clean environment of the
 // before/after commands (src/targets/plex/commands.ts).
 describe('command target', { skip: process.platform === 'win32' }, () => {
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
   test('commandInvocation: COMMAND then the files (or the folder) as arguments; SCANRELAY_* in a clean environment', () => {
     const item = scanItem({ folder: '/tv/Show/S01', files: ['/tv/Show/S01/a b.mkv', '/tv/Show/S01/$(touch x).mkv'], updateType: 'Created', source: 'Sonarr', event: 'Download' });
     const { argv, env } = commandInvocation('hook', ['/bin/notify', '--quiet'], item, { PATH: '/usr/bin', HOME: '/root', SERVER_PASS: 'secret', PLEX_TOKEN: 't', LC_ALL: 'C' });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import pino from 'pino';
@@ -11,7 +10,7 @@ import type { ScanModeSetting } from '../../../src/targets/media-browser/scan-mo
 import { FakeMediaServer } from '../../fakes/jellyfin.ts';
 import { episodeName, showName, writeMediaTree } from '../../fakes/jellyfin-library.ts';
 import { runQueue, scanItem } from '../../helpers/plex-target.ts';
-import { waitFor } from '../../helpers/relay.ts';
+import { tempDir, waitFor } from '../../helpers/relay.ts';
 import type { Target } from '../../../src/core/scan.ts';
 
 /*
@@ -34,7 +33,7 @@ interface Setup {
 }
 
 async function setup(opts: { product?: 'jellyfin' | 'emby'; version: string; plugin?: boolean; scanTv?: boolean }): Promise<Setup> {
-  const root = mkdtempSync(join(tmpdir(), 'jf-modes-'));
+  const root = tempDir('jf-modes-');
   const { tv, movies } = writeMediaTree(root, SIZE);
   const server = await new FakeMediaServer({ apiKey: 'key', version: opts.version, plugin: opts.plugin ?? false }).start();
   server.model.addLibrary('Shows', 'tvshows', [tv], { scan: opts.scanTv ?? true });
