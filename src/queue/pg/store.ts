@@ -54,6 +54,8 @@ type Db = Pick<pg.ClientBase, 'query'>;
  * - a serial target's turn is a lease row (TurnLeases), kept across a lost connection, taken over from a dead relay;
  * - each change is announced with NOTIFY, and every relay also looks every `pollMs`;
  * - every time relays compare (due times, retry times, claims, leases) is on the database's clock (DbClock).
+ * This class wires its parts: the rules' SQL (lifecycle.ts, enqueue.ts), the read views (view.ts), the outbox,
+ * the relays (relays.ts), the turns (turns.ts) and the listening session (session.ts).
  */
 export class PgQueueStore implements QueueBackend {
   readonly location: string;
