@@ -1,24 +1,24 @@
 import pg from 'pg';
 import type { NormalizedScanRequest } from '../../core/scan.ts';
 import type { Logger } from '../../core/logger.ts';
-import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type DueScan, type LifecycleIO, type Reach } from '../lifecycle.ts';
-import { DUE_COLUMNS, FILE_WAIT_DUE_SQL, type FileWaitCheck, type FileWaitScan } from '../file-wait.ts';
+import { activateSteps, adoptSteps, cancelSteps, completeSteps, failSteps, failUnknownSteps, pruneSteps, retryNowSteps, retrySteps, routeUnroutedSteps, type LifecycleIO, type Reach } from '../lifecycle.ts';
+import { FILE_WAIT_DUE_SQL, type FileWaitCheck, type FileWaitScan } from '../file-wait.ts';
 import { runAsync } from '../steps.ts';
-import { COUNTS_SQL, countsOf, historySql, openListSql, PG_DIALECT } from '../reads.ts';
 import { checkExpected, type Claimed, type MetaExpect, type OnceMarker, type OnceResult, type QueueBackend, type QueueMetaStore, type QueueReads, type SharedQueue } from '../backend.ts';
-import { partRequests, toEntry, toItem } from '../rows.ts';
-import { EVENT_COUNTS_SQL, eventListSql, processCounts, type EventQuery, type ProcessStatus } from '../../peers/autopulse/event-list.ts';
-import { LIST_FILES, MAX_FILES_PER_SCAN, type DeliveryRow, type EnqueueResult, type HistoryFilter, type PartRow, type QueueEntry, type ScanRow, type Timing } from '../types.ts';
+import { toItem } from '../rows.ts';
+import type { DeliveryRow, EnqueueResult, ScanRow, Timing } from '../types.ts';
 import { clientConfig, inTransaction, isConnectionError, poolQuery, unavailable } from '../../db/pg/connection.ts';
 import { redactUrl } from '../../db/pg/redact.ts';
 import { connectAndMigrate, QUEUE_LOCK } from './connection.ts';
 import { enqueueInTx } from './enqueue.ts';
 import type { NotifyEvent } from '../../core/events.ts';
+import { pgLifecycleIO } from './lifecycle.ts';
 import { addEvents, PgOutbox } from './outbox.ts';
 import { peerTargetsSql, RelayRegistry } from './relays.ts';
 import { QueueSession, WAKE_CHANNEL, wakePayload } from './session.ts';
 import { DB_NOW, DbClock } from '../../db/pg/clock.ts';
 import { TurnLeases } from './turns.ts';
+import { filesOf, PgQueueView, type Query } from './view.ts';
 
 export interface PgQueueOptions {
   url: string;
@@ -54,6 +54,8 @@ type Db = Pick<pg.ClientBase, 'query'>;
  * - a serial target's turn is a lease row (TurnLeases), kept across a lost connection, taken over from a dead relay;
  * - each change is announced with NOTIFY, and every relay also looks every `pollMs`;
  * - every time relays compare (due times, retry times, claims, leases) is on the database's clock (DbClock).
+ * This class wires its parts: the rules' SQL (lifecycle.ts, enqueue.ts), the read views (view.ts), the outbox,
+ * the relays (relays.ts), the turns (turns.ts) and the listening session (session.ts).
  */
 export class PgQueueStore implements QueueBackend {
   readonly location: string;
@@ -74,6 +76,8 @@ export class PgQueueStore implements QueueBackend {
   /** Since when the database has not answered (undefined: it answers). */
   private down: number | undefined;
   private closed = false;
+  /** `q` for the parts that read through it (the read views, the files' samples). */
+  private readonly query: Query = this.q.bind(this);
 
   /** Connects (a clear error when PostgreSQL cannot be reached), migrates, and opens the listening session. */
   static async open(opts: PgQueueOptions): Promise<PgQueueStore> {
@@ -113,14 +117,12 @@ export class PgQueueStore implements QueueBackend {
       // A wake-up's time is the database's; the timer it sets runs on this relay's clock.
       onWake: (l) => session.onWake((at) => l(at === undefined ? undefined : clock.toLocal(at))),
     };
-    this.view = {
-      counts: () => this.counts(),
-      get: (id) => this.get(id),
-      listOpen: (limit, offset) => this.listOpen(limit, offset),
-      listHistory: (filter) => this.listHistory(filter),
-      listEvents: (query) => this.listEvents(query),
-      eventCounts: async (): Promise<Record<ProcessStatus, number>> => processCounts((await this.q<{ process_status: string; n: number }>(EVENT_COUNTS_SQL)).rows),
-    };
+    this.view = new PgQueueView(this.query, async (entries) => {
+      const seen = await relays.seen(this.pool).catch((err: unknown) => {
+        throw unavailable(err, opts.url);
+      });
+      return relays.describe(entries, seen, clock.now());
+    });
     this.meta = {
       get: async (key) => (await this.q<{ value: string | null }>(`SELECT value FROM meta WHERE key = $1`, [key])).rows[0]?.value ?? undefined,
       set: async (key, value) => void (await this.q(SET_META, [key, value])),
@@ -147,6 +149,16 @@ export class PgQueueStore implements QueueBackend {
   /** One statement on any pooled connection; a lost database becomes QueueUnavailableError. */
   private q<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     return this.watched(poolQuery<R>(this.pool, this.opts.url, sql, params));
+  }
+
+  /** The first `limit` files of each scan's sample, and how many it holds (queue/pg/view.ts). */
+  private filesOf(ids: number[], limit?: number): Promise<Map<number, { files: string[]; size: number }>> {
+    return filesOf(this.query, ids, limit);
+  }
+
+  /** The lifecycle rules' reads and writes (queue/pg/lifecycle.ts) in one transaction's connection. */
+  private io(db: Db): LifecycleIO {
+    return pgLifecycleIO(db, (ids) => this.filesOf(ids));
   }
 
   /**
@@ -262,104 +274,6 @@ export class PgQueueStore implements QueueBackend {
     }, true);
   }
 
-  /** The lifecycle rules' reads and writes (queue/lifecycle.ts) in one transaction's connection. */
-  private io(db: Db): LifecycleIO {
-    return {
-      scan: async (id) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0],
-      duePending: async (now, limit) =>
-        (
-          await db.query<DueScan>(
-            `SELECT ${DUE_COLUMNS} FROM scans WHERE status = 'pending' AND due_at <= $1 ORDER BY removal, priority, due_at, id LIMIT $2`,
-            [now, limit],
-          )
-        ).rows,
-      openFilesScansAt: async (folder, low, high) =>
-        (
-          await db.query<{ n: number; pendingDue: number | null }>(
-            `SELECT count(*) AS n, max(CASE WHEN status = 'pending' THEN due_at END) AS "pendingDue" FROM scans
-             WHERE status IN ('pending', 'active') AND removal = 0 AND (folder = $1 OR (folder >= $2 AND folder < $3))`,
-            [folder, low, high],
-          )
-        ).rows[0]!,
-      waitForFiles: async (id, at, since) =>
-        void (await db.query(`UPDATE scans SET due_at = $1, files_wait_since = coalesce(files_wait_since, $2) WHERE id = $3`, [at, since, id])),
-      setDue: async (id, at, clearHold) =>
-        void (await db.query(`UPDATE scans SET due_at = $1, hold_until = CASE WHEN $2 THEN NULL ELSE hold_until END WHERE id = $3`, [at, clearHold, id])),
-      activate: async (scans, now) => {
-        await db.query(`UPDATE scans SET status = 'active' WHERE id = ANY($1::bigint[])`, [scans.map((r) => r.id)]);
-        const rows = scans.flatMap((r) => r.deliveries.map((d) => ({ id: r.id, ...d })));
-        if (!rows.length) return;
-        await db.query(
-          `INSERT INTO deliveries (scan_id, target, status, attempts, next_at, priority, last_error, finished_at)
-           SELECT s.id, r.t, CASE WHEN r.e IS NULL THEN 'waiting' ELSE 'failed' END, 0, r.at, s.priority, r.e, CASE WHEN r.e IS NULL THEN NULL ELSE $5::bigint END
-           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r(id, at, t, e)
-           JOIN scans s ON s.id = r.id
-           ON CONFLICT DO NOTHING`,
-          [rows.map((r) => r.id), rows.map((r) => r.at), rows.map((r) => r.target), rows.map((r) => r.error ?? null), now],
-        );
-      },
-      finishDelivery: async (scanId, target, o, now) => {
-        // One statement: this delivery's outcome, and the scan's when it is done: none of its deliveries is open
-        // and none failed (the other deliveries are read as they were; this one counts with its new status).
-        const { rows } = await db.query<{ open: number; failed: number }>({
-          name: 'scanrelay.complete',
-          text: `WITH d AS (
-             UPDATE deliveries SET status = $3, last_error = $4, detail = $5, finished_at = $6, lease_until = NULL WHERE scan_id = $1 AND target = $2 RETURNING status
-           ), o AS (
-             SELECT count(*) FILTER (WHERE status IN ('waiting', 'sending')) AS open,
-                    count(*) FILTER (WHERE status = 'failed') + (SELECT count(*) FROM d WHERE status = 'failed') AS failed
-             FROM deliveries WHERE scan_id = $1 AND target <> $2
-           ), s AS (
-             UPDATE scans SET status = 'done', finished_at = $6 FROM o WHERE id = $1 AND o.open = 0 AND o.failed = 0 RETURNING scans.id
-           ), p AS (
-             DELETE FROM scan_parts WHERE scan_id = $1 AND EXISTS (SELECT 1 FROM s)
-           )
-           SELECT open, failed FROM o`,
-          values: [scanId, target, o.status, o.error ?? null, o.detail ?? null, now],
-        });
-        return rows[0]!;
-      },
-      retryDelivery: async (scanId, target, r) =>
-        void (await db.query(
-          `UPDATE deliveries SET status = 'waiting', last_error = $3, next_at = $4, attempts = attempts - $5, file_checks = coalesce($6, file_checks), lease_until = NULL
-           WHERE scan_id = $1 AND target = $2`,
-          [scanId, target, r.error, r.nextAt, r.refund, r.fileChecks ?? null],
-        )),
-      openDeliveries: async (scanId) =>
-        (await db.query<{ n: number }>(`SELECT count(*) AS n FROM deliveries WHERE scan_id = $1 AND status IN ('waiting', 'sending')`, [scanId])).rows[0]!.n,
-      endScan: async (scanId, status, now) =>
-        void (await db.query({
-          name: 'scanrelay.end-scan',
-          text: `WITH s AS (UPDATE scans SET status = $2, finished_at = $3 WHERE id = $1 RETURNING id) DELETE FROM scan_parts WHERE scan_id = $1`,
-          values: [scanId, status, now],
-        })),
-      requeueParts: (scanId, now) => this.requeueParts(db, scanId, now),
-      addEvents: (events) => addEvents(db, [...events]),
-      openDeliveryRows: async () =>
-        (await db.query<{ scan_id: number; target: string }>(`SELECT scan_id, target FROM deliveries WHERE status IN ('waiting', 'sending') ORDER BY scan_id, target`)).rows,
-      orphans: async () =>
-        (
-          await db.query<Pick<ScanRow, 'id' | 'targets'>>(
-            `SELECT id, targets FROM scans s WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.scan_id = s.id) ORDER BY id`,
-          )
-        ).rows,
-      sending: async (scanId) => ((await db.query(`SELECT 1 FROM deliveries WHERE scan_id = $1 AND status = 'sending'`, [scanId])).rowCount ?? 0) > 0,
-      deleteScans: (ids) => this.deleteScans(db, [...ids]),
-      reopen: async (scanId, now) => {
-        await db.query(`UPDATE scans SET status = 'active', finished_at = NULL WHERE id = $1`, [scanId]);
-        await db.query(`UPDATE deliveries SET status = 'waiting', next_at = $1, finished_at = NULL WHERE scan_id = $2 AND status IN ('waiting', 'failed')`, [now, scanId]);
-      },
-      unrouted: async () => {
-        const { rows } = await db.query<{ id: number; folder: string }>(`SELECT id, folder FROM scans WHERE targets IS NULL AND status IN ('pending', 'active') ORDER BY id`);
-        const files = await this.filesOf(rows.map((r) => Number(r.id)));
-        return rows.map((r) => ({ id: Number(r.id), folder: r.folder, files: files.get(Number(r.id))?.files ?? [] }));
-      },
-      setRoute: async (id, key) => void (await db.query(`UPDATE scans SET targets = $1 WHERE id = $2`, [key, id])),
-      finishedBeyond: async (keep) =>
-        (await db.query<{ id: number }>(`SELECT id FROM scans WHERE status IN ('done', 'failed') ORDER BY id DESC OFFSET $1`, [keep])).rows.map((r) => Number(r.id)),
-    };
-  }
-
   async claimDeliveries(limit: number, local = this.clock.local(), target?: string): Promise<Claimed[]> {
     return this.look([], () => this.claim(limit, local, target));
   }
@@ -395,25 +309,6 @@ export class PgQueueStore implements QueueBackend {
       .sort((a, b) => a.priority - b.priority || a.next_at - b.next_at || a.scan_id - b.scan_id)
       .filter((d) => scans.has(d.scan_id))
       .map((d) => ({ item: toItem(scans.get(d.scan_id)!, files.get(d.scan_id)?.files ?? [], d.attempts, d.file_checks), target: d.target }));
-  }
-
-  /** The first `limit` files of each scan's sample (by path, as SQLite orders them), and how many its sample holds. */
-  private async filesOf(ids: number[], limit = MAX_FILES_PER_SCAN): Promise<Map<number, { files: string[]; size: number }>> {
-    const out = new Map<number, { files: string[]; size: number }>();
-    if (!ids.length) return out;
-    const { rows } = await this.q<{ scan_id: number; path: string; size: number }>(
-      `SELECT scan_id, path, size FROM (
-         SELECT scan_id, path, row_number() OVER w AS n, count(*) OVER (PARTITION BY scan_id) AS size
-         FROM scan_files WHERE scan_id = ANY($1::bigint[]) WINDOW w AS (PARTITION BY scan_id ORDER BY path COLLATE "C")
-       ) f WHERE n <= $2 ORDER BY scan_id, path COLLATE "C"`,
-      [ids, limit],
-    );
-    for (const r of rows) {
-      let sample = out.get(r.scan_id);
-      if (!sample) out.set(r.scan_id, (sample = { files: [], size: r.size }));
-      sample.files.push(r.path);
-    }
-    return out;
   }
 
   /**
@@ -464,29 +359,6 @@ export class PgQueueStore implements QueueBackend {
     const out = await this.tx((db) => runAsync(completeSteps(scanId, target, result, now, !failed), this.io(db)), failed, scanId);
     if (!('later' in out)) return out;
     return this.tx((db) => runAsync(failSteps(scanId, now), this.io(db)), true, scanId);
-  }
-
-  /** Queues the parts of a failed scan again, due now, with the files of theirs it held (as the SQLite store). */
-  private async requeueParts(db: Db, scanId: number, now: number): Promise<string[]> {
-    const parts = (await db.query<PartRow>(`SELECT * FROM scan_parts WHERE scan_id = $1 ORDER BY folder`, [scanId])).rows;
-    if (parts.length === 0) return [];
-    const scan = (await db.query<{ removal: number; files_more: number; targets: string | null; action: string | null }>(`SELECT removal, files_more, targets, action FROM scans WHERE id = $1`, [scanId])).rows[0];
-    const removal = scan?.removal === 1;
-    // A scan that kept only a sample of its files cannot say which belong to a part: each part goes as its folder.
-    const files = scan?.files_more ? [] : (await db.query<{ path: string }>(`SELECT path FROM scan_files WHERE scan_id = $1`, [scanId])).rows.map((f) => f.path);
-    const requests = partRequests(parts, files, removal, scan?.targets ?? null, scan?.action ?? null);
-    const results = await enqueueInTx(db, requests, { delayMs: 0, maxMs: 0 }, now);
-    for (const [i, p] of parts.entries()) {
-      await db.query(`UPDATE scans SET upgrade = greatest(upgrade, $1), requests = requests + $2 - 1, first_at = least(first_at, $3) WHERE id = $4`, [
-        p.upgrade,
-        p.requests,
-        p.first_at,
-        results[i]!.id,
-      ]);
-    }
-    // Only what was queued again is news for the other relays: a finished delivery leaves them nothing to do.
-    await db.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, wakePayload(now)]);
-    return parts.map((p) => p.folder);
   }
 
   async retryDelivery(scanId: number, target: string, error: string, nextAt: number, countsAsAttempt = true, fileChecks?: number, event?: NotifyEvent): Promise<void> {
@@ -568,11 +440,6 @@ export class PgQueueStore implements QueueBackend {
     return this.tx((db) => runAsync(pruneSteps(keep), this.io(db)));
   }
 
-  private async deleteScans(db: Db, ids: number[]): Promise<void> {
-    for (const table of ['scan_parts', 'scan_files', 'deliveries']) await db.query(`DELETE FROM ${table} WHERE scan_id = ANY($1::bigint[])`, [ids]);
-    await db.query(`DELETE FROM scans WHERE id = ANY($1::bigint[])`, [ids]);
-  }
-
   async cancel(id: number): Promise<boolean> {
     return this.tx((db) => runAsync(cancelSteps(id), this.io(db)), true);
   }
@@ -596,50 +463,6 @@ export class PgQueueStore implements QueueBackend {
 
   private async notify(why: string): Promise<void> {
     await this.pool.query(`SELECT pg_notify($1, $2)`, [WAKE_CHANNEL, why]).catch(() => undefined);
-  }
-
-  private async counts(): Promise<Record<string, number>> {
-    return countsOf((await this.q<{ status: string; n: number }>(COUNTS_SQL)).rows);
-  }
-
-  /** Scans as the dashboard shows them, each with the first `files` of its sample. */
-  private async entries(rows: ScanRow[], files: number): Promise<QueueEntry[]> {
-    const ids = rows.map((r) => r.id);
-    const samples = await this.filesOf(ids, files);
-    const deliveries = new Map<number, DeliveryRow[]>();
-    if (ids.length) {
-      for (const d of (await this.q<DeliveryRow>(`SELECT * FROM deliveries WHERE scan_id = ANY($1::bigint[]) ORDER BY target`, [ids])).rows) {
-        let list = deliveries.get(d.scan_id);
-        if (!list) deliveries.set(d.scan_id, (list = []));
-        list.push(d);
-      }
-    }
-    const out = rows.map((r) => toEntry(r, samples.get(r.id)?.files ?? [], samples.get(r.id)?.size ?? 0, deliveries.get(r.id) ?? []));
-    if (!rows.length) return out;
-    const seen = await this.relays.seen(this.pool).catch((err: unknown) => {
-      throw unavailable(err, this.opts.url);
-    });
-    return this.relays.describe(out, seen, this.clock.now());
-  }
-
-  private async get(id: number): Promise<QueueEntry | undefined> {
-    const rows = (await this.q<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows;
-    return (await this.entries(rows, MAX_FILES_PER_SCAN))[0];
-  }
-
-  private async listOpen(limit = 500, offset = 0): Promise<QueueEntry[]> {
-    const { rows } = await this.q<ScanRow>(openListSql(PG_DIALECT), [limit, offset]);
-    return this.entries(rows, LIST_FILES);
-  }
-
-  private async listHistory(filter: HistoryFilter = {}): Promise<QueueEntry[]> {
-    const { sql, params } = historySql(filter, PG_DIALECT);
-    return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
-  }
-
-  private async listEvents(query: EventQuery): Promise<QueueEntry[]> {
-    const { sql, params } = eventListSql(query, PG_DIALECT.ph, PG_DIALECT.contains);
-    return this.entries((await this.q<ScanRow>(sql, params)).rows, LIST_FILES);
   }
 
   async close(): Promise<void> {
