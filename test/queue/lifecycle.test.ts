@@ -6,7 +6,7 @@ import { bothStores } from '../helpers/both-stores.ts';
 // The queue's lifecycle after enqueue (queue/lifecycle.ts) is one set of rules over two dialects: each rule here
 // holds on both stores alike. The first two tests failed on PostgreSQL before the rules were written once (issue 49).
 
-const { stores } = bothStores();
+const { stores, cluster: pgCluster } = bothStores();
 const req = (folder: string, extra: Partial<ScanRequest> = {}) => scanRequestSchema.parse({ folder, source: 'Radarr', event: 'Download', ...extra });
 const removal = (folder: string) => req(folder, { event: 'MovieDelete', updateType: 'Deleted', removal: true });
 const timing = { delayMs: 10_000, maxMs: 30_000, roots: ['/data/Movies'] };
@@ -122,4 +122,22 @@ describe('a shared queue (PostgreSQL): a target only another relay has is not "n
     const entry = (await a.view.get(scan!.id))!;
     assert.deepEqual(entry.deliveries.map((d) => [d.target, d.status]).sort(), [['jellyfin', 'waiting'], ['plex', 'waiting']]);
   });
+});
+
+test('PostgreSQL: routing the unrouted scans at start reads their files on its own transaction, so a pool of one cannot deadlock', async () => {
+  const { PgQueueStore } = await import('../../src/queue/pg/store.ts');
+  const url = await pgCluster().createDatabase();
+  const store = await PgQueueStore.open({ url, relayId: 'relay-a', poolSize: 1 });
+  try {
+    await store.enqueueMany([req('/data/Movies/Heat (1995)', { files: ['/data/Movies/Heat (1995)/Heat.mkv'] })], { delayMs: 0, maxMs: 0 }, 1_000);
+    // Before: the sample read asked the pool for a second connection while the transaction held the only one.
+    let stuck: NodeJS.Timeout | undefined;
+    const routed = await Promise.race([
+      store.routeUnrouted((scan) => (scan.files.length ? ['plex'] : []), ['plex']),
+      new Promise<never>((_, reject) => (stuck = setTimeout(() => reject(new Error('routeUnrouted never ended: it waits for a second pooled connection')), 20_000))),
+    ]).finally(() => clearTimeout(stuck));
+    assert.equal(routed, 1);
+  } finally {
+    await store.close();
+  }
 });

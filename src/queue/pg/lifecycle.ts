@@ -5,15 +5,17 @@ import { partRequests } from '../rows.ts';
 import type { PartRow, ScanRow } from '../types.ts';
 import { enqueueInTx } from './enqueue.ts';
 import { addEvents } from './outbox.ts';
+import { filesOf } from './view.ts';
 import { WAKE_CHANNEL, wakePayload } from './session.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
 /**
  * The lifecycle rules' reads and writes (queue/lifecycle.ts) in PostgreSQL's SQL, on one transaction's connection
- * (`db`). `samples`: the store's reader of scans' files (queue/pg/view.ts filesOf), on a pooled connection.
+ * (`db`). Every read runs on that connection too: a second pooled one, taken while the transaction holds the queue's
+ * lock, could wait for ever on a pool whose other connections all wait for that lock.
  */
-export function pgLifecycleIO(db: Db, samples: (ids: number[]) => Promise<ReadonlyMap<number, { files: string[] }>>): LifecycleIO {
+export function pgLifecycleIO(db: Db): LifecycleIO {
   return {
     scan: async (id) => (await db.query<ScanRow>(`SELECT * FROM scans WHERE id = $1`, [id])).rows[0],
     duePending: async (now, limit) =>
@@ -101,7 +103,7 @@ export function pgLifecycleIO(db: Db, samples: (ids: number[]) => Promise<Readon
     },
     unrouted: async () => {
       const { rows } = await db.query<{ id: number; folder: string }>(`SELECT id, folder FROM scans WHERE targets IS NULL AND status IN ('pending', 'active') ORDER BY id`);
-      const files = await samples(rows.map((r) => Number(r.id)));
+      const files = await filesOf((sql, params) => db.query(sql, params), rows.map((r) => Number(r.id)));
       return rows.map((r) => ({ id: Number(r.id), folder: r.folder, files: files.get(Number(r.id))?.files ?? [] }));
     },
     setRoute: async (id, key) => void (await db.query(`UPDATE scans SET targets = $1 WHERE id = $2`, [key, id])),

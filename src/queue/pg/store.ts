@@ -158,7 +158,7 @@ export class PgQueueStore implements QueueBackend {
 
   /** The lifecycle rules' reads and writes (queue/pg/lifecycle.ts) in one transaction's connection. */
   private io(db: Db): LifecycleIO {
-    return pgLifecycleIO(db, (ids) => this.filesOf(ids));
+    return pgLifecycleIO(db);
   }
 
   /**
