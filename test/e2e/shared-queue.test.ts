@@ -7,8 +7,11 @@ import { postForm, postJson, runCli, spawnRelay, tempDir, waitFor, type RelayPro
 // Several relay processes with one SERVER_QUEUE_URL, against a real PostgreSQL and a fake Plex.
 
 const MAPPINGS = { '/data/TV/': ['/tv/'] };
-/** How long each scan shows on Plex's /activities: a scan sent while another shows is two scans at once. */
-const SCAN_MS = 250;
+/**
+ * How long each scan shows on Plex's /activities: a scan sent while another shows is two scans at once. The relay
+ * learns a scan ended from Plex's notification stream, so a short scan costs the test only its own length.
+ */
+const SCAN_MS = 100;
 
 let cluster: PgCluster;
 before(async () => {
@@ -48,10 +51,13 @@ describe('two relays, one PostgreSQL queue', () => {
     const plex = await new FakePlex().start();
     plex.scanActivityMs = SCAN_MS;
     const url = await cluster.createDatabase();
-    // Long enough that the 75 requests are all in before the first folder is due, on a busy machine too.
-    const delay = { SERVER_SCAN_DELAY: 10 };
-    let a = await spawnRelay({ config: relayConfig(plex, url, 'relay-a', delay) });
-    const b = await spawnRelay({ config: relayConfig(plex, url, 'relay-b', delay) });
+    // Long enough that the requests after the first folder's last one (36: 0.1 s here) are all in before that
+    // folder is due, on a busy machine too.
+    const delay = { SERVER_SCAN_DELAY: 5 };
+    // Started together: the queue's migration runs under an advisory lock, as for relays a host starts at once.
+    const started = await Promise.all([spawnRelay({ config: relayConfig(plex, url, 'relay-a', delay) }), spawnRelay({ config: relayConfig(plex, url, 'relay-b', delay) })]);
+    let a = started[0];
+    const b = started[1];
     try {
       const first = Array.from({ length: 20 }, (_, i) => `Shared ${i}`);
       for (let round = 0; round < 3; round++) {
@@ -72,8 +78,9 @@ describe('two relays, one PostgreSQL queue', () => {
       await waitFor(() => want(onlyA).every((p) => byB().includes(p)), 15_000, "relay-b's log lines for A's 15").catch(() => {});
       for (const p of want(onlyA)) assert.ok(byB().includes(p), `${p} delivered by relay-b while relay-a was down`);
 
-      // A comes back from an empty folder (a new config file, the same queue) and takes 5 more.
-      a = await spawnRelay({ dir: tempDir(), config: relayConfig(plex, url, 'relay-a', delay) });
+      // A comes back from an empty folder (a new config file, the same queue) and takes 5 more, due at once: both
+      // relays are up, and each is sent whichever relay takes the turn first.
+      a = await spawnRelay({ dir: tempDir(), config: relayConfig(plex, url, 'relay-a', { SERVER_SCAN_DELAY: 0 }) });
       const last = Array.from({ length: 5 }, (_, i) => `After ${i}`);
       for (const folder of last) assert.equal((await send(a, folder)).status, 200);
       await waitFor(() => want(last).every((p) => plex.refreshes().some((r) => r.path === p)), 60_000, 'the last 5');
@@ -83,6 +90,7 @@ describe('two relays, one PostgreSQL queue', () => {
       assert.deepEqual([...new Set(paths)].sort(), want([...first, ...onlyA, ...last]).sort(), 'all 40 folders scanned');
       assert.equal(paths.length, 40, `none scanned twice: ${paths.length - 40} repeats`);
       assert.deepEqual(overlaps(plex), [], 'Plex never got two scans at once');
+      assert.deepEqual(plex.scans.filter((s) => s.whileBusy).map((s) => s.path), [], 'Plex never got a scan while it scanned another');
       // The history says which relay sent each.
       const history = (await fetch(`${b.base}/api/${b.secret}/history?limit=100`).then((r) => r.json())) as { items: Array<{ folder: string; deliveries: Array<{ relay: string }> }> };
       assert.equal(history.items.length, 40);
@@ -97,18 +105,22 @@ describe('two relays, one PostgreSQL queue', () => {
   test('a relay killed in the middle of a delivery: the other sends it again once the lease runs out, with Plex one scan at a time', async () => {
     const plex = await new FakePlex().start();
     plex.scanActivityMs = SCAN_MS;
-    // Plex is slow to answer, so relay-a is killed while its refresh request is open.
-    plex.latencyMs = 3000;
+    // Plex is slow to answer a refresh, so relay-a is killed while its refresh request is open (its other calls,
+    // at start and for the library roots, answer at once).
+    plex.latencyFor = (method, path) => (/\/refresh$/.test(path) ? 3000 : undefined);
     const url = await cluster.createDatabase();
-    const a = await spawnRelay({ config: relayConfig(plex, url, 'relay-a', { SERVER_SCAN_DELAY: 0 }) });
+    // A short lease: relay-a's claim and turn have run out by relay-b's first look after its start (its queue poll, every
+    // 5 s), which takes them over then.
+    const lease = { SERVER_SCAN_DELAY: 0, SERVER_QUEUE_LEASE: 2 };
+    const a = await spawnRelay({ config: relayConfig(plex, url, 'relay-a', lease) });
     let b: RelayProcess | undefined;
     try {
       assert.equal((await send(a, 'In Flight')).status, 200);
       // The refresh request is on its way (Plex takes 3 s to answer it).
       await a.waitForLog((e) => e.msg === 'requesting Plex partial scan', 30_000);
       await a.kill('SIGKILL');
-      plex.latencyMs = 0;
-      b = await spawnRelay({ config: relayConfig(plex, url, 'relay-b', { SERVER_SCAN_DELAY: 0 }) });
+      plex.latencyFor = undefined;
+      b = await spawnRelay({ config: relayConfig(plex, url, 'relay-b', lease) });
       await waitFor(() => plex.refreshes().some((r) => r.path === '/data/TV/In Flight'), 30_000, 'relay-b to send the claimed scan again');
       await waitFor(async () => (await queueCount(b!)) === 0, 15_000, 'queue_count 0');
       // The log line follows Plex's answer through a pipe: wait for it rather than read it at once.
@@ -117,7 +129,8 @@ describe('two relays, one PostgreSQL queue', () => {
       assert.ok(delivered.attempt >= 2, 'the second attempt of the delivery relay-a had claimed');
     } finally {
       await a.kill();
-      await b?.kill();
+      // kill -9: a clean stop waits out the after-scan steps of relay-b's first scan (up to 2 s), which nothing here reads.
+      await b?.kill('SIGKILL');
       await plex.stop();
     }
   });
@@ -143,7 +156,8 @@ describe('two relays, one PostgreSQL queue', () => {
       assert.deepEqual(plex.scans.filter((s) => s.whileBusy).map((s) => s.path), [], 'Plex never got a scan while it scanned another');
     } finally {
       await a.kill();
-      await b?.kill();
+      // kill -9: a clean stop waits out the after-scan steps of relay-b's first scan (up to 2 s), which nothing here reads.
+      await b?.kill('SIGKILL');
       await plex.stop();
     }
   });
