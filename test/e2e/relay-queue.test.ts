@@ -63,7 +63,8 @@ describe('queue behaviour through the real server process', () => {
   // queue alone. A folder above the libraries must not absorb (and lose) the pending scans below it.
   test('a folder above the libraries is refused with a 400 naming the library roots; pending scans stay and are delivered', async () => {
     const plex = await new FakePlex().start();
-    const relay = await spawnRelay({ config: config(plex, { SERVER_SCAN_DELAY: 3, SERVER_ALLOW_MANUAL_SCAN: true }) });
+    // Long enough that the two scans still wait when the queue is counted, six requests later (0.05 s here).
+    const relay = await spawnRelay({ config: config(plex, { SERVER_SCAN_DELAY: 1.5, SERVER_ALLOW_MANUAL_SCAN: true }) });
     try {
       for (const f of ['/movies/A (2001)/a.mkv', '/tv/C/Season 01/c.mkv']) {
         assert.equal((await postForm(relay.url, { eventType: 'Manual', filepath: f })).status, 200);
@@ -91,7 +92,8 @@ describe('queue behaviour through the real server process', () => {
     const plex = await new FakePlex().start();
     plex.scanActivityMs = 100;
     const dir = tempDir();
-    const cfg = config(plex, { SERVER_SCAN_DELAY: 8, SERVER_SCAN_DELAY_MAX: 8 });
+    // Sending the 1,000 takes 1.3 s here: most are still queued at the crash, and due by the time the relay is back.
+    const cfg = config(plex, { SERVER_SCAN_DELAY: 2, SERVER_SCAN_DELAY_MAX: 2 });
     let relay = await spawnRelay({ dir, config: cfg });
     const folders = Array.from({ length: 1000 }, (_, i) => `/movies/Film ${String(i).padStart(4, '0')} (2000)`);
     try {

@@ -100,6 +100,8 @@ export class FakePlex extends SwitchableServer {
   addedByScan: FakeItem[] = [];
   /** Added to every answer, to simulate a slow server. */
   latencyMs = 0;
+  /** A server slow on some calls only: when it returns a number, that delay replaces latencyMs for the call. */
+  latencyFor: ((method: string, path: string) => number | undefined) | undefined;
   /**
    * Plex's own scans, one at a time: each partial scan shows as a `library.update.section` activity (on the
    * notification stream, on /activities and as `refreshing` on its section) `scanStartDelayMs` after the
@@ -166,7 +168,8 @@ export class FakePlex extends SwitchableServer {
     const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, token, tokenIn, status: 0, at: Date.now() };
     this.calls.push(call);
     req.resume();
-    if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const latency = this.latencyFor?.(call.method, url.pathname) ?? this.latencyMs;
+    if (latency) await new Promise((r) => setTimeout(r, latency));
     const json = (req.headers.accept ?? '').includes('application/json');
     const send = (status: number, body = '', type = json ? 'application/json' : 'text/xml;charset=utf-8') => {
       call.status = status;
