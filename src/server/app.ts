@@ -6,7 +6,6 @@ import { manualScanPage } from './pages.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { manualScanOff, sendError } from './reply.ts';
 import { autoscanRoutes } from '../peers/autoscan/routes.ts';
-import { autopulseRoutes, autopulseSend } from '../peers/autopulse/routes.ts';
 import { cmdApi, cmdApiErrorHandler } from './cmd-api.ts';
 import { registerMultipart } from './multipart.ts';
 import { handleScanPost } from './scan-post.ts';
@@ -116,9 +115,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const guards = makeGuards(config, sendError, failures, (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url), failedAuth);
   const guard = guards.secret;
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
-  // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md).
-  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures, undefined, failedAuth).basic);
-  else await autoscanRoutes(app, pluginDeps);
+  // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md). autopulse's
+  // routes are loaded only then (a relay keeps the source of every module it loads: bench/README.md "Memory").
+  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) {
+    const { autopulseRoutes, autopulseSend } = await import('../peers/autopulse/routes.ts');
+    await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures, undefined, failedAuth).basic);
+  } else await autoscanRoutes(app, pluginDeps);
 
   // The managers' Webhook connection sends POST, or PUT when the user picks it.
   app.route<{ Params: { secret: string } }>({
