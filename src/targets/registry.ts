@@ -3,27 +3,32 @@ import type { TargetConfig, TargetType } from '../config/targets.ts';
 import type { Target } from '../core/scan.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TargetKind } from './target-kind.ts';
+import * as plex from './plex/kind.ts';
 import { redactingLogger, redactorFor, redactTargetErrors, targetSecrets } from './redact.ts';
 
 /**
- * TYPE -> the kind's module, `{ type, schema, create }` (targets/<kind>/kind.ts), loaded the first time a config
- * names the kind: a Plex-only relay never loads Jellyfin's, Tdarr's or the command target's code (node keeps the
- * source of every module it loads; bench/README.md "Memory"). The kinds are listed once, in kinds-schema.ts; this
+ * TYPE -> its kind's module, `{ type, schema, create }` (targets/<kind>/kind.ts). Plex's is loaded with the registry;
+ * the others (other-kinds.ts) the first time a config names one: node keeps the source of every module it loads, and
+ * a Plex-only relay never runs theirs (bench/README.md "Memory"). The kinds are listed once, in kinds-schema.ts; this
  * map is typed by that list, so a kind left out, a TYPE the list lacks, or a kind whose schema is not the list's
  * fails the type check.
  */
 export const TARGET_KINDS: { readonly [T in TargetType]: () => Promise<TargetKind<T>> } = {
-  plex: () => import('./plex/kind.ts'),
-  jellyfin: () => import('./jellyfin/kind.ts'),
-  emby: () => import('./emby/kind.ts'),
-  audiobookshelf: () => import('./audiobookshelf/kind.ts'),
-  tdarr: () => import('./tdarr/kind.ts'),
-  fileflows: () => import('./fileflows/kind.ts'),
-  sonarr: () => import('./sonarr/kind.ts'),
-  radarr: () => import('./radarr/kind.ts'),
-  command: () => import('./command/kind.ts'),
-  relay: () => import('./relay/kind.ts'),
+  plex: async () => plex,
+  jellyfin: async () => (await otherKinds()).jellyfin,
+  emby: async () => (await otherKinds()).emby,
+  audiobookshelf: async () => (await otherKinds()).audiobookshelf,
+  tdarr: async () => (await otherKinds()).tdarr,
+  fileflows: async () => (await otherKinds()).fileflows,
+  sonarr: async () => (await otherKinds()).sonarr,
+  radarr: async () => (await otherKinds()).radarr,
+  command: async () => (await otherKinds()).command,
+  relay: async () => (await otherKinds()).relay,
 };
+
+function otherKinds() {
+  return import('./other-kinds.ts');
+}
 
 /** The target for one named entry, by its TYPE. Every target it builds describes itself (its TYPE, its server's URL). */
 export async function createTarget(name: string, entry: TargetConfig, log: Logger, config: Config): Promise<Target> {
