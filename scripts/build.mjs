@@ -86,6 +86,17 @@ const lazyInPackages = {
       lazyPackages.add(args.path);
       return { path: `./lazy/${args.path.replace(/\//g, '+')}.cjs`, external: true };
     });
+    // fastify's server.js requires node:http2 at its top but calls it only for `http2: true`, which the relay never
+    // passes; loading it costs an idle relay about 1 MB (bench/README.md "Memory"). It becomes a stand-in that
+    // requires the module the first time one of its properties is read.
+    build.onResolve({ filter: /^node:http2$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/.test(args.importer)) return undefined;
+      return { path: args.path, namespace: 'lazy-builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: lazyBuiltin(args.path),
+      loader: 'js',
+    }));
     // zod's namespace re-exports all of its ~50 message locales (about 370 KB); only English, its default, is
     // used (no source calls z.config or reads z.locales), so the bundle gets that one.
     build.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
@@ -96,6 +107,25 @@ const lazyInPackages = {
   },
 };
 
+/**
+ * A CommonJS stand-in for node's module `name`: every read of a property (or `in`, or a listing of its keys)
+ * requires the module, once, and answers from it.
+ */
+function lazyBuiltin(name) {
+  return `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(name)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const own = Reflect.getOwnPropertyDescriptor(load(), key);
+    return own && { ...own, configurable: true };
+  },
+});
+`;
+}
+
 function copyAssets(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -105,6 +135,22 @@ function copyAssets(dir) {
       mkdirSync(dirname(out), { recursive: true });
       cpSync(path, out);
     }
+  }
+}
+
+/** The `require` a chunk of CommonJS code calls, made with node's createRequire. */
+const REQUIRE_BANNER = "import { createRequire as __scanrelayRequire } from 'node:module'; const require = __scanrelayRequire(import.meta.url);";
+
+/**
+ * The banner out of every chunk that never names `require`: most chunks are ESM sources. Each require made costs
+ * a chunk about 1.7 KB of heap (a Module and its require function), and a plain relay loads some 80 chunks.
+ */
+function dropUnusedRequires() {
+  for (const file of readdirSync(dist).filter((f) => f.endsWith('.js'))) {
+    const text = readFileSync(join(dist, file), 'utf8');
+    if (!text.startsWith(`${REQUIRE_BANNER}\n`)) throw new Error(`${file} does not start with the require banner`);
+    const rest = text.slice(REQUIRE_BANNER.length + 1);
+    if (!/\brequire\b/.test(rest)) writeFileSync(join(dist, file), rest);
   }
 }
 
@@ -123,8 +169,8 @@ await esbuild.build({
   tsconfigRaw: { compilerOptions },
   // The native module stays a package; the rest are optional native speed-ups their packages try and do without.
   external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate'],
-  // Packages written as CommonJS call require() for node's own modules.
-  banner: { js: "import { createRequire as __scanrelayRequire } from 'node:module'; const require = __scanrelayRequire(import.meta.url);" },
+  // Packages written as CommonJS call require() for node's own modules (taken out again where no chunk needs it, below).
+  banner: { js: REQUIRE_BANNER },
   legalComments: 'linked',
   // Node keeps the text of every chunk it loads: without comments and blank space it is about a third smaller.
   // Names stay (no minifyIdentifiers), so stack traces still name their functions.
@@ -145,6 +191,7 @@ await esbuild.build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
+dropUnusedRequires();
 copyAssets(join(root, 'src'));
 // The launcher runs dist/ while this stamp is newer than every source file; version.ts reads the commit.
 writeFileSync(join(dist, '.built'), `${JSON.stringify({ builtAt: new Date().toISOString(), commit: buildCommit() })}\n`);

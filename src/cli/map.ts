@@ -93,7 +93,7 @@ interface SectionView {
 /** Each target with library sections (every Plex), or only `only` (--target), asked where the folder falls, at once. */
 async function sectionsOf(config: Config, folder: string, only?: string): Promise<SectionView[]> {
   if (only !== undefined && !config.targets.has(only)) throw new UserError(`--target: no target is named "${only}" (targets: ${[...config.targets.keys()].join(', ') || 'none'})`);
-  const built = buildTargets(config, silentLogger());
+  const built = await buildTargets(config, silentLogger());
   try {
     const withSections = built.filter((t): t is Target & { sections: NonNullable<Target['sections']> } => t.sections !== undefined && (only === undefined || t.name === only));
     if (only !== undefined && withSections.length === 0) throw new UserError(`--target: ${only} is a ${config.targets.get(only)!.TYPE} target, which has no library sections`);

@@ -99,7 +99,7 @@ async function scanOn(config: Config, name: string, path: string | undefined, op
   if (!path) throw new UserError('give a path to scan');
   const mapped = mapIncomingPath(config, path).path;
   const folder = scanFolderFor(mapped, config.SERVER_FILE_EXIST_PATH_MAPPINGS, undefined, Object.keys(config.SERVER_PATH_MAPPINGS));
-  const target = createTarget(name, config.targets.get(name)!, silentLogger(), config);
+  const target = await createTarget(name, config.targets.get(name)!, silentLogger(), config);
   try {
     const type = target.describe?.().type ?? config.targets.get(name)!.TYPE;
     const sent = target.toTargetPath ? target.toTargetPath(folder) : folder;

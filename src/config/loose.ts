@@ -10,6 +10,13 @@ import { clampDuration } from './durations.ts';
 
 type Json = Record<string, unknown>;
 
+/**
+ * zod's parse options for a config, read once at start (and again on a reload): no compiled fast path. zod compiles
+ * one (source text and code, ~100 KB for the config's schemas) the first time it parses an object schema, and keeps
+ * it for every later parse; a config has no later parse, so compiling only costs time and an idle relay's memory.
+ */
+export const PARSED_ONCE = { jitless: true } as const;
+
 /** The floor scanrelay puts under GOOGLE.POLL_INTERVAL 0 (plex_autoscan: no pause at all). */
 export const MIN_POLL_INTERVAL = 1;
 
@@ -97,7 +104,7 @@ function withValue(root: Json, path: ReadonlyArray<PropertyKey>, value: unknown)
 export function parseLoosely<S extends z.ZodType>(schema: S, input: Json): { result: z.ZodSafeParseResult<z.output<S>>; warnings: string[] } {
   const warnings: string[] = [];
   let current = input;
-  let result = schema.safeParse(current);
+  let result = schema.safeParse(current, PARSED_ONCE);
   // Each pass repairs every loose value zod reported; a repair never creates another, so two passes
   // suffice. The bound only guards against a schema that reports issues one at a time.
   for (let pass = 0; pass < 8 && !result.success; pass++) {
@@ -110,7 +117,7 @@ export function parseLoosely<S extends z.ZodType>(schema: S, input: Json): { res
       repaired = true;
     }
     if (!repaired) break;
-    result = schema.safeParse(current);
+    result = schema.safeParse(current, PARSED_ONCE);
   }
   return { result, warnings };
 }

@@ -6,6 +6,7 @@ import { plexTargetSchema, type PlexTargetConfig } from '../targets/plex/schema.
 import type { TargetConfig } from './targets.ts';
 import { PLEX_KEY_NAMES } from './plex-keys.ts';
 import { targetRequestSchema } from './target-base.ts';
+import { PARSED_ONCE } from './loose.ts';
 
 /**
  * Every target of a config file by name: the `TARGETS` entries, and the plex_autoscan keys as the entries they
@@ -33,7 +34,7 @@ export function legacyPlexTarget(config: FileConfig): PlexTargetConfig | undefin
   const entry: Record<string, unknown> = { TYPE: 'plex', URL: config.PLEX_LOCAL_URL, REWRITE: config.PLEX_REWRITE };
   for (const key of PLEX_KEY_NAMES) if (key !== 'VERIFY_SSL') entry[key] = config[`PLEX_${key}`];
   entry.REQUEST = config.PLEX_VERIFY_SSL === undefined ? {} : { VERIFY_SSL: config.PLEX_VERIFY_SSL };
-  return plexTargetSchema.parse(entry);
+  return plexTargetSchema.parse(entry, PARSED_ONCE);
 }
 
 /**

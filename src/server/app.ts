@@ -5,7 +5,6 @@ import type { Logger } from '../core/logger.ts';
 import type { AppDeps, PluginDeps } from './deps.ts';
 import { sendError } from './reply.ts';
 import { autoscanRoutes } from '../peers/autoscan/routes.ts';
-import { autopulseRoutes, autopulseSend } from '../peers/autopulse/routes.ts';
 import { plexAutoscanRoutes } from '../peers/plex-autoscan/routes.ts';
 import { registerMultipart } from './multipart.ts';
 import { manualPageRoute, scanDoorRoutes } from '../triggers/manual/routes.ts';
@@ -114,9 +113,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const failedAuth = new FailedAuthLog(deps.log);
   const guards = makeGuards(config, sendError, failures, (req) => wrongSecret.record(req.ip, req.method, req.routeOptions.url), failedAuth);
   const pluginDeps: PluginDeps = { ...deps, guards, quietRateLimit: quietRateLimit(config) };
-  // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md).
-  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures, undefined, failedAuth).basic);
-  else await autoscanRoutes(app, pluginDeps);
+  // /triggers/ is autopulse's when its triggers are configured, else autoscan's (docs/autopulse.md). autopulse's
+  // routes are loaded only then (a relay keeps the source of every module it loads: bench/README.md "Memory").
+  if (Object.keys(config.SERVER_AUTOPULSE_TRIGGERS).length) {
+    const { autopulseRoutes, autopulseSend } = await import('../peers/autopulse/routes.ts');
+    await autopulseRoutes(app, pluginDeps, makeGuards(config, autopulseSend, failures, undefined, failedAuth).basic);
+  } else await autoscanRoutes(app, pluginDeps);
 
   // POST/PUT /<secret>: the form and the *arrs' webhooks; plex_autoscan's cmd API at /api/<secret>.
   await scanDoorRoutes(app, pluginDeps);

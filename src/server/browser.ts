@@ -1,8 +1,7 @@
 import helmet from 'helmet';
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PAGE_STYLE } from './pages.ts';
-import { NOSCRIPT_STYLE } from './dashboard/render.ts';
+import { NOSCRIPT_STYLE, PAGE_STYLE } from './pages.ts';
 
 const sha256 = (text: string) => `'sha256-${hash('sha256', text, 'base64')}'`;
 

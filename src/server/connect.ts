@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
 import { loadConfigFile, parseJsonText } from '../config/load.ts';
@@ -64,23 +64,10 @@ function pairingsView(plan: Plan) {
 }
 
 /**
- * The dashboard's Connect page: what `scanrelay setup --yes` does, from the browser. GET shows the media servers
- * and *arrs the config has; `connect/plan` reads and pairs (only GET requests to the services); `connect/apply`
- * writes the config, has this relay take the new triggers at once, registers or updates each *arr's Webhook
- * connection and runs its test. Both need the secret (and Basic auth when set) and a same-origin request
- * (browser.ts refuses a cross-site POST), like every dashboard action.
+ * What answers the dashboard's Connect page (setup-api.ts declares its routes, and says what each does), built at
+ * its first request.
  */
-export async function connectRoutes(app: FastifyInstance, deps: PluginDeps): Promise<void> {
-  const guard = { onRequest: deps.guards.secret };
-
-  app.get<{ Params: SecretParams }>('/:secret/connect', guard, async (req, reply) => {
-    const host = req.headers.host ?? `127.0.0.1:${deps.config.SERVER_PORT}`;
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderConnect(req.params.secret, deps.config, `${req.protocol}://${host}`));
-  });
-  app.get<{ Params: SecretParams }>('/:secret/connect.js', guard, async (_req, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(SCRIPT),
-  );
-
+export function connectHandlers(deps: PluginDeps) {
   const run = async (raw: unknown, apply: boolean) => {
     const parsed = bodySchema.safeParse(raw);
     if (!parsed.success) throw new UserError(parsed.error.issues[0]?.message ?? 'invalid request');
@@ -114,16 +101,22 @@ export async function connectRoutes(app: FastifyInstance, deps: PluginDeps): Pro
     return { lines, servers: s.locations, arrs: pairingsView(plan), webhooks: registered.map((r) => ({ label: r.arr.client.label, action: r.action, url: triggerUrl(relayUrl, r.arr.trigger) })) };
   };
 
-  for (const [path, apply] of [['plan', false], ['apply', true]] as const) {
-    app.post<{ Params: SecretParams }>(`/api/:secret/connect/${path}`, guard, async (req, reply) => {
+  return {
+    page: async (req: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply) => {
+      const host = req.headers.host ?? `127.0.0.1:${deps.config.SERVER_PORT}`;
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderConnect(req.params.secret, deps.config, `${req.protocol}://${host}`));
+    },
+    script: async (_req: FastifyRequest, reply: FastifyReply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(SCRIPT),
+    /** `connect/plan` (apply false) and `connect/apply`. */
+    run: async (req: FastifyRequest, reply: FastifyReply, apply: boolean) => {
       try {
         return await run(req.body, apply);
       } catch (err) {
         if (err instanceof UserError) return reply.code(400).send({ error: err.message });
         throw err;
       }
-    });
-  }
+    },
+  };
 }
 
 function renderConnect(secret: string, config: Config, origin: string): string {

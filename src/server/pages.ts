@@ -12,6 +12,12 @@ button{margin-top:.6rem;padding:.5rem 1.2rem;font-size:1rem}
 .note{background:#eef5ff;border-left:4px solid #3b82f6;padding:.6rem .8rem;margin-top:1rem}
 .error{background:#fff0f0;border-left-color:#dc2626}code{word-break:break-all}`;
 
+/**
+ * Hides the dashboard script's buttons when scripts are off; inline, allowed by the CSP through its hash (here, not
+ * beside the dashboard's pages: the CSP is set on every answer, and those load with the first dashboard request).
+ */
+export const NOSCRIPT_STYLE = '.js-only{display:none!important}';
+
 export function page(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

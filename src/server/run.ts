@@ -94,7 +94,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   const store = await openRelayQueue(config, opts.queuefile, log);
   const trustNote = describeTrustProxy(config.SERVER_TRUST_PROXY);
   if (trustNote) log.info(trustNote);
-  const targets = opts.targets ?? buildTargets(config, log);
+  const targets = opts.targets ?? (await buildTargets(config, log));
   if (targets.length === 0 && store.shared) log.info('no target is enabled on this relay (PLEX_ENABLED false, no JELLYFIN/EMBY): it queues scans, and the relays sharing the queue that have targets deliver them');
   else if (targets.length === 0) log.warn('no target is enabled (PLEX_ENABLED false, no JELLYFIN/EMBY): scans will queue but go nowhere');
   // Created before the scheduler it wakes; started (first check) once the scheduler runs.

@@ -4,7 +4,7 @@ import { loadConfigFile } from '../config/load.ts';
 import { targetOfServerKey } from '../config/named-targets.ts';
 import type { Config } from '../config/schema.ts';
 import type { PluginDeps } from './deps.ts';
-import { connectRoutes } from './connect.ts';
+import { onFirstUse } from './first-use.ts';
 import { applyLive, LIVE_KEYS } from './live-config.ts';
 
 /**
@@ -33,5 +33,17 @@ export async function setupPlugin(app: FastifyInstance, deps: PluginDeps): Promi
     req.log.info({ reloaded, restart }, `scanrelay setup: took ${reloaded.join(', ') || 'nothing new'} from ${deps.configPath}${restart.length ? `; ${restart.join(', ')} need a restart` : ''}`);
     return { reloaded, restart };
   });
-  await connectRoutes(app, deps);
+
+  // The dashboard's Connect page: what `scanrelay setup --yes` does, from the browser. GET shows the media servers
+  // and *arrs the config has; `connect/plan` reads and pairs (only GET requests to the services); `connect/apply`
+  // writes the config, has this relay take the new triggers at once, registers or updates each *arr's Webhook
+  // connection and runs its test. Both need the secret (and Basic auth when set) and a same-origin request
+  // (browser.ts refuses a cross-site POST), like every dashboard action. What answers them (connect.ts, with the
+  // setup wizard's steps in setup/) is loaded with the first request.
+  const connect = onFirstUse(async () => (await import('./connect.ts')).connectHandlers(deps));
+  const guard = { onRequest: deps.guards.secret };
+  app.get<{ Params: { secret: string } }>('/:secret/connect', guard, async (req, reply) => (await connect()).page(req, reply));
+  app.get<{ Params: { secret: string } }>('/:secret/connect.js', guard, async (req, reply) => (await connect()).script(req, reply));
+  app.post<{ Params: { secret: string } }>('/api/:secret/connect/plan', guard, async (req, reply) => (await connect()).run(req, reply, false));
+  app.post<{ Params: { secret: string } }>('/api/:secret/connect/apply', guard, async (req, reply) => (await connect()).run(req, reply, true));
 }

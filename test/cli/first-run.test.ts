@@ -93,7 +93,8 @@ test('a config without SERVER_PASS gets the generated secret written into it (mo
   writeFileSync(file, text);
   chmodSync(file, 0o640);
   const env = { SCANRELAY_LOGLEVEL: 'INFO', SERVER_PASS: undefined };
-  const first = await runProcess(process.execPath, [CLI, '--config', file, 'server'], { cwd: dir, env, until: (o) => o.includes('scan URL') });
+  // "scan URL:" is the line the relay logs once it listens; the SERVER_PASS line before it says "scan URL" too.
+  const first = await runProcess(process.execPath, [CLI, '--config', file, 'server'], { cwd: dir, env, until: (o) => o.includes('scan URL:') });
   const url = /scan URL: http:\/\/127\.0\.0\.1:\d+\/([0-9a-f]{32})\b/.exec(first.out);
   assert.ok(url, first.out);
   const written = readFileSync(file, 'utf8');
@@ -105,7 +106,7 @@ test('a config without SERVER_PASS gets the generated secret written into it (mo
   assert.match(said[0]!, /SERVER_PASS was not set: wrote a new random one into .*config\.json \(its mode 0640 kept\)/);
   assert.doesNotMatch(first.out, /random one for this run/);
   // The restart reads it from the file: the same secret, nothing written again.
-  const second = await runProcess(process.execPath, [CLI, '--config', file, 'server'], { cwd: dir, env, until: (o) => o.includes('scan URL') });
+  const second = await runProcess(process.execPath, [CLI, '--config', file, 'server'], { cwd: dir, env, until: (o) => o.includes('scan URL:') });
   assert.match(second.out, new RegExp(`scan URL: http://127\\.0\\.0\\.1:\\d+/${url[1]!.slice(0, 4)}`), second.out);
   assert.doesNotMatch(second.out, /SERVER_PASS was not set/);
   assert.equal(readFileSync(file, 'utf8'), written);

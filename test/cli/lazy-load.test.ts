@@ -10,11 +10,12 @@ import { postForm, ROOT, spawnRelay, tempDir } from '../helpers/relay.ts';
 const TRACE_HOOK = join(ROOT, 'test', 'helpers', 'module-trace.mjs');
 
 /**
- * Starts the real relay with `config`, sends one manual scan (and scrapes /metrics), and returns every module it resolved.
+ * Starts the real relay with `config`, sends one manual scan, asks for the dashboard page (unless `page` is false)
+ * (and scrapes /metrics), and returns every module it resolved.
  * It runs the sources (SCANRELAY_FROM_SOURCE): the bundle in dist/ holds the packages, so no package is resolved
  * there, and its chunks keep the same lazy boundaries (each dynamic import a chunk, each lazy require run when reached).
  */
-async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?: boolean; cli?: string } = {}): Promise<string[]> {
+async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?: boolean; cli?: string; page?: boolean } = {}): Promise<string[]> {
   const dir = tempDir();
   const trace = join(dir, 'modules.txt');
   const env = { SCANRELAY_TRACE_MODULES: trace, ...(opts.cli ? {} : { SCANRELAY_FROM_SOURCE: '1' }) };
@@ -22,7 +23,7 @@ async function modulesLoadedBy(config: Record<string, unknown>, opts: { scrape?:
   try {
     const answer = await postForm(relay.url, { eventType: 'Manual', filepath: '/data/Movies/Heat (1995)/Heat.mkv' });
     assert.equal(answer.status, 200);
-    await fetch(`${relay.base}/${relay.secret}`, { headers: { accept: 'text/html' } });
+    if (opts.page !== false) await fetch(`${relay.base}/${relay.secret}`, { headers: { accept: 'text/html' } });
     if (opts.scrape) assert.match(await (await fetch(`${relay.base}/metrics`)).text(), /scanrelay_requests_total\{source="Manual",outcome="queued"\} 1/);
   } finally {
     await relay.kill();
@@ -57,6 +58,35 @@ describe('what the server loads for a plain configuration', () => {
     }
   });
 
+  // Issue 49 item 9: code a Plex-only relay at rest never runs is loaded when a config or a request first needs it.
+  test('a Plex-only relay at rest loads no other target kind, no dashboard, JSON API or setup wizard code, no autopulse routes', async () => {
+    const lines = await modulesLoadedBy({ SERVER_ALLOW_MANUAL_SCAN: true, PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9' }, { page: false });
+    assert.ok(loads(lines, /\/src\/targets\/plex\/kind\.(ts|js)$/), "the Plex kind should be traced");
+    assert.ok(loads(lines, /\/src\/server\/dashboard\/index\.(ts|js)$/), "the dashboard's routes should be traced");
+    const away = [
+      // Each kind's schema.ts is the config's (kinds-schema.ts): read at load; the rest of its folder is the kind.
+      /\/src\/targets\/(jellyfin|emby|media-browser|audiobookshelf|tdarr|fileflows|sonarr|radarr|arr|command|relay)\/(?!schema\.)/,
+      /\/src\/server\/dashboard\/(handlers|api-handlers|render|data|events)\.(ts|js)$/,
+      /\/src\/server\/connect\.(ts|js)$/,
+      /\/src\/setup\//,
+      /\/src\/peers\/autopulse\/routes\.(ts|js)$/,
+    ];
+    for (const mod of away) assert.ok(!loads(lines, mod), `${mod} was loaded: ${lines.find((l) => mod.test(l))}`);
+  });
+
+  test("the dashboard's first request loads its pages; a Jellyfin target loads the kinds beyond Plex; autopulse's triggers load their routes", async () => {
+    const lines = await modulesLoadedBy({
+      SERVER_ALLOW_MANUAL_SCAN: true,
+      PLEX_TOKEN: 'token',
+      PLEX_LOCAL_URL: 'http://127.0.0.1:9',
+      TARGETS: { kids: { TYPE: 'jellyfin', URL: 'http://127.0.0.1:9', API_KEY: 'k' } },
+      SERVER_AUTOPULSE_TRIGGERS: { manual: { TYPE: 'manual' } },
+    });
+    for (const mod of [/\/src\/server\/dashboard\/handlers\.(ts|js)$/, /\/src\/targets\/media-browser\//, /\/src\/peers\/autopulse\/routes\.(ts|js)$/]) {
+      assert.ok(loads(lines, mod), `${mod} should be loaded`);
+    }
+  });
+
   test('WATCH.ENABLED loads the folder watcher, and the first /metrics scrape loads prom-client', async () => {
     const media = tempDir();
     const lines = await modulesLoadedBy({ PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9', WATCH: { ENABLED: true, PATHS: [media] } }, { scrape: true });
@@ -84,7 +114,7 @@ async function builtCopy(): Promise<string> {
 // Issue 49 item 9: node keeps the source of every chunk it loads (bench/README.md "Memory"), so code the relay
 // never runs must not be in them. The bundle's own boundaries, beyond the sources' (above).
 describe('what the bundle loads for a plain configuration', () => {
-  test('no fastify schema compilers, no inject, no zod locale but English: each in dist/lazy/ or left out', async () => {
+  test('no fastify schema compilers, no inject, no zod locale but English, no http2, no code loaded on first use', async () => {
     const copy = await builtCopy();
     const lines = await modulesLoadedBy({ SERVER_ALLOW_MANUAL_SCAN: true, PLEX_TOKEN: 'token', PLEX_LOCAL_URL: 'http://127.0.0.1:9' }, { cli: join(copy, 'bin', 'scanrelay.js') });
     const chunks = [...new Set(lines.map((l) => l.split(' ')[1] ?? '').filter((url) => url.startsWith(`file://${copy}/dist/`)))];
@@ -102,9 +132,30 @@ describe('what the bundle loads for a plain configuration', () => {
       assert.ok(lazy(file).includes(marker), `${what}: ${marker} not in dist/lazy/${file}`);
       assert.ok(!loaded.includes(marker), `${what} is in a chunk the relay loaded`);
     }
+    // Issue 49 item 9: node's http2, which fastify requires at its top and calls only for `http2: true` (a stand-in
+    // requires it on first use, scripts/build.mjs); node's http is the control that the builtins are traced.
+    assert.ok(loads(lines, /^builtin http$/), 'node:http should be traced');
+    assert.ok(!loads(lines, /^builtin http2$/), 'node:http2 was loaded');
+    // Code loaded on first use (the page above was asked for, so the dashboard's pages are in): another target kind,
+    // the JSON API, the setup wizard, autopulse's routes. Each is known by a function of its own, found in a chunk of
+    // the bundle (names are kept; esbuild may add a number to one).
+    const bundle = everythingIn(copy);
+    const declared = (name: string) => new RegExp(`function ${name}\\d*\\(`);
+    for (const name of ['createMediaBrowserTarget', 'createTdarrTarget', 'parseOr400', 'renderConnect', 'autopulseRoutes']) {
+      assert.match(bundle, declared(name), `${name} is not in the bundle`);
+      assert.doesNotMatch(loaded, declared(name), `${name} is in a chunk the relay loaded`);
+    }
+    assert.match(loaded, declared('renderDashboard'), "the dashboard's pages should be loaded (the page was asked for)");
     // zod's English messages are in, its Spanish ones (one of ~50 locales) are not in the bundle at all.
     assert.ok(loaded.includes('Invalid input: expected'), "zod's English messages should be loaded");
-    const everything = readdirSync(join(copy, 'dist')).filter((f) => f.endsWith('.js'));
-    assert.ok(!everything.some((f) => readFileSync(join(copy, 'dist', f), 'utf8').includes('Entrada inv')), "a zod locale other than English was bundled");
+    assert.ok(!bundle.includes('Entrada inv'), 'a zod locale other than English was bundled');
   });
 });
+
+/** Every chunk of the copy's bundle (dist/*.js), as one text. */
+function everythingIn(copy: string): string {
+  return readdirSync(join(copy, 'dist'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => readFileSync(join(copy, 'dist', f), 'utf8'))
+    .join('\n');
+}

@@ -236,7 +236,7 @@ describe('every target kind honours REWRITE_MODE (the path each one is sent)', (
     for (const mode of ['all', 'first'] as const) {
       const TARGETS = Object.fromEntries(Object.entries(kinds).map(([n, e]) => [n, { ...e, REWRITE: chain, REWRITE_MODE: mode }]));
       const { config } = parseConfig({ PLEX_ENABLED: false, TARGETS });
-      const targets = buildTargets(config, silentLogger());
+      const targets = await buildTargets(config, silentLogger());
       for (const name of Object.keys(kinds)) {
         const t = targets.find((x) => x.name === name);
         assert.ok(t?.toTargetPath, name);

@@ -84,7 +84,7 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       ...extra,
     });
     const { log, lines } = recordingLogger();
-    const targets = buildTargets(config, log);
+    const targets = await buildTargets(config, log);
     const looks: Array<{ at: number; path: string }> = [];
     const base = diskLook(config, new LibraryRoots(targets, log));
     // Each look at the disk, recorded (the gate's own answers are unchanged).
@@ -188,7 +188,7 @@ describe('SERVER_WAIT_FOR_FILES: no target gets a scan before its files are on d
       // A relay with only the command target: the mapping's key is the library folder it may look in.
       const config = testConfig({ PLEX_ENABLED: false, TARGETS: { hook: { TYPE: 'command', COMMAND: [join(t.dir, 'hook.sh')] } }, SERVER_FILE_EXIST_PATH_MAPPINGS: { [media]: [media] }, SERVER_WAIT_FOR_FILES: { ENABLED: true, FIRST_CHECK_DELAY: 0.02, MAX_CHECK_DELAY: 0.05 } });
       const log = silentLogger();
-      const targets = buildTargets(config, log);
+      const targets = await buildTargets(config, log);
       let looked = 0;
       const base = diskLook(config, new LibraryRoots(targets, log));
       const counted: FileLook = async (route) => {

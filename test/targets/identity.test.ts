@@ -25,16 +25,16 @@ describe('target identity', () => {
   });
 
   test('Plex: machineIdentifier from GET /identity and friendlyName from GET /; the same id through another URL of the same server', async () => {
-    const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token }), silent);
+    const [target] = await buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: plex.token }), silent);
     assert.deepEqual(await target!.identity!(), { id: plex.machineIdentifier, name: 'Living Room' });
-    const [viaLocalhost] = buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url.replace('127.0.0.1', 'localhost'), PLEX_TOKEN: plex.token }), silent);
+    const [viaLocalhost] = await buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url.replace('127.0.0.1', 'localhost'), PLEX_TOKEN: plex.token }), silent);
     assert.equal((await viaLocalhost!.identity!())?.id, plex.machineIdentifier);
     assert.match(plex.machineIdentifier, /^[0-9a-f]{40}$/);
     assert.notEqual(new FakePlex().machineIdentifier, plex.machineIdentifier, 'another Plex, another id');
   });
 
   test('Plex without a token (the scanner method): /identity needs none, so the id is known; no name', async () => {
-    const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: '', PLEX_SCAN_METHOD: 'scanner' }), silent);
+    const [target] = await buildTargets(testConfig({ PLEX_LOCAL_URL: plex.url, PLEX_TOKEN: '', PLEX_SCAN_METHOD: 'scanner' }), silent);
     assert.deepEqual(await target!.identity!(), { id: plex.machineIdentifier });
     const asked = plex.calls.filter((c) => c.path === '/identity').at(-1)!;
     assert.equal(asked.tokenIn, 'none');
@@ -44,7 +44,7 @@ describe('target identity', () => {
   test('Plex down: identity() throws, saying what failed', async () => {
     const down = await new FakePlex().start();
     await down.stop();
-    const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: down.url, PLEX_TOKEN: 'x' }), silent);
+    const [target] = await buildTargets(testConfig({ PLEX_LOCAL_URL: down.url, PLEX_TOKEN: 'x' }), silent);
     await assert.rejects(target!.identity!(), /identity/);
   });
 
@@ -57,7 +57,7 @@ describe('target identity', () => {
     await new Promise<void>((r) => standIn.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-      const [target] = buildTargets(testConfig({ PLEX_LOCAL_URL: url, PLEX_TOKEN: 'x' }), silent);
+      const [target] = await buildTargets(testConfig({ PLEX_LOCAL_URL: url, PLEX_TOKEN: 'x' }), silent);
       answers[0] = [404, 'text/html', '<html><body>404 Not Found</body></html>'];
       assert.equal(await target!.identity!(), undefined);
       answers[0] = [200, 'text/html', '<html><body>Welcome to nginx!</body></html>'];
@@ -66,7 +66,7 @@ describe('target identity', () => {
       assert.equal(await target!.identity!(), undefined, 'an identity answer without machineIdentifier');
       answers[0] = [503, 'text/html', '<html><body>503 Service Unavailable</body></html>'];
       await assert.rejects(target!.identity!(), /503/);
-      const [jellyfin] = buildTargets(testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: url, API_KEY: 'k' } }), silent);
+      const [jellyfin] = await buildTargets(testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: url, API_KEY: 'k' } }), silent);
       answers[0] = [404, 'text/plain', 'not here'];
       assert.equal(await jellyfin!.identity!(), undefined);
     } finally {
@@ -75,7 +75,7 @@ describe('target identity', () => {
   });
 
   test('Jellyfin and Emby: Id and ServerName from GET /System/Info/Public (Emby under /emby), which needs no key', async () => {
-    const targets = buildTargets(
+    const targets = await buildTargets(
       testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: media.url, API_KEY: 'wrong-key' }, EMBY: { ENABLED: true, URL: media.url, API_KEY: 'wrong-key' } }),
       silent,
     );

@@ -48,7 +48,7 @@ test('a kind is one folder: the registry gives each TYPE of the list of kinds it
   const { targetSchema, TARGET_TYPES } = await import('../../src/config/targets.ts');
   assert.deepEqual(Object.keys(TARGET_KINDS).sort(), [...TARGET_TYPES].sort());
   for (const option of targetSchema.options) {
-    const kind = TARGET_KINDS[option.shape.TYPE.value];
+    const kind = await TARGET_KINDS[option.shape.TYPE.value]();
     assert.equal(kind.type, option.shape.TYPE.value);
     assert.equal(kind.schema, option, `${kind.type}: the kind's schema is the union's`);
     assert.equal(typeof kind.create, 'function');

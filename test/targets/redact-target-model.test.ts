@@ -15,11 +15,11 @@ import { createTarget } from '../../src/targets/registry.ts';
 
 const SECRET = 'tok-Secret-4242';
 
-test("a target's description shows its URL without the password in it", () => {
+test("a target's description shows its URL without the password in it", async () => {
   const config = relayConfig(
     configSchema.parse({ SERVER_PASS: 'x', TARGETS: { peer: { TYPE: 'relay', PEER: 'autoscan', URL: `http://relayuser:${SECRET}@127.0.0.1:9/` } } }) as FileConfig,
   );
-  const target = createTarget('peer', config.targets.get('peer')!, silentLogger(), config);
+  const target = await createTarget('peer', config.targets.get('peer')!, silentLogger(), config);
   const described = target.describe!();
   assert.equal(described.type, 'relay');
   assert.ok(described.url, 'the URL is described');

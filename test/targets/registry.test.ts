@@ -16,8 +16,8 @@ describe('the targets registry: every named target built by its TYPE', () => {
   });
   after(async () => jf.stop());
 
-  test('the PLEX_* keys are `plex`; TARGETS entries keep their names; each Plex reads its own settings', () => {
-    const targets = buildTargets(
+  test('the PLEX_* keys are `plex`; TARGETS entries keep their names; each Plex reads its own settings', async () => {
+    const targets = await buildTargets(
       testConfig({
         PLEX_TOKEN: 'main',
         PLEX_LOCAL_URL: 'http://127.0.0.1:9',
@@ -52,7 +52,7 @@ describe('the targets registry: every named target built by its TYPE', () => {
   });
 
   test('a Jellyfin entry delivers under its name, with its own rewrite', async () => {
-    const [kids] = buildTargets(
+    const [kids] = await buildTargets(
       testConfig({ PLEX_ENABLED: false, TARGETS: { kids: { TYPE: 'jellyfin', URL: jf.url, API_KEY: 'jf-key', REWRITE: [{ from: '^/data/', to: '/media/' }] } } }),
       silent,
     );
@@ -62,8 +62,8 @@ describe('the targets registry: every named target built by its TYPE', () => {
     assert.deepEqual(jf.updates.map((u) => u.path), ['/media/Kids/Bluey']);
   });
 
-  test('every kind beyond media servers is built from its TARGETS entry by TYPE, under its own name', () => {
-    const targets = buildTargets(
+  test('every kind beyond media servers is built from its TARGETS entry by TYPE, under its own name', async () => {
+    const targets = await buildTargets(
       testConfig({
         PLEX_ENABLED: false,
         TARGETS: {

@@ -1,137 +1,28 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
-import { PayloadError } from '../../intake/intent.ts';
-import { recognizeManual } from '../../triggers/manual/recognize.ts';
-import { PathProblem } from '../../intake/resolve.ts';
+import type { FastifyInstance } from 'fastify';
 import type { PluginDeps } from '../deps.ts';
-import { submitIntent } from '../../intake/submit.ts';
-import { withReadiness } from '../readiness.ts';
-import { sendTestMessages } from '../../notify/test-message.ts';
-import { dropEmpty, historyQuerySchema, mapPreview, NoSectionCache, scanViewOf, relayTargetNames, withinBytes } from './data.ts';
+import { onFirstUse } from '../first-use.ts';
 
 type SecretParams = { secret: string };
 type IdParams = SecretParams & { id: string };
 
-const idSchema = z.coerce.number().int().positive();
-const pageSchema = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(500),
-  offset: z.coerce.number().int().min(0).default(0),
-});
-const filesPageSchema = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
-});
-const scanBodySchema = z.object({ path: z.string(), action: z.unknown().optional() });
-const mapQuerySchema = z.object({ path: z.string().min(1, 'path is missing: GET map?path=<a path in any mapped form>') });
-
-/** The first problem zod found, as one line: `field: message`. */
-function firstIssue(err: z.ZodError): string {
-  const issue = err.issues[0];
-  if (!issue) return 'invalid request';
-  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
-}
-
-function parseOr400<S extends z.ZodType>(schema: S, value: unknown, reply: FastifyReply, what: string): z.infer<S> | undefined {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  void reply.code(400).send({ error: `${what}: ${firstIssue(parsed.error)}` });
-  return undefined;
-}
-
 /**
  * JSON API under /api/<secret>/ beside plex_autoscan's cmd API at /api/<secret>. It reads and edits the
- * queue; a scan it is asked for goes through the same checks and intake as a manual request.
+ * queue; a scan it is asked for goes through the same checks and intake as a manual request. What answers its
+ * routes (api-handlers.ts) is loaded with the first request.
  */
 export async function apiPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
-  const every = relayTargetNames(deps);
   const opts = { onRequest: deps.guards.secret };
-  const noSection = new NoSectionCache();
+  const handlers = onFirstUse(async () => (await import('./api-handlers.ts')).apiHandlers(deps));
 
-  // One test message to each NOTIFICATIONS destination, and what each service answered (URLs masked).
-  app.post<{ Params: SecretParams }>('/api/:secret/notify-test', opts, async (_req, reply) => {
-    if (Object.keys(deps.config.NOTIFICATIONS).length === 0) return reply.code(400).send({ error: 'no NOTIFICATIONS in the config: add one (docs/notifications.md)' });
-    return { results: await sendTestMessages(deps.config.NOTIFICATIONS) };
-  });
-
+  app.post<{ Params: SecretParams }>('/api/:secret/notify-test', opts, async (req, reply) => (await handlers()).notifyTest(req, reply));
   // Each NOTIFICATIONS destination's health: when its service last took a message, what waits, what was given up.
   app.get<{ Params: SecretParams }>('/api/:secret/notifications', { ...opts, config: deps.quietRateLimit }, async () => ({ notifications: deps.notifications?.() ?? [] }));
-
-  // count is every open scan; items are one page of them (limit, offset), in the order they will go.
-  app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => {
-    const q = parseOr400(pageSchema, dropEmpty(req.query), reply, 'queue query');
-    if (!q) return reply;
-    const count = await deps.store.countOpen();
-    const { items } = withinBytes((await deps.store.view.listOpen(q.limit, q.offset)).map(scanViewOf(every)));
-    const end = q.offset + items.length;
-    return { count, offset: q.offset, limit: q.limit, items, next: end < count ? end : null };
-  });
-
-  app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => {
-    const q = parseOr400(historyQuerySchema, dropEmpty(req.query), reply, 'history query');
-    if (!q) return reply;
-    const page = (await deps.store.view.listHistory(q)).map(scanViewOf(every));
-    const { items, cut } = withinBytes(page);
-    const more = cut || page.length === q.limit;
-    return { count: items.length, offset: q.offset, items, next: more ? q.offset + items.length : null };
-  });
-
-  // One scan's files, a page at a time: the sample the queue kept (fileCount also counts those it did not).
-  app.get<{ Params: IdParams }>('/api/:secret/queue/:id/files', opts, async (req, reply) => {
-    const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
-    if (id === undefined) return reply;
-    const q = parseOr400(filesPageSchema, dropEmpty(req.query), reply, 'files query');
-    if (!q) return reply;
-    const entry = await deps.store.view.get(id);
-    if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
-    const { items: files } = withinBytes(entry.files.slice(q.offset, q.offset + q.limit));
-    const end = q.offset + files.length;
-    return { id, fileCount: entry.fileCount, kept: entry.files.length, offset: q.offset, limit: q.limit, files, next: end < entry.files.length ? end : null };
-  });
-
+  app.get<{ Params: SecretParams }>('/api/:secret/queue', opts, async (req, reply) => (await handlers()).queue(req, reply));
+  app.get<{ Params: SecretParams }>('/api/:secret/history', opts, async (req, reply) => (await handlers()).history(req, reply));
+  app.get<{ Params: IdParams }>('/api/:secret/queue/:id/files', opts, async (req, reply) => (await handlers()).files(req, reply));
   // The preview asks while the user types; keep it out of SERVER_RATE_LIMIT's bucket, it changes nothing.
-  app.get<{ Params: SecretParams }>('/api/:secret/map', { ...opts, config: deps.quietRateLimit }, async (req, reply) => {
-    const q = parseOr400(mapQuerySchema, req.query, reply, 'map query');
-    if (!q) return reply;
-    return mapPreview(q.path, deps, undefined, noSection);
-  });
-
-  app.post<{ Params: SecretParams }>('/api/:secret/scan', opts, async (req, reply) => {
-    const body = parseOr400(scanBodySchema, req.body ?? {}, reply, 'scan body (expected JSON {"path": "..."})');
-    if (!body) return reply;
-    try {
-      const manual = recognizeManual({ eventType: 'Manual', filepath: body.path, action: body.action ?? (req.query as Record<string, unknown> | undefined)?.action });
-      if (manual?.kind !== 'scan') throw new Error('manual recognizer returned no scan');
-      return withReadiness(await submitIntent({ ...manual, source: 'API', event: 'API' }, deps, req.log, req.ip), deps);
-    } catch (err) {
-      if (err instanceof PayloadError || err instanceof PathProblem) {
-        deps.metrics?.request('API', 'rejected');
-        return reply.code(400).send({ error: err.message.replace(/^filepath/, 'path') });
-      }
-      throw err;
-    }
-  });
-
-  app.post<{ Params: IdParams }>('/api/:secret/queue/:id/retry', opts, async (req, reply) => {
-    const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
-    if (id === undefined) return reply;
-    const entry = await deps.store.view.get(id);
-    if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
-    if (!(await deps.store.retryNow(id))) return reply.code(409).send({ error: `scan ${id} is ${entry.status}: only pending, active or failed scans can be retried` });
-    deps.onQueued?.();
-    req.log.info({ client: req.ip, scan: id, folder: entry.folder }, 'scan retry requested');
-    return { id, status: 'retrying' };
-  });
-
-  app.delete<{ Params: IdParams }>('/api/:secret/queue/:id', opts, async (req, reply) => {
-    const id = parseOr400(idSchema, req.params.id, reply, 'scan id');
-    if (id === undefined) return reply;
-    const entry = await deps.store.view.get(id);
-    if (!entry) return reply.code(404).send({ error: `no scan with id ${id}` });
-    if (!(await deps.store.cancel(id))) {
-      const why = entry.status === 'done' || entry.status === 'failed' ? `it is ${entry.status}` : 'a delivery is in flight right now';
-      return reply.code(409).send({ error: `scan ${id} cannot be deleted: ${why}` });
-    }
-    req.log.info({ client: req.ip, scan: id, folder: entry.folder }, 'scan deleted from the queue');
-    return { id, status: 'deleted' };
-  });
+  app.get<{ Params: SecretParams }>('/api/:secret/map', { ...opts, config: deps.quietRateLimit }, async (req, reply) => (await handlers()).map(req, reply));
+  app.post<{ Params: SecretParams }>('/api/:secret/scan', opts, async (req, reply) => (await handlers()).scan(req, reply));
+  app.post<{ Params: IdParams }>('/api/:secret/queue/:id/retry', opts, async (req, reply) => (await handlers()).retry(req, reply));
+  app.delete<{ Params: IdParams }>('/api/:secret/queue/:id', opts, async (req, reply) => (await handlers()).cancel(req, reply));
 }

@@ -1,28 +1,17 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginDeps } from '../deps.ts';
-import { manualScanOff, sendError } from '../reply.ts';
-import { dropEmpty, historyQuerySchema, scanViewOf, relayTargetNames, statusSource, type HistoryQuery } from './data.ts';
-import { EventFeed } from './events.ts';
-import { renderDashboard, renderHistory, renderQueue, renderStatus, type PageParts } from './render.ts';
-
-// Hand-written, served as they are: no bundler, no CDN, nothing built at run time.
-const SCRIPT = readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8');
-const STYLE = readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8');
+import { onFirstUse } from '../first-use.ts';
+import { manualScanOff } from '../reply.ts';
 
 type SecretParams = { secret: string };
-
-/** Open scans the dashboard lists (the JSON API pages through all of them). */
-const DASHBOARD_ROWS = 200;
 
 /**
  * The dashboard at GET /<secret>: manual scan form (plain HTML form, works without JavaScript), mapping
  * preview, queue, history and status. Off (401, as plex_autoscan) when SERVER_ALLOW_MANUAL_SCAN is false.
+ * What answers its routes (handlers.ts: pages, data, event feed, script and style) is loaded with the first request.
  */
 export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): Promise<void> {
-  const every = relayTargetNames(deps);
   const guard = deps.guards.secret;
-  const status = statusSource(deps);
   const enabled = async (req: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply) => {
     if (!deps.config.SERVER_ALLOW_MANUAL_SCAN) return manualScanOff(req, reply);
     return undefined;
@@ -30,51 +19,12 @@ export async function dashboardPlugin(app: FastifyInstance, deps: PluginDeps): P
   const opts = { onRequest: guard, preHandler: enabled };
   // An open dashboard refreshes every few seconds; that must not use up SERVER_RATE_LIMIT meant for senders.
   const quiet = { ...opts, config: deps.quietRateLimit };
+  const handlers = onFirstUse(async () => (await import('./handlers.ts')).dashboardHandlers(deps));
+  app.addHook('preClose', async () => (await handlers.started())?.close());
 
-  const filterOf = (query: unknown): HistoryQuery => {
-    const parsed = historyQuerySchema.safeParse(dropEmpty(query));
-    return parsed.success ? { ...parsed.data, limit: Math.min(parsed.data.limit, 200) } : { limit: 100, offset: 0 };
-  };
-  const parts = async (filter: HistoryQuery): Promise<PageParts> => {
-    const now = Date.now();
-    // The first DASHBOARD_ROWS open scans (the count says how many there are): the page stays small and
-    // quick to build whatever the backlog.
-    const open = (await deps.store.view.listOpen(DASHBOARD_ROWS)).map(scanViewOf(every));
-    return {
-      status: renderStatus(await status(), now),
-      queue: renderQueue(open, now),
-      queueCount: await deps.store.countOpen(),
-      history: renderHistory((await deps.store.view.listHistory(filter)).map(scanViewOf(every)), now),
-    };
-  };
-
-  app.get<{ Params: SecretParams }>('/:secret', opts, async (req, reply) => {
-    const filter = filterOf(req.query);
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(renderDashboard(req.params.secret, filter, await parts(filter)));
-  });
-
-  // What the script swaps in on each refresh: the same HTML the page was rendered with.
-  app.get<{ Params: SecretParams }>('/:secret/parts', quiet, async (req, reply) => {
-    const q = historyQuerySchema.safeParse(dropEmpty(req.query));
-    if (!q.success) return sendError(req, reply, 400, `history filter: ${q.error.issues[0]?.message ?? 'invalid'}`);
-    return reply.header('cache-control', 'no-store').send(await parts(filterOf(req.query)));
-  });
-
-  // The page's event stream (events.ts): it refreshes on each event instead of every few seconds.
-  const feed = new EventFeed(deps.store);
-  app.addHook('preClose', async () => feed.close());
-  app.get<{ Params: SecretParams }>('/:secret/events', quiet, async (req, reply) => {
-    reply.hijack();
-    await feed.attach(reply.raw);
-  });
-
-  app.get<{ Params: SecretParams }>('/:secret/dashboard.js', quiet, async (_req, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(SCRIPT),
-  );
-  app.get<{ Params: SecretParams }>('/:secret/dashboard.css', quiet, async (_req, reply) =>
-    reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(STYLE),
-  );
+  app.get<{ Params: SecretParams }>('/:secret', opts, async (req, reply) => (await handlers()).page(req, reply));
+  app.get<{ Params: SecretParams }>('/:secret/parts', quiet, async (req, reply) => (await handlers()).parts(req, reply));
+  app.get<{ Params: SecretParams }>('/:secret/events', quiet, async (req, reply) => (await handlers()).events(req, reply));
+  app.get<{ Params: SecretParams }>('/:secret/dashboard.js', quiet, async (req, reply) => (await handlers()).script(req, reply));
+  app.get<{ Params: SecretParams }>('/:secret/dashboard.css', quiet, async (req, reply) => (await handlers()).style(req, reply));
 }

@@ -1,7 +1,7 @@
 import { sourceSchema } from '../../core/scan.ts';
 import type { DriveStatus, NotificationHealth } from '../../core/status.ts';
 import { versionText } from '../../core/version.ts';
-import { escapeHtml as esc } from '../pages.ts';
+import { escapeHtml as esc, NOSCRIPT_STYLE } from '../pages.ts';
 import { actionText } from '../../queue/state.ts';
 import type { HistoryQuery, ScanView, StatusView } from './data.ts';
 
@@ -186,9 +186,6 @@ export interface PageParts {
   queueCount: number;
   history: string;
 }
-
-/** Hides the script's buttons when scripts are off; inline, allowed by the CSP through its hash. */
-export const NOSCRIPT_STYLE = '.js-only{display:none!important}';
 
 /** The dashboard. Everything works without the script except the preview, actions and refresh. */
 export function renderDashboard(secret: string, filter: HistoryQuery, parts: PageParts): string {

@@ -67,7 +67,7 @@ targets:
     assert.equal((await status(second.json().id)).file_hash, null);
     const [entry] = store.view.listOpen();
     assert.ok(entry);
-    const target = createTarget('upstream', config.TARGETS!.upstream!, log, config);
+    const target = await createTarget('upstream', config.TARGETS!.upstream!, log, config);
     const full = store.view.get(entry.id)!;
     const result = await target.deliver(scanItem({ id: full.id, folder: full.folder, files: full.files, ids: full.ids }));
     assert.equal(result.outcome, 'done', JSON.stringify(result));
@@ -100,10 +100,10 @@ targets:
     const insensitive = imported(yaml('case_insensitive'));
     const sensitive = imported(yaml('case_sensitive'));
     const folder = '//nas/media/tv/Dark/S1';
-    const outside = async (c: Config) => (await new LibraryRoots([createTarget('jf', c.TARGETS!.jf!, log, c)], log).check([folder])).outside;
+    const outside = async (c: Config) => (await new LibraryRoots([await createTarget('jf', c.TARGETS!.jf!, log, c)], log).check([folder])).outside;
     assert.deepEqual(await outside(insensitive), []);
     assert.deepEqual(await outside(sensitive), [folder], 'compared as written by default, as autopulse');
-    const target = createTarget('jf', { ...insensitive.TARGETS!.jf!, REFRESH_METADATA: true } as never, log, insensitive);
+    const target = await createTarget('jf', { ...insensitive.TARGETS!.jf!, REFRESH_METADATA: true } as never, log, insensitive);
     assert.equal((await target.deliver(scanItem({ folder, files: [`${folder}/e1.mkv`] }))).outcome, 'done');
     assert.deepEqual(jellyfin.itemRefreshes.map((r) => r.id), ['ep1'], 'the library that holds the file is searched');
   });

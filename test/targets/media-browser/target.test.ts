@@ -99,10 +99,10 @@ describe('Jellyfin and Emby targets', () => {
     assert.deepEqual(server.updates.map((u) => u.path), ['/data/a']);
   });
 
-  test('buildTargets: PLEX_ENABLED false with only Jellyfin needs no Plex; each enabled server is its own target', () => {
-    const only = buildTargets(testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: server.url, API_KEY: 'k' } }), silent);
+  test('buildTargets: PLEX_ENABLED false with only Jellyfin needs no Plex; each enabled server is its own target', async () => {
+    const only = await buildTargets(testConfig({ PLEX_ENABLED: false, JELLYFIN: { ENABLED: true, URL: server.url, API_KEY: 'k' } }), silent);
     assert.deepEqual(only.map((t) => t.name), ['jellyfin']);
-    const all = buildTargets(testConfig({ PLEX_TOKEN: 't', JELLYFIN: { ENABLED: true, URL: server.url, API_KEY: 'k' }, EMBY: { ENABLED: true, URL: server.url, API_KEY: 'k' } }), silent);
+    const all = await buildTargets(testConfig({ PLEX_TOKEN: 't', JELLYFIN: { ENABLED: true, URL: server.url, API_KEY: 'k' }, EMBY: { ENABLED: true, URL: server.url, API_KEY: 'k' } }), silent);
     assert.deepEqual(all.map((t) => t.name), ['plex', 'jellyfin', 'emby']);
   });
 });
