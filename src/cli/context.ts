@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { starterConfig } from '../config/defaults.ts';
 import { UserError } from '../core/errors.ts';
@@ -67,6 +68,15 @@ export function loadExistingConfig(settings: Settings): LoadedConfig {
     throw new UserError(`config file ${settings.config} does not exist: run "scanrelay server" once to create it, or pass --config`);
   }
   return loadConfigFile(settings.config);
+}
+
+/** The text of a file the user named to a command (another program's config to import), or one line saying why not. */
+export function readNamedFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
+  }
 }
 
 /** Runs a command action, turning user errors (and permission errors) into one line on stderr and their exit status. */

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { configExists, writeConfigFile } from '../../config/load.ts';
 import { isDefaultCredentials } from './default-auth.ts';
 import { redactUrl } from '../../db/pg/redact.ts';
-import { action, settingsOf } from '../../cli/context.ts';
+import { action, readNamedFile, settingsOf } from '../../cli/context.ts';
 
 export function registerImportAutopulse(program: Command): void {
   program
@@ -20,12 +20,7 @@ export function registerImportAutopulse(program: Command): void {
     .action(
       action(async (file: string, opts: { database?: string; force?: boolean; replace?: boolean; newPassword?: boolean }, cmd: Command) => {
         const settings = settingsOf(cmd);
-        let text: string;
-        try {
-          text = readFileSync(file, 'utf8');
-        } catch (err) {
-          throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
-        }
+        const text = readNamedFile(file);
         // Loaded here, not at start: the TOML and YAML parsers are for this command only.
         const { importAutopulse, withNewPassword } = await import('./import.ts');
         const result = importAutopulse(text, file, process.env);

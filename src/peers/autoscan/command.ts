@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { configExists, loadConfigFile, writeConfigFile } from '../../config/load.ts';
-import { action, settingsOf } from '../../cli/context.ts';
+import { action, readNamedFile, settingsOf } from '../../cli/context.ts';
 
 export function registerImportAutoscan(program: Command): void {
   program
@@ -18,12 +18,7 @@ export function registerImportAutoscan(program: Command): void {
         const settings = settingsOf(cmd);
         const file = arg ?? process.env.AUTOSCAN_CONFIG;
         if (!file) throw new UserError("give autoscan's config.yml: scanrelay import-autoscan <config.yml> (or set AUTOSCAN_CONFIG)");
-        let text: string;
-        try {
-          text = readFileSync(file, 'utf8');
-        } catch (err) {
-          throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
-        }
+        const text = readNamedFile(file);
         // Loaded here, not at start: the YAML parser is for this command only, never the relay's memory.
         const { importAutoscan, scanrelayPriority } = await import('./import.ts');
         const { config, notCarried } = importAutoscan(text, file);
